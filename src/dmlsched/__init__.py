@@ -1,0 +1,77 @@
+"""dmlsched: exact formulations, approximation algorithms and bound checkers for
+scheduling distributed machine-learning jobs on GPU clusters.
+
+>>> import dmlsched
+>>> inst = dmlsched.load("instances/hare/tiny.json")       # doctest: +SKIP
+>>> res = dmlsched.solve(inst, method="list")              # doctest: +SKIP
+>>> rep = dmlsched.check(inst, method="list", reference="exact")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .api import check, compare, solve
+from .errors import (
+    DmlschedError,
+    InstanceError,
+    InvalidSolutionError,
+    SolverError,
+    SolverLimitError,
+    UnknownMethodError,
+)
+from .io import dumps, from_dict, load, loads, save, to_dict
+from .registry import families, get_method, get_problem, methods, problem_of
+from .result import CheckReport, Result, Status
+
+logging.getLogger("dmlsched").addHandler(logging.NullHandler())
+
+__version__ = "0.1.0"
+
+
+def validate(instance, solution) -> None:
+    """Check ``solution`` against every constraint of ``instance``'s model.
+
+    Raises :class:`InvalidSolutionError` naming the violated constraint.
+    """
+    problem_of(instance).validate(instance, solution)
+
+
+def evaluate(instance, solution) -> float:
+    """The objective of ``solution``, recomputed from the solution itself."""
+    return float(problem_of(instance).evaluate(instance, solution))
+
+
+def solution_to_json(instance, solution) -> dict:
+    """The JSON form of ``solution`` (as printed by ``dmlsched solve --json``)."""
+    return problem_of(instance).solution_to_json(instance, solution)
+
+
+__all__ = [
+    "CheckReport",
+    "DmlschedError",
+    "InstanceError",
+    "InvalidSolutionError",
+    "Result",
+    "SolverError",
+    "SolverLimitError",
+    "Status",
+    "UnknownMethodError",
+    "check",
+    "compare",
+    "dumps",
+    "evaluate",
+    "families",
+    "from_dict",
+    "get_method",
+    "get_problem",
+    "load",
+    "loads",
+    "methods",
+    "problem_of",
+    "save",
+    "solution_to_json",
+    "solve",
+    "to_dict",
+    "validate",
+]

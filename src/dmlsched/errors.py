@@ -1,0 +1,38 @@
+"""Exception types of dmlsched."""
+
+from __future__ import annotations
+
+
+class DmlschedError(Exception):
+    """Base class of every error dmlsched raises on purpose."""
+
+
+class InstanceError(DmlschedError, ValueError):
+    """A malformed instance: names the offending field.
+
+    ``str(err)`` reads ``"jobs[2].train_time.K80: must be > 0"``.
+    """
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class InvalidSolutionError(DmlschedError):
+    """A solution breaks a constraint of the paper's model (validator verdict)."""
+
+
+class SolverError(DmlschedError):
+    """A solver could not be run or failed."""
+
+
+class SolverLimitError(SolverError):
+    """The model exceeds the solver's licence (e.g. Gurobi's size-limited pip licence)."""
+
+
+class UnknownMethodError(DmlschedError, KeyError):
+    """No method registered under this (problem, method) key."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,305 @@
+"""JSON instance files: ``load``/``save``, dispatch on ``"problem"``, and the
+:class:`Reader` used by every family to validate fields with precise paths.
+
+Every malformed input raises :class:`~dmlsched.errors.InstanceError` whose
+message starts with the path of the offending field, e.g.
+``jobs[2].train_time.K80: must be > 0``.  Files are plain JSON: no pickle, no
+eval; ``NaN`` and ``Infinity`` are rejected.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from .errors import InstanceError
+
+_MISSING: Any = object()
+
+#: keys every instance may carry besides the family's own fields
+COMMON_KEYS = ("problem", "name", "description", "expected", "source")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _type_name(x: Any) -> str:
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return "boolean"
+    if isinstance(x, (int, float)):
+        return "number"
+    if isinstance(x, str):
+        return "string"
+    if isinstance(x, list):
+        return "array"
+    if isinstance(x, dict):
+        return "object"
+    return type(x).__name__
+
+
+class Reader:
+    """A JSON value together with its path, with typed, checked accessors.
+
+    Examples
+    --------
+    >>> r = Reader({"jobs": [{"weight": -1}]})
+    >>> r["jobs"][0].number("weight", gt=0)
+    Traceback (most recent call last):
+    ...
+    dmlsched.errors.InstanceError: jobs[0].weight: must be > 0, got -1
+    """
+
+    __slots__ = ("value", "path")
+
+    def __init__(self, value: Any, path: str = ""):
+        self.value = value
+        self.path = path
+
+    # -- navigation -------------------------------------------------------
+    def _child_path(self, key: str | int) -> str:
+        if isinstance(key, int):
+            return f"{self.path}[{key}]"
+        return f"{self.path}.{key}" if self.path else str(key)
+
+    def error(self, message: str, key: str | int | None = None) -> InstanceError:
+        return InstanceError(self._child_path(key) if key is not None else self.path, message)
+
+    def obj(self) -> dict:
+        if not isinstance(self.value, dict):
+            raise self.error(f"must be an object, got {_type_name(self.value)}")
+        return self.value
+
+    def arr(self, *, min_len: int = 0) -> list:
+        if not isinstance(self.value, list):
+            raise self.error(f"must be an array, got {_type_name(self.value)}")
+        if len(self.value) < min_len:
+            raise self.error(f"must have at least {min_len} element(s), got {len(self.value)}")
+        return self.value
+
+    def has(self, key: str) -> bool:
+        return key in self.obj()
+
+    def __getitem__(self, key: str | int) -> "Reader":
+        if isinstance(key, int):
+            seq = self.arr()
+            if not -len(seq) <= key < len(seq):
+                raise self.error(f"index {key} out of range")
+            return Reader(seq[key], self._child_path(key))
+        d = self.obj()
+        if key not in d:
+            raise self.error("missing required field", key)
+        return Reader(d[key], self._child_path(key))
+
+    def get(self, key: str) -> "Reader | None":
+        d = self.obj()
+        return Reader(d[key], self._child_path(key)) if key in d else None
+
+    def items(self, key: str | None = None, *, min_len: int = 0) -> Iterator["Reader"]:
+        """Child readers of an array (this one, or field ``key``)."""
+        r = self if key is None else self[key]
+        for i, _ in enumerate(r.arr(min_len=min_len)):
+            yield Reader(r.value[i], r._child_path(i))
+
+    def entries(self, key: str | None = None) -> Iterator[tuple[str, "Reader"]]:
+        """(name, child reader) pairs of an object (this one, or field ``key``)."""
+        r = self if key is None else self[key]
+        for k in r.obj():
+            yield k, Reader(r.value[k], r._child_path(k))
+
+    def check_keys(self, allowed: tuple[str, ...] | list[str], *, common: bool = False) -> None:
+        """Reject unknown fields (typos must not silently become defaults)."""
+        ok = set(allowed) | (set(COMMON_KEYS) if common else set())
+        for k in self.obj():
+            if k not in ok:
+                raise self.error(f"unknown field (allowed: {', '.join(sorted(ok))})", k)
+
+    # -- typed leaves -------------------------------------------------------
+    def as_number(
+        self,
+        *,
+        gt: float | None = None,
+        ge: float | None = None,
+        lt: float | None = None,
+        le: float | None = None,
+    ) -> float:
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(f"must be a number, got {_type_name(v)}")
+        v = float(v)
+        if not math.isfinite(v):
+            raise self.error("must be finite")
+        _check_range(self, v, gt, ge, lt, le)
+        return v
+
+    def as_int(
+        self,
+        *,
+        gt: int | None = None,
+        ge: int | None = None,
+        lt: int | None = None,
+        le: int | None = None,
+    ) -> int:
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(f"must be an integer, got {_type_name(v)}")
+        if isinstance(v, float):
+            if not math.isfinite(v) or v != int(v):
+                raise self.error(f"must be an integer, got {v!r}")
+        v = int(v)
+        _check_range(self, v, gt, ge, lt, le)
+        return v
+
+    def as_str(self, *, nonempty: bool = True) -> str:
+        v = self.value
+        if not isinstance(v, str):
+            raise self.error(f"must be a string, got {_type_name(v)}")
+        if nonempty and not v:
+            raise self.error("must be a non-empty string")
+        return v
+
+    def as_bool(self) -> bool:
+        if not isinstance(self.value, bool):
+            raise self.error(f"must be true or false, got {_type_name(self.value)}")
+        return self.value
+
+    # -- shorthands for fields of an object ---------------------------------
+    def number(self, key: str, default: Any = _MISSING, **rng: float) -> float:
+        if default is not _MISSING and not self.has(key):
+            return default
+        return self[key].as_number(**rng)
+
+    def integer(self, key: str, default: Any = _MISSING, **rng: int) -> int:
+        if default is not _MISSING and not self.has(key):
+            return default
+        return self[key].as_int(**rng)
+
+    def string(self, key: str, default: Any = _MISSING, *, nonempty: bool = True) -> str:
+        if default is not _MISSING and not self.has(key):
+            return default
+        return self[key].as_str(nonempty=nonempty)
+
+    def boolean(self, key: str, default: Any = _MISSING) -> bool:
+        if default is not _MISSING and not self.has(key):
+            return default
+        return self[key].as_bool()
+
+    def numbers(self, key: str, *, min_len: int = 0, **rng: float) -> list[float]:
+        return [c.as_number(**rng) for c in self.items(key, min_len=min_len)]
+
+    def integers(self, key: str, *, min_len: int = 0, **rng: int) -> list[int]:
+        return [c.as_int(**rng) for c in self.items(key, min_len=min_len)]
+
+    def number_map(self, key: str, **rng: float) -> dict[str, float]:
+        return {k: c.as_number(**rng) for k, c in self.entries(key)}
+
+
+def _check_range(r: Reader, v: float, gt, ge, lt, le) -> None:
+    shown = int(v) if float(v).is_integer() else v
+    if gt is not None and not v > gt:
+        raise r.error(f"must be > {gt}, got {shown}")
+    if ge is not None and not v >= ge:
+        raise r.error(f"must be >= {ge}, got {shown}")
+    if lt is not None and not v < lt:
+        raise r.error(f"must be < {lt}, got {shown}")
+    if le is not None and not v <= le:
+        raise r.error(f"must be <= {le}, got {shown}")
+
+
+# ---------------------------------------------------------------------------
+def from_dict(data: Any) -> Any:
+    """Build an instance from a JSON value, dispatching on ``data["problem"]``."""
+    from .registry import _PROBLEMS, _ensure_loaded
+
+    _ensure_loaded()
+    r = Reader(data)
+    r.obj()
+    name = r.string("problem")
+    if name not in _PROBLEMS:
+        raise InstanceError(
+            "problem", f"unknown problem {name!r} (known: {', '.join(sorted(_PROBLEMS))})"
+        )
+    try:
+        return _PROBLEMS[name].from_dict(data)
+    except InstanceError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:  # defensive
+        raise InstanceError("", f"invalid {name} instance: {e}") from e
+
+
+def to_dict(instance: Any) -> dict:
+    """The JSON-able dict of an instance (with its ``"problem"`` field)."""
+    from .registry import problem_of
+
+    spec = problem_of(instance)
+    d = spec.to_dict(instance)
+    return {"problem": spec.name, **{k: v for k, v in d.items() if k != "problem"}}
+
+
+def loads(text: str) -> Any:
+    """Parse an instance from JSON text."""
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError, RecursionError) as e:
+        raise InstanceError("", f"malformed JSON: {e}") from None
+    return from_dict(data)
+
+
+def dumps(instance: Any, *, indent: int | None = 2) -> str:
+    return json.dumps(to_dict(instance), indent=indent, allow_nan=False)
+
+
+def load(path: str | os.PathLike) -> Any:
+    """Read an instance file.
+
+    Raises
+    ------
+    InstanceError
+        On unreadable files, malformed JSON or any invalid field.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InstanceError("", f"cannot read {p}: {e}") from None
+    try:
+        return loads(text)
+    except InstanceError as e:
+        raise InstanceError(e.field, f"{e.message} (in {p})") from None
+
+
+def save(instance: Any, path: str | os.PathLike) -> None:
+    """Write an instance file atomically.
+
+    The text is produced and checked (re-parsed) first, then written to a
+    temporary file in the same folder and moved over ``path``: a failure at any
+    point leaves an existing file untouched.
+    """
+    text = dumps(instance)
+    loads(text)  # round-trip check before touching the disk
+    write_text_atomic(path, text + "\n")
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and ``os.replace``."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

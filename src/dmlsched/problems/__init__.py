@@ -1,0 +1,14 @@
+"""Problem families.  Importing this package registers every family.
+
+To add a family: create ``problems/<family>/`` with ``instance.py``,
+``solution.py``, ``models.py``, ``heuristics.py``, ``bounds.py`` (and
+``strategies.py``), register a :class:`~dmlsched.registry.ProblemSpec` and its
+methods in the subpackage's ``__init__``, and add its name to ``FAMILIES``.
+"""
+
+import importlib
+
+FAMILIES = ["hare"]
+
+for _name in FAMILIES:
+    importlib.import_module(f"{__name__}.{_name}")

@@ -1,0 +1,196 @@
+"""Hare_Sched instances (Hare, HPDC'22, Section 5.1).
+
+A job ``n`` arrives at ``a_n`` with weight ``w_n`` and runs ``rounds`` training
+rounds of ``tasks_per_round`` parallel tasks each; a task of job ``n`` takes
+``T^c`` (training) and ``T^s`` (synchronisation) on a GPU of type ``g``:
+``train_time[g]`` and ``sync_time[g]``.  GPU ``m`` has type ``gpus[m]``.
+
+Tasks are numbered globally, job by job, round by round:
+task ``(n, r, k)`` has index ``job_offset[n] + r * tasks_per_round[n] + k``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ...errors import InstanceError
+from ...io import Reader
+
+
+@dataclass(frozen=True)
+class HareJob:
+    """One DML job: ``rounds`` rounds of ``tasks_per_round`` tasks."""
+
+    id: str
+    arrival: float
+    weight: float
+    rounds: int
+    tasks_per_round: int
+    train_time: dict[str, float]
+    sync_time: dict[str, float]
+
+    @property
+    def num_tasks(self) -> int:
+        return self.rounds * self.tasks_per_round
+
+
+@dataclass(frozen=True, eq=False)
+class HareInstance:
+    """A Hare_Sched instance: heterogeneous GPUs and round-synchronised jobs."""
+
+    gpus: tuple[str, ...]
+    jobs: tuple[HareJob, ...]
+    name: str = ""
+    expected: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # -- sizes --------------------------------------------------------------
+    @property
+    def num_gpus(self) -> int:
+        return len(self.gpus)
+
+    @property
+    def num_jobs(self) -> int:
+        return len(self.jobs)
+
+    @cached_property
+    def num_tasks(self) -> int:
+        return int(sum(j.num_tasks for j in self.jobs))
+
+    @cached_property
+    def gpu_types(self) -> tuple[str, ...]:
+        """Distinct GPU types in order of first appearance."""
+        return tuple(dict.fromkeys(self.gpus))
+
+    # -- dense arrays -------------------------------------------------------
+    @cached_property
+    def tc(self) -> np.ndarray:
+        """``tc[n, m]``: training time of a task of job ``n`` on GPU ``m``."""
+        return np.array([[j.train_time[g] for g in self.gpus] for j in self.jobs], dtype=float).reshape(
+            self.num_jobs, self.num_gpus
+        )
+
+    @cached_property
+    def ts(self) -> np.ndarray:
+        """``ts[n, m]``: synchronisation time of a task of job ``n`` on GPU ``m``."""
+        return np.array([[j.sync_time[g] for g in self.gpus] for j in self.jobs], dtype=float).reshape(
+            self.num_jobs, self.num_gpus
+        )
+
+    @cached_property
+    def job_offset(self) -> np.ndarray:
+        """Global index of each job's first task; ``job_offset[-1] == num_tasks``."""
+        sizes = np.array([j.num_tasks for j in self.jobs], dtype=np.int64)
+        return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    @cached_property
+    def task_job(self) -> np.ndarray:
+        sizes = np.array([j.num_tasks for j in self.jobs], dtype=np.int64)
+        return np.repeat(np.arange(self.num_jobs, dtype=np.int64), sizes)
+
+    @cached_property
+    def task_round(self) -> np.ndarray:
+        local = np.arange(self.num_tasks, dtype=np.int64) - self.job_offset[self.task_job]
+        tpr = np.array([j.tasks_per_round for j in self.jobs], dtype=np.int64)
+        return local // tpr[self.task_job] if self.num_tasks else local
+
+    @cached_property
+    def task_k(self) -> np.ndarray:
+        local = np.arange(self.num_tasks, dtype=np.int64) - self.job_offset[self.task_job]
+        tpr = np.array([j.tasks_per_round for j in self.jobs], dtype=np.int64)
+        return local % tpr[self.task_job] if self.num_tasks else local
+
+    @cached_property
+    def arrival(self) -> np.ndarray:
+        return np.array([j.arrival for j in self.jobs], dtype=float)
+
+    @cached_property
+    def weight(self) -> np.ndarray:
+        return np.array([j.weight for j in self.jobs], dtype=float)
+
+    def task_index(self, n: int, r: int, k: int) -> int:
+        """Global index of task ``(n, r, k)``."""
+        return int(self.job_offset[n]) + r * self.jobs[n].tasks_per_round + k
+
+    def tasks(self):
+        """Iterate ``(index, n, r, k)`` over all tasks."""
+        i = 0
+        for n, j in enumerate(self.jobs):
+            for r in range(j.rounds):
+                for k in range(j.tasks_per_round):
+                    yield i, n, r, k
+                    i += 1
+
+
+def _validate(inst: HareInstance) -> None:
+    if not inst.gpus:
+        raise InstanceError("gpus", "must list at least one GPU")
+    seen: set[str] = set()
+    for n, j in enumerate(inst.jobs):
+        p = f"jobs[{n}]"
+        if j.id in seen:
+            raise InstanceError(f"{p}.id", f"duplicate job id {j.id!r}")
+        seen.add(j.id)
+        for key, table in (("train_time", j.train_time), ("sync_time", j.sync_time)):
+            for g in inst.gpu_types:
+                if g not in table:
+                    raise InstanceError(f"{p}.{key}.{g}", "missing time for a GPU type of the cluster")
+
+
+def from_dict(data: Any) -> HareInstance:
+    """Parse and validate a ``"problem": "hare"`` instance."""
+    r = Reader(data)
+    r.check_keys(("gpus", "jobs"), common=True)
+    gpus = tuple(c.as_str() for c in r.items("gpus", min_len=1))
+    jobs = []
+    for jr in r.items("jobs", min_len=1):
+        jr.check_keys(("id", "arrival", "weight", "rounds", "tasks_per_round", "train_time", "sync_time"))
+        jid = jr["id"].value
+        if isinstance(jid, bool) or not isinstance(jid, (str, int)):
+            raise jr.error("must be a string or an integer", "id")
+        jobs.append(
+            HareJob(
+                id=str(jid),
+                arrival=jr.number("arrival", 0.0, ge=0),
+                weight=jr.number("weight", 1.0, ge=0),
+                rounds=jr.integer("rounds", ge=1),
+                tasks_per_round=jr.integer("tasks_per_round", ge=1),
+                train_time=jr.number_map("train_time", gt=0),
+                sync_time=jr.number_map("sync_time", ge=0),
+            )
+        )
+    expected = r["expected"].obj() if r.has("expected") else {}
+    name = r.string("name", "", nonempty=False)
+    return HareInstance(gpus=gpus, jobs=tuple(jobs), name=name, expected=dict(expected))
+
+
+def to_dict(inst: HareInstance) -> dict:
+    d: dict[str, Any] = {"problem": "hare"}
+    if inst.name:
+        d["name"] = inst.name
+    d["gpus"] = list(inst.gpus)
+    d["jobs"] = [
+        {
+            "id": j.id,
+            "arrival": j.arrival,
+            "weight": j.weight,
+            "rounds": j.rounds,
+            "tasks_per_round": j.tasks_per_round,
+            "train_time": dict(j.train_time),
+            "sync_time": dict(j.sync_time),
+        }
+        for j in inst.jobs
+    ]
+    if inst.expected:
+        d["expected"] = dict(inst.expected)
+    return d
+
+
+def size(inst: HareInstance) -> dict:
+    return {"jobs": inst.num_jobs, "tasks": inst.num_tasks, "gpus": inst.num_gpus}

@@ -1,0 +1,215 @@
+"""One wrapper around Pyomo's solver interfaces: solver choice, time limit,
+gap, seed, status mapping, and Gurobi's size-limited licence.
+
+``solve_model(model, solver="highs")`` solves a Pyomo model, loads the
+incumbent (if any) into the model's variables and returns a
+:class:`SolveOutcome` whose ``status`` is a :class:`~dmlsched.result.Status`.
+
+Optimality: ``Status.OPTIMAL`` is reported only when the solver terminated on
+its convergence criterion, i.e. proved the incumbent optimal within the gaps
+passed here (``rel_gap=1e-6`` and ``abs_gap=1e-6`` by default, :data:`DEFAULT_REL_GAP`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .errors import SolverError, SolverLimitError
+from .result import Status
+
+log = logging.getLogger("dmlsched")
+
+#: solver names accepted everywhere, mapped to Pyomo's (contrib) solver names
+SOLVERS = {"highs": "highs", "gurobi": "gurobi_direct"}
+
+DEFAULT_REL_GAP = 1e-6
+DEFAULT_ABS_GAP = 1e-6
+
+#: Gurobi pip licence limits (variables, linear constraints, vars in quadratic constraints)
+GUROBI_LIMITS = {"variables": 2000, "constraints": 2000, "quadratic_variables": 200}
+
+
+@dataclass
+class SolveOutcome:
+    """What a solver run produced.
+
+    ``objective`` is the incumbent's objective as the solver reports it (only
+    cross-checked by callers, never trusted); ``bound`` the solver's proven
+    bound on the optimum.
+    """
+
+    status: Status
+    objective: float | None
+    bound: float | None
+    solver: str
+    runtime_s: float
+    message: str = ""
+
+    @property
+    def has_solution(self) -> bool:
+        return self.status in (Status.OPTIMAL, Status.FEASIBLE)
+
+
+def check_solver_name(solver: str) -> str:
+    if solver not in SOLVERS:
+        raise SolverError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
+    return solver
+
+
+@lru_cache(maxsize=None)
+def solver_available(solver: str) -> bool:
+    """Whether ``solver`` can run here (Gurobi: package and a licence)."""
+    check_solver_name(solver)
+    if solver == "highs":
+        try:
+            import highspy  # noqa: F401
+        except ImportError:
+            return False
+        return True
+    try:
+        import gurobipy as gp
+
+        with gp.Env(params={"OutputFlag": 0}) as env, gp.Model(env=env) as m:
+            m.addVar()
+            m.optimize()
+        return True
+    except Exception:  # no package, no licence
+        return False
+
+
+def model_size(model: Any) -> dict[str, int]:
+    """Counts of active variables and constraints of a Pyomo model."""
+    import pyomo.environ as pyo
+    from pyomo.core.expr.visitor import identify_variables
+
+    n_vars = sum(1 for _ in model.component_data_objects(pyo.Var, active=True))
+    n_cons = 0
+    quad_vars: set[int] = set()
+    for c in model.component_data_objects(pyo.Constraint, active=True):
+        n_cons += 1
+        if c.body.polynomial_degree() not in (0, 1):
+            quad_vars.update(id(v) for v in identify_variables(c.body))
+    return {"variables": n_vars, "constraints": n_cons, "quadratic_variables": len(quad_vars)}
+
+
+def fits_gurobi_licence(model: Any) -> bool:
+    """Whether ``model`` is within Gurobi's size-limited pip licence."""
+    size = model_size(model)
+    return all(size[k] <= GUROBI_LIMITS[k] for k in GUROBI_LIMITS)
+
+
+def solve_model(
+    model: Any,
+    solver: str = "highs",
+    *,
+    time_limit: float | None = None,
+    rel_gap: float = DEFAULT_REL_GAP,
+    abs_gap: float = DEFAULT_ABS_GAP,
+    seed: int = 0,
+    threads: int | None = None,
+    tee: bool = False,
+    options: dict[str, Any] | None = None,
+) -> SolveOutcome:
+    """Solve a Pyomo model and load its incumbent.
+
+    Parameters
+    ----------
+    model
+        A Pyomo ``ConcreteModel`` with one active objective.
+    solver
+        ``"highs"`` (default) or ``"gurobi"``.
+    time_limit
+        Seconds, or ``None`` for no limit.
+    rel_gap, abs_gap
+        Optimality tolerances: ``Status.OPTIMAL`` means proven within them.
+    seed
+        Solver random seed (HiGHS ``random_seed``, Gurobi ``Seed``).
+    options
+        Extra solver-specific options.
+
+    Raises
+    ------
+    SolverLimitError
+        When Gurobi refuses the model as too large for its licence.
+    SolverError
+        When the solver is unknown, unavailable or fails.
+    """
+    from pyomo.contrib.solver.common.factory import SolverFactory
+    from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
+
+    check_solver_name(solver)
+    if not solver_available(solver):
+        raise SolverError(f"solver {solver!r} is not available on this machine")
+    opt = SolverFactory(SOLVERS[solver])
+    sopts = dict(options or {})
+    if solver == "highs":
+        sopts.setdefault("random_seed", int(seed) % 2147483647)
+    else:
+        sopts.setdefault("Seed", int(seed) % 2000000000)
+    kwargs: dict[str, Any] = dict(
+        tee=tee,
+        load_solutions=False,
+        raise_exception_on_nonoptimal_result=False,
+        rel_gap=rel_gap,
+        abs_gap=abs_gap,
+        solver_options=sopts,
+    )
+    if time_limit is not None:
+        kwargs["time_limit"] = max(float(time_limit), 0.01)
+    if threads is not None:
+        kwargs["threads"] = threads
+    t0 = time.perf_counter()
+    try:
+        res = opt.solve(model, **kwargs)
+    except Exception as e:  # map licence errors to a clear, catchable error
+        msg = str(e)
+        if "too large" in msg.lower() or "size-limited" in msg.lower():
+            size = model_size(model)
+            raise SolverLimitError(
+                f"model too large for Gurobi's size-limited licence "
+                f"({size['variables']} variables, {size['constraints']} constraints, "
+                f"{size['quadratic_variables']} in quadratic constraints; limits "
+                f"{GUROBI_LIMITS['variables']}/{GUROBI_LIMITS['constraints']}/"
+                f"{GUROBI_LIMITS['quadratic_variables']}): use solver='highs'"
+            ) from None
+        raise SolverError(f"{solver} failed: {msg}") from e
+    runtime = time.perf_counter() - t0
+    tc = res.termination_condition
+    has_sol = res.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)
+    if tc == TerminationCondition.convergenceCriteriaSatisfied and has_sol:
+        status = Status.OPTIMAL
+    elif tc in (
+        TerminationCondition.provenInfeasible,
+        TerminationCondition.locallyInfeasible,
+        TerminationCondition.infeasibleOrUnbounded,
+    ):
+        status = Status.INFEASIBLE
+    elif tc in (
+        TerminationCondition.maxTimeLimit,
+        TerminationCondition.iterationLimit,
+        TerminationCondition.objectiveLimit,
+        TerminationCondition.minStepLength,
+        TerminationCondition.interrupted,
+    ):
+        status = Status.FEASIBLE if has_sol else Status.TIME_LIMIT
+    elif has_sol:
+        status = Status.FEASIBLE
+    else:
+        status = Status.ERROR
+    if has_sol:
+        res.solution_loader.load_vars()
+    obj = res.incumbent_objective if has_sol else None
+    bound = res.objective_bound
+    log.debug("%s: %s obj=%s bound=%s in %.3fs", solver, tc, obj, bound, runtime)
+    return SolveOutcome(
+        status=status,
+        objective=None if obj is None else float(obj),
+        bound=None if bound is None else float(bound),
+        solver=solver,
+        runtime_s=runtime,
+        message=str(tc),
+    )
