@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import dmlsched
 from dmlsched.io import Reader
-from dmlsched.problems import FAMILIES
 
 def test_reader_paths():
     r = Reader({"jobs": [{"t": {"K80": -1}}, {}]})
@@ -89,9 +88,12 @@ json_values = st.recursive(
 )
 
 
+PROBLEMS = [spec.name for spec in dmlsched.families()]
+
+
 @settings(max_examples=300)
 @given(
-    problem=st.sampled_from(FAMILIES + ["bogus"]) | st.none(),
+    problem=st.sampled_from(PROBLEMS + ["bogus"]) | st.none(),
     body=st.dictionaries(st.text(max_size=12), json_values, max_size=6),
 )
 def test_fuzz_any_json_gives_instance_or_instance_error(problem, body):
@@ -100,7 +102,7 @@ def test_fuzz_any_json_gives_instance_or_instance_error(problem, body):
     if problem is not None:
         data["problem"] = problem
     # call the family's own parser: the dispatcher's defensive wrapper must not be needed
-    parse = dmlsched.get_problem(problem).from_dict if problem in FAMILIES else dmlsched.from_dict
+    parse = dmlsched.get_problem(problem).from_dict if problem in PROBLEMS else dmlsched.from_dict
     try:
         parse(data)
     except dmlsched.InstanceError:
