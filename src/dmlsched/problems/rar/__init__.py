@@ -1,0 +1,31 @@
+"""RAR-DDLS (Yu, Ji, Rajan, Liu, MobiHoc'22): ring-all-reduce jobs with
+communication contention; SJF-BCO, its baselines, the ILP (14)-(16) lower
+bound and the ILP (10)-(13) over enumerated schedule sets."""
+
+from ...registry import ProblemSpec, register_problem
+from . import instance, solution
+from .bounds import l_u, phi, rho_hat, theorem5_ratio
+from .instance import RarInstance, RarJob
+from .solution import RarSchedule, average_jct, completion_times
+
+SPEC = register_problem(
+    ProblemSpec(
+        name="rar",
+        instance_type=RarInstance,
+        from_dict=instance.from_dict,
+        to_dict=instance.to_dict,
+        validate=solution.validate,
+        evaluate=solution.evaluate,
+        solution_to_json=solution.to_json,
+        sense="min",
+        objective_name="makespan (slots)",
+        size=instance.size,
+        default_reference="exact",
+    )
+)
+
+from . import heuristics  # noqa: E402,F401  (registers methods)
+from . import models  # noqa: E402,F401  (registers methods)
+
+__all__ = ["RarInstance", "RarJob", "RarSchedule", "average_jct", "completion_times", "l_u", "phi",
+           "rho_hat", "theorem5_ratio"]

@@ -1,0 +1,398 @@
+"""SJF-BCO (Algorithm 1 with FA-FFP, Algorithm 2, and LBSGF, Algorithm 3) and
+the paper's baselines FF, LS and RAND (MobiHoc'22, Sections 5 and 7).
+
+All four share one *clock-driven list dispatcher* (:class:`Dispatch`): jobs
+are taken in a fixed order; for the current job a placement rule picks GPUs
+among those idle at the clock ``t`` whose accumulated estimated execution
+time ``U_g`` satisfies ``U_g + rho_hat_j / u <= theta_u``.  If the rule finds
+``G_j`` of them the job starts at ``t`` (all its workers at once, held to
+completion); otherwise the dispatcher "waits for some job to exit": it
+advances the clock to the next completion computed by the contention
+simulator (:class:`~.solution.Engine`) and tries again; with nothing running
+the job cannot be placed and the run fails (Algorithms 2-3, line "return
+empty").  Every reading is listed in ``models/rar.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .bounds import rho_hat
+from .instance import RarInstance
+from .solution import Engine, RarSchedule
+
+Chooser = Callable[["Dispatch", int], "np.ndarray | None"]
+
+#: a rule's answer meaning "cannot place this job even if every GPU were idle"
+NEVER = np.empty(0, dtype=np.int64)
+
+
+class Dispatch:
+    """State of one list-dispatch run: clock, idle GPUs, ``U_g``, simulator."""
+
+    def __init__(self, inst: RarInstance, rhat: np.ndarray):
+        self.inst = inst
+        self.rhat = rhat
+        self.eng = Engine(inst)
+        self.busy = np.zeros(inst.num_gpus, dtype=bool)
+        self.U = np.zeros(inst.num_gpus, dtype=np.int64)
+        self.t = 0
+        self.start = np.full(inst.num_jobs, -1, dtype=np.int64)
+        self.gpus: list[tuple[int, ...]] = [()] * inst.num_jobs
+        self.holding: dict[int, np.ndarray] = {}
+        self.srv_U = np.zeros(inst.num_servers, dtype=np.int64)  # sum_g U_g per server
+        self.O = np.asarray(inst.servers, dtype=np.int64)
+        self.placed = 0  # number of placements (keys the LBSGF server-order cache)
+        self.lb_cache: tuple | None = None
+
+    def place(self, j: int, choose: Chooser, cutoff: int) -> bool:
+        """Place job ``j`` at the earliest clock time the rule allows.
+
+        Returns ``False`` if it cannot be placed, or only at a time ``t`` with
+        ``t + 1 >= cutoff`` (then the run's makespan cannot be below ``cutoff``).
+        A rule returns :data:`NEVER` when it could not place the job even with
+        every GPU idle; since waiting changes only which GPUs are idle (``U`` is
+        updated by placements alone), the job would wait until nothing runs and
+        then fail, so the run fails at once (same outcome, less work).
+        """
+        while True:
+            if self.t + 1 >= cutoff:
+                return False
+            sel = choose(self, j)
+            if sel is NEVER:
+                return False
+            if sel is not None:
+                sel = np.asarray(sel, dtype=np.int64)
+                self.busy[sel] = True
+                self.U[sel] += self.rhat[j]
+                np.add.at(self.srv_U, self.inst.gpu_server[sel], self.rhat[j])
+                self.holding[j] = sel
+                self.placed += 1
+                self.start[j] = self.t
+                self.gpus[j] = tuple(sel.tolist())
+                srv = tuple(sorted(set(self.inst.gpu_server[sel].tolist())))
+                self.eng.start(j, srv, self.t)
+                return True
+            te = self.eng.next_exit()
+            if te is None:
+                return False
+            for e in self.eng.advance(te):
+                self.busy[self.holding.pop(e)] = False
+            self.t = te
+
+    def copy(self) -> "Dispatch":
+        """An independent copy (runs sharing a prefix of placements fork from it)."""
+        d = Dispatch.__new__(Dispatch)
+        d.__dict__.update(self.__dict__)
+        d.eng = self.eng.copy()
+        d.busy, d.U, d.srv_U, d.start = self.busy.copy(), self.U.copy(), self.srv_U.copy(), self.start.copy()
+        d.gpus = list(self.gpus)
+        d.holding = dict(self.holding)
+        return d
+
+    def finish(self) -> np.ndarray:
+        self.eng.run()
+        return np.array([self.eng.finish[j] for j in range(self.inst.num_jobs)], dtype=np.int64)
+
+
+def run_list(inst: RarInstance, order, choose: Callable[[int], Chooser], rhat: np.ndarray,
+             cutoff: int) -> tuple[int, RarSchedule, np.ndarray] | None:
+    """Dispatch jobs in ``order`` with rule ``choose(j)``; ``None`` if the run fails
+    or cannot reach a makespan ``< cutoff``."""
+    d = Dispatch(inst, rhat)
+    for j in order:
+        if not d.place(int(j), choose(int(j)), cutoff):
+            return None
+    T = d.finish()
+    m = int(T.max())
+    if m >= cutoff:
+        return None
+    return m, RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus)), T
+
+
+# ---------------------------------------------------------------------------
+# placement rules
+def _least_loaded(d: Dispatch, cand: np.ndarray, g: int) -> np.ndarray:
+    """The ``g`` candidates with least ``U`` (ties: lowest GPU index), in that order."""
+    key = d.U[cand] * (d.inst.num_gpus + 1) + cand
+    if g < len(key):
+        key = np.partition(key, g - 1)[:g]
+    key = np.sort(key)
+    return key % (d.inst.num_gpus + 1)
+
+
+def fa_ffp(theta: float) -> Chooser:
+    """Algorithm 2 (FA-FFP): among idle GPUs with ``U_g + rho_hat_j <= theta``, the
+    ``G_j`` with least ``U_g`` (ties: lowest server, then GPU index, i.e. first fit)."""
+
+    def choose(d: Dispatch, j: int):
+        ok = d.U + d.rhat[j] <= theta
+        cand = np.flatnonzero(ok & ~d.busy)
+        g = int(d.inst.G[j])
+        if len(cand) < g:
+            return NEVER if np.count_nonzero(ok) < g else None
+        return _least_loaded(d, cand, g)
+
+    return choose
+
+
+def lbsgf(theta: float, lam: float) -> Chooser:
+    """Algorithm 3 (LBSGF): servers by non-decreasing ``sum_g U_g / O_s`` (ties: index);
+    keep the first ``m`` with ``sum O_s >= lambda_j G_j`` (all if fewer); append each
+    selected server's idle GPUs with ``U_g + rho_hat_j <= theta`` sorted by ``U_g``;
+    take the first ``G_j`` of that list."""
+    def choose(d: Dispatch, j: int):
+        inst = d.inst
+        O = d.O
+        g = int(inst.G[j])
+        cache = d.lb_cache
+        if cache is None or cache[0] != d.placed:  # server loads change only at placements
+            srv = np.argsort(d.srv_U / O, kind="stable")
+            cache = d.lb_cache = (d.placed, srv, np.cumsum(O[srv]))
+        _, srv, cum = cache
+        m = int(np.searchsorted(cum, lam * g, side="left")) + 1
+        picked: list[np.ndarray] = []
+        count = possible = 0
+        lim = theta - d.rhat[j]
+        off = inst.offsets
+        for s in srv[:m].tolist():
+            lo, hi = int(off[s]), int(off[s + 1])
+            Us = d.U[lo:hi]
+            ok = Us <= lim
+            possible += int(np.count_nonzero(ok))
+            loc = np.flatnonzero(ok & ~d.busy[lo:hi])
+            if len(loc):
+                if len(loc) > 1:
+                    loc = loc[np.argsort(Us[loc], kind="stable")]
+                picked.append(loc + lo)
+                count += len(loc)
+        if count < g:
+            return NEVER if possible < g else None
+        return np.concatenate(picked)[:g]
+
+    return choose
+
+
+def first_fit(theta: float) -> Chooser:
+    """FF baseline: the first ``G_j`` eligible GPUs, server by server, by index."""
+
+    def choose(d: Dispatch, j: int):
+        ok = d.U + d.rhat[j] <= theta
+        cand = np.flatnonzero(ok & ~d.busy)
+        g = int(d.inst.G[j])
+        if len(cand) < g:
+            return NEVER if np.count_nonzero(ok) < g else None
+        return cand[:g]
+
+    return choose
+
+
+def least_loaded(theta: float) -> Chooser:
+    """LS baseline: the ``G_j`` eligible GPUs with least ``U_g`` over the whole cluster."""
+    return fa_ffp(theta)
+
+
+def random_rule(rng: np.random.Generator, theta: float) -> Chooser:
+    """RAND baseline: ``G_j`` eligible GPUs drawn uniformly at random (``theta = T``)."""
+
+    def choose(d: Dispatch, j: int):
+        ok = d.U + d.rhat[j] <= theta
+        cand = np.flatnonzero(ok & ~d.busy)
+        g = int(d.inst.G[j])
+        if len(cand) < g:
+            return NEVER if np.count_nonzero(ok) < g else None
+        return np.sort(rng.choice(cand, size=g, replace=False))
+
+    return choose
+
+
+# ---------------------------------------------------------------------------
+def kappa_representatives(inst: RarInstance) -> list[int]:
+    """The values of ``kappa`` in ``1..n_g`` giving distinct runs.
+
+    A run depends on ``kappa`` only through the set ``{j : G_j <= kappa}``, so
+    ``kappa = 1`` and each distinct ``G_j`` represent all of ``1..n_g``; since
+    line 22 keeps the first strictly better ``kappa``, evaluating only the
+    smallest member of each class returns exactly what the full loop returns.
+    """
+    vals = sorted(set(int(g) for g in inst.G))
+    reps = [1] if vals[0] > 1 else []
+    return reps + vals
+
+
+def job_order(inst: RarInstance, order: str) -> np.ndarray:
+    if order == "sjf":
+        return np.argsort(inst.G, kind="stable")
+    if order == "input":
+        return np.arange(inst.num_jobs)
+    raise ValueError(f"order must be 'sjf' or 'input', got {order!r}")
+
+
+def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Chooser]]] | None,
+              order: np.ndarray, rhat: np.ndarray, theta_range: tuple[int, int] | None = None,
+              inner: Callable | None = None) -> dict:
+    """Lines 5-31 of Algorithm 1: bisection on integer ``theta_u`` over ``[1, T]``.
+
+    ``rules(theta)`` lists the inner runs (one per ``kappa``), or ``inner(theta,
+    m)`` performs them and returns ``(m_theta, schedule, index, T, runs)``.  A
+    run counts only if it places every job and finishes by the horizon (``m <= T``).
+    """
+    T = inst.horizon
+    left, right = theta_range or (1, T)
+    best: dict = {"m": T + 1, "sched": None, "theta": None, "index": None, "T": None}
+    runs = 0
+    trail = []
+    while left <= right:
+        theta = (left + right) // 2
+        m_theta, y_theta, idx_theta, T_theta = T + 1, None, None, None
+        if inner is not None:
+            m_theta, y_theta, idx_theta, T_theta, n = inner(theta, best["m"])
+            runs += n
+        else:
+            for idx, choose in enumerate(rules(theta)):
+                runs += 1
+                out = run_list(inst, order, choose, rhat, cutoff=min(m_theta, best["m"]))
+                if out is not None and out[0] < m_theta:
+                    m_theta, y_theta, idx_theta, T_theta = out[0], out[1], idx, out[2]
+        trail.append((theta, m_theta if y_theta is not None else None))
+        if m_theta < best["m"]:
+            best = {"m": m_theta, "sched": y_theta, "theta": theta, "index": idx_theta, "T": T_theta}
+            right = theta - 1
+        else:
+            left = theta + 1
+    best["runs"] = runs
+    best["trail"] = trail
+    return best
+
+
+def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0) -> dict:
+    """Algorithm 1 (SJF-BCO) with FA-FFP for ``G_j <= kappa`` and LBSGF otherwise."""
+    rhat = rho_hat(inst)
+    order = job_order(inst, "sjf")
+    kappas = [int(kappa)] if kappa is not None else kappa_representatives(inst)
+    G = inst.G
+
+    order_l = order.tolist()
+    T = inst.horizon
+
+    def inner(theta: int, m_best: int):
+        """The kappa loop (lines 8-23) at one theta, sharing work between kappas.
+
+        Jobs come in non-decreasing G_j, so the runs for kappa < kappa' place the
+        jobs with G_j <= kappa identically (FA-FFP in both, same state): one
+        prefix state is advanced with FA-FFP as kappa grows and each run forks it
+        for its LBSGF suffix.  Exactly the results of independent runs.
+        """
+        fa, lb = fa_ffp(theta), lbsgf(theta, lam)
+        m_theta, y_theta, idx_theta, T_theta, n = T + 1, None, None, None, 0
+        cur = Dispatch(inst, rhat)
+        pos = 0  # jobs order_l[:pos] are placed in `cur` (FA-FFP)
+        dead = False
+        for idx, k in enumerate(kappas):
+            n += 1
+            cutoff = min(m_theta, m_best)
+            if not dead:
+                while pos < len(order_l) and G[order_l[pos]] <= k:
+                    if not cur.place(order_l[pos], fa, cutoff):
+                        dead = True
+                        break
+                    pos += 1
+            if dead or (pos > 0 and cur.t + 1 >= cutoff):
+                break  # the shared prefix fails for this and every larger kappa
+            d = cur.copy() if pos < len(order_l) else cur
+            ok = True
+            for j in order_l[pos:]:
+                if not d.place(j, lb, cutoff):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            Tj = d.finish()
+            m = int(Tj.max())
+            if m < cutoff and m < m_theta:
+                m_theta, idx_theta, T_theta = m, idx, Tj
+                y_theta = RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus))
+            if d is cur:
+                break
+        return m_theta, y_theta, idx_theta, T_theta, n
+
+    best = bisection(inst, None, order, rhat, inner=inner)
+    best["kappa"] = kappas[best["index"]] if best["index"] is not None else None
+    return best
+
+
+# ---------------------------------------------------------------------------
+from ...registry import register_method  # noqa: E402
+from ...result import Result, Status  # noqa: E402
+from .bounds import theorem5_ratio  # noqa: E402
+
+
+def _result(method: str, inst: RarInstance, best: dict, extra: dict) -> Result:
+    if best["sched"] is None:
+        return Result("rar", method, Status.ERROR, details={
+            "error": f"no schedule within the horizon T = {inst.horizon}", "runs": best.get("runs"), **extra})
+    T = best["T"]
+    return Result("rar", method, Status.FEASIBLE, objective=float(best["m"]), solution=best["sched"],
+                  details={"average_jct": float(np.mean(T)), "theta_u": best["theta"],
+                           "runs": best.get("runs"), **extra})
+
+
+@register_method(
+    "rar", "sjf-bco", kind="heuristic",
+    description="Algorithm 1 (SJF-BCO): bisection on theta_u, kappa loop, FA-FFP / LBSGF",
+    bound=theorem5_ratio, bound_name="SJF-BCO Theorem 5: n_g * phi * u / l (false in general)",
+)
+def solve_sjf_bco(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
+                  seed: int = 0, kappa: int | None = None, lam: float = 1.0, **options) -> Result:
+    """SJF-BCO (Algorithm 1).
+
+    Options
+    -------
+    kappa
+        Fix ``kappa`` (default: the loop over ``1..max_j G_j`` of line 8).
+    lam
+        ``lambda_j`` of LBSGF, the same for every job (paper: 1).
+    """
+    if lam < 1:
+        raise ValueError(f"lam (lambda_j) must be >= 1, got {lam}")
+    best = sjf_bco_search(inst, kappa=kappa, lam=lam)
+    return _result("sjf-bco", inst, best, {"kappa": best.get("kappa"), "lambda": lam})
+
+
+def _baseline(method: str, rule: Callable[[float], Chooser], inst: RarInstance, order: str) -> Result:
+    rhat = rho_hat(inst)
+    best = bisection(inst, lambda theta: [lambda j, c=rule(theta): c], job_order(inst, order), rhat)
+    return _result(method, inst, best, {"order": order})
+
+
+@register_method("rar", "ff", kind="heuristic",
+                 description="First-Fit baseline: first G_j eligible GPUs server by server, bisection on theta")
+def solve_ff(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
+             order: str = "input", **options) -> Result:
+    """FF baseline (Section 7): first eligible GPUs, jobs in ``order`` (default input order)."""
+    return _baseline("ff", first_fit, inst, order)
+
+
+@register_method("rar", "ls", kind="heuristic",
+                 description="List-Scheduling baseline: least-loaded G_j GPUs, bisection on theta")
+def solve_ls(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
+             order: str = "input", **options) -> Result:
+    """LS baseline (Section 7): least ``U_g`` GPUs cluster-wide, jobs in ``order``."""
+    return _baseline("ls", least_loaded, inst, order)
+
+
+@register_method("rar", "rand", kind="heuristic",
+                 description="RAND baseline: random eligible GPUs, theta = T, seeded")
+def solve_rand(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
+               order: str = "input", **options) -> Result:
+    """RAND baseline (Section 7): uniformly random eligible GPUs, ``theta_u = T``; one run."""
+    rng = np.random.default_rng(seed)
+    rhat = rho_hat(inst)
+    c = random_rule(rng, inst.horizon)
+    out = run_list(inst, job_order(inst, order), lambda j: c, rhat, cutoff=inst.horizon + 1)
+    best = {"m": None, "sched": None, "theta": inst.horizon, "T": None, "runs": 1}
+    if out is not None:
+        best.update(m=out[0], sched=out[1], T=out[2])
+    return _result("rand", inst, best, {"order": order, "seed": seed})

@@ -1,0 +1,435 @@
+"""Pyomo formulations of RAR-DDLS (MobiHoc'22, Section 5) and the schedule
+sets they range over.  Specification: ``models/rar.md``.
+
+* :func:`build_ilp_bound` -- ILP (14)-(16) over GPU sets with ``rho_hat_j/u``
+  at its smallest possible value (``rho_min_j``, ``u = 1``), minimising
+  ``theta``: ``theta*`` is a lower bound on the optimal makespan (method
+  ``ilp-bound``).
+* :func:`build_schedule_ilp` -- ILP (10)-(13) over an explicit schedule set
+  ``Y`` (methods ``exact`` and ``exact-nd``).
+* :func:`nondelay_schedules` -- ``Y_nd``: every joint schedule obtained by
+  dispatching the jobs in some order, each with some count vector
+  ``(y_js)_s``, at the earliest completion event (or 0) not before the
+  previous job's start at which its servers have enough idle GPUs.
+* :func:`all_schedules` -- ``Y_all(UB)``: every joint schedule (count
+  vectors x start slots in ``0..UB-1``) that respects the per-slot capacity
+  and has makespan ``<= UB``; it contains every schedule at least as good as
+  one of makespan ``UB``, so its optimum is the global optimum.
+
+Placements are enumerated as count vectors: contention (6) depends only on
+``y_js``, and GPUs of a server are identical, so concrete GPU indices are
+assigned afterwards by :func:`assign_gpus` (per-slot capacity suffices: assign
+at each start any idle GPUs of the server).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import InvalidSolutionError
+from .bounds import load_lower_bound, rho_hat
+from .instance import RarInstance
+from .solution import Engine, RarSchedule
+
+
+# ---------------------------------------------------------------------------
+# ILP (14)-(16): the lower bound
+def _gang_size(m, inst) -> None:
+    """(11) restated over GPU sets: job ``j`` takes exactly ``G_j`` GPUs, ``sum_g x_jg = G_j``."""
+    import pyomo.environ as pyo
+
+    m.gang_size = pyo.Constraint(m.J, rule=lambda m, j: sum(m.x[j, g] for g in m.N) == int(inst.G[j]))
+
+
+def _gpu_load(m) -> None:
+    """(15)-(16): ``sum_j W_jg = sum_j x_jg rho_hat_j / u <= theta`` for every GPU ``g``."""
+    import pyomo.environ as pyo
+
+    m.gpu_load = pyo.Constraint(m.N, rule=lambda m, g: sum(m.rho[j] * m.x[j, g] for j in m.J)
+                                <= m.theta)
+
+
+def _min_theta(m) -> None:
+    """(14) with ``theta_u`` as the variable: ``min theta`` (the tightest feasible limit ``theta*_u``)."""
+    import pyomo.environ as pyo
+
+    m.min_theta = pyo.Objective(expr=m.theta, sense=pyo.minimize)
+
+
+def build_ilp_bound(inst: RarInstance):
+    """ILP (14)-(16) with ``rho_hat_j / u = rho_min_j`` (``u = 1``); see ``models/rar.md``."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel(name="rar_ilp_bound")
+    m.J = pyo.RangeSet(0, inst.num_jobs - 1)
+    m.N = pyo.RangeSet(0, inst.num_gpus - 1)
+    rh = rho_hat(inst)
+    m.rho = pyo.Param(m.J, initialize={j: int(rh[j]) for j in range(inst.num_jobs)})
+    m.x = pyo.Var(m.J, m.N, domain=pyo.Binary)
+    m.theta = pyo.Var(domain=pyo.NonNegativeReals)
+    _gang_size(m, inst)
+    _gpu_load(m)
+    _min_theta(m)
+    return m
+
+
+# ---------------------------------------------------------------------------
+# schedule sets
+def count_vectors(inst: RarInstance, j: int) -> list[tuple[int, ...]]:
+    """Every ``(y_js)_s`` with ``0 <= y_js <= O_s`` and ``sum_s y_js = G_j``."""
+    S, g = inst.num_servers, int(inst.G[j])
+    out: list[tuple[int, ...]] = []
+
+    def rec(s: int, left: int, acc: list[int]) -> None:
+        if s == S:
+            if left == 0:
+                out.append(tuple(acc))
+            return
+        rest = sum(inst.servers[s + 1:])
+        for y in range(max(0, left - rest), min(left, inst.servers[s]) + 1):
+            acc.append(y)
+            rec(s + 1, left - y, acc)
+            acc.pop()
+
+    rec(0, g, [])
+    return out
+
+
+def count_vectors_size(inst: RarInstance, j: int) -> int:
+    """``len(count_vectors(inst, j))`` by dynamic programming, without enumerating."""
+    g = int(inst.G[j])
+    ways = [1] + [0] * g
+    for cap in inst.servers:
+        new = [0] * (g + 1)
+        for tot in range(g + 1):
+            if ways[tot]:
+                for y in range(0, min(cap, g - tot) + 1):
+                    new[tot + y] += ways[tot]
+        ways = new
+    return ways[g]
+
+
+def _servers_of(vec) -> tuple[int, ...]:
+    return tuple(s for s, y in enumerate(vec) if y > 0)
+
+
+def simulate_counts(inst: RarInstance, starts, vecs) -> np.ndarray:
+    """``T_j`` of the schedule (start slots, count vectors) via :class:`Engine`."""
+    eng = Engine(inst)
+    for j in sorted(range(inst.num_jobs), key=lambda q: starts[q]):
+        eng.start(j, _servers_of(vecs[j]), int(starts[j]))
+    eng.run()
+    return np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
+
+
+def capacity_ok(inst: RarInstance, starts, vecs, T) -> bool:
+    """Per-slot capacity (2): ``sum_{j active} y_js <= O_s`` for all ``s, t``."""
+    for s, cap in enumerate(inst.servers):
+        ev = []
+        for j in range(inst.num_jobs):
+            y = vecs[j][s]
+            if y:
+                ev.append((int(T[j]), -y))
+                ev.append((int(starts[j]), y))
+        ev.sort()  # at equal times releases (-y) come first
+        use = 0
+        for _, d in ev:
+            use += d
+            if use > cap:
+                return False
+    return True
+
+
+@dataclass
+class ScheduleSet:
+    """An explicit schedule set ``Y``: ``starts[k]``, ``vecs[k]``, ``T[k]`` per schedule."""
+
+    starts: list[tuple[int, ...]]
+    vecs: list[tuple[tuple[int, ...], ...]]
+    T: list[np.ndarray]
+    enumerated: int
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def makespans(self) -> np.ndarray:
+        return np.array([int(t.max()) for t in self.T], dtype=np.int64)
+
+
+class EnumerationTooLarge(Exception):
+    """The schedule set exceeds ``max_schedules``."""
+
+
+def _placement_combos(inst: RarInstance, budget: int, factor: int = 1):
+    """Every job's count vectors, after checking ``factor * prod_j |vectors_j| <= budget``."""
+    size = factor
+    for j in range(inst.num_jobs):
+        size *= count_vectors_size(inst, j)
+        if size > budget:
+            raise EnumerationTooLarge(f"schedule enumeration exceeds max_schedules = {budget}")
+    return [count_vectors(inst, j) for j in range(inst.num_jobs)]
+
+
+def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000) -> ScheduleSet:
+    """``Y_nd``: in-order non-delay dispatch over all job orders x count vectors.
+
+    Only schedules finishing by the horizon are kept; duplicates are removed.
+    """
+    if inst.num_jobs > 12:
+        raise EnumerationTooLarge(f"{inst.num_jobs}! job orders exceed max_schedules = {max_schedules}")
+    per_job = _placement_combos(inst, max_schedules, math.factorial(inst.num_jobs))
+    seen: dict[tuple, int] = {}
+    out = ScheduleSet([], [], [], 0)
+    for vecs in itertools.product(*per_job):
+        for order in itertools.permutations(range(inst.num_jobs)):
+            out.enumerated += 1
+            res = _dispatch_counts(inst, order, vecs)
+            if res is None:
+                continue
+            starts, T = res
+            if T.max() > inst.horizon:
+                continue
+            key = (starts, vecs)
+            if key in seen:
+                continue
+            seen[key] = len(out)
+            out.starts.append(starts)
+            out.vecs.append(vecs)
+            out.T.append(T)
+    return out
+
+
+def _dispatch_counts(inst: RarInstance, order, vecs):
+    free = list(inst.servers)
+    eng = Engine(inst)
+    starts = [0] * inst.num_jobs
+    t = 0
+    for j in order:
+        vec = vecs[j]
+        while not all(free[s] >= y for s, y in enumerate(vec)):
+            te = eng.next_exit()
+            if te is None:
+                return None
+            for e in eng.advance(te):
+                for s, y in enumerate(vecs[e]):
+                    free[s] += y
+            t = te
+        for s, y in enumerate(vec):
+            free[s] -= y
+        starts[j] = t
+        eng.start(j, _servers_of(vec), t)
+    eng.run()
+    return tuple(starts), np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
+
+
+def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000) -> ScheduleSet:
+    """``Y_all(ub)``: every capacity-feasible schedule with starts in ``0..ub-1`` and makespan ``<= ub``."""
+    ub = min(int(ub), inst.horizon)
+    if inst.num_jobs > 64 or ub ** inst.num_jobs > max_schedules:
+        raise EnumerationTooLarge(f"{ub}^{inst.num_jobs} start vectors exceed max_schedules = {max_schedules}")
+    per_job = _placement_combos(inst, max_schedules, ub ** inst.num_jobs)
+    rmin = inst.rho_range[0]
+    out = ScheduleSet([], [], [], 0)
+    ranges = [range(0, max(0, ub - int(rmin[j])) + 1) for j in range(inst.num_jobs)]
+    for vecs in itertools.product(*per_job):
+        for starts in itertools.product(*ranges):
+            out.enumerated += 1
+            try:
+                T = simulate_counts(inst, starts, vecs)
+            except InvalidSolutionError:  # zero progress: only when capacity is broken
+                continue
+            if T.max() > ub or not capacity_ok(inst, starts, vecs, T):
+                continue
+            out.starts.append(tuple(starts))
+            out.vecs.append(vecs)
+            out.T.append(T)
+    return out
+
+
+def assign_gpus(inst: RarInstance, starts, vecs, T) -> RarSchedule:
+    """Concrete GPU indices for a count-vector schedule (lowest idle GPUs at each start)."""
+    J = inst.num_jobs
+    gpus: list[list[int]] = [[] for _ in range(J)]
+    for s in range(inst.num_servers):
+        idle = list(range(int(inst.offsets[s]), int(inst.offsets[s + 1])))
+        heapq.heapify(idle)
+        running: list[tuple[int, int]] = []
+        for j in sorted(range(J), key=lambda q: (starts[q], q)):
+            y = vecs[j][s]
+            if not y:
+                continue
+            while running and running[0][0] <= starts[j]:
+                _, q = heapq.heappop(running)
+                for g in gpus[q]:
+                    if int(inst.gpu_server[g]) == s:
+                        heapq.heappush(idle, g)
+            if len(idle) < y:
+                raise ValueError("count-vector schedule violates capacity")
+            gpus[j].extend(heapq.heappop(idle) for _ in range(y))
+            heapq.heappush(running, (int(T[j]), j))
+    return RarSchedule(start=np.array(starts, dtype=np.int64), gpus=tuple(tuple(sorted(g)) for g in gpus))
+
+
+# ---------------------------------------------------------------------------
+# ILP (10)-(13)
+def _makespan_link(m) -> None:
+    """(10) linearised: ``C >= sum_k x_j^k (a_j(y^k) + rho_j(y^k))`` for every job ``j``."""
+    import pyomo.environ as pyo
+
+    m.makespan_link = pyo.Constraint(m.J, rule=lambda m, j: m.C >= sum(m.done[j, k] * m.x[j, k] for k in m.K))
+
+
+def _one_schedule(m) -> None:
+    """(11): ``sum_k x_j^k = 1`` for every job ``j``."""
+    import pyomo.environ as pyo
+
+    m.one_schedule = pyo.Constraint(m.J, rule=lambda m, j: sum(m.x[j, k] for k in m.K) == 1)
+
+
+def _same_schedule(m) -> None:
+    """(12): ``x_j^k = x_{j'}^k``; stated against the first job, ``x_j^k = x_0^k`` (equivalent)."""
+    import pyomo.environ as pyo
+
+    m.same_schedule = pyo.Constraint(
+        m.J, m.K, rule=lambda m, j, k: pyo.Constraint.Skip if j == 0 else m.x[j, k] == m.x[0, k]
+    )
+
+
+def _min_makespan(m) -> None:
+    """(10): ``min max_j ...`` as ``min C``."""
+    import pyomo.environ as pyo
+
+    m.min_makespan = pyo.Objective(expr=m.C, sense=pyo.minimize)
+
+
+def build_schedule_ilp(inst: RarInstance, Y: ScheduleSet):
+    """ILP (10)-(13) over the explicit set ``Y``; ``x`` (13) is binary."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel(name="rar_schedule_ilp")
+    m.J = pyo.RangeSet(0, inst.num_jobs - 1)
+    m.K = pyo.RangeSet(0, len(Y) - 1)
+    m.done = pyo.Param(m.J, m.K, initialize={(j, k): int(Y.T[k][j]) for j in range(inst.num_jobs)
+                                             for k in range(len(Y))})
+    m.x = pyo.Var(m.J, m.K, domain=pyo.Binary)
+    m.C = pyo.Var(domain=pyo.NonNegativeReals)
+    _makespan_link(m)
+    _one_schedule(m)
+    _same_schedule(m)
+    _min_makespan(m)
+    return m
+
+
+def solve_schedule_ilp(inst: RarInstance, Y: ScheduleSet, solver: str, time_limit, seed):
+    """Solve (10)-(13) over ``Y``; returns ``(outcome, chosen k or None)``."""
+    import pyomo.environ as pyo
+
+    from ...solvers import solve_model
+
+    m = build_schedule_ilp(inst, Y)
+    out = solve_model(m, solver, time_limit=time_limit, seed=seed)
+    if not out.has_solution:
+        return out, None
+    k = max(m.K, key=lambda k: pyo.value(m.x[0, k]))
+    return out, int(k)
+
+
+# ---------------------------------------------------------------------------
+from ...registry import register_method  # noqa: E402
+from ...result import Result, Status  # noqa: E402
+
+
+@register_method(
+    "rar", "ilp-bound", kind="bound", uses_solver=True,
+    description="ILP (14)-(16) with rho_hat = rho_min (u = 1), min theta: a lower bound on the makespan",
+)
+def solve_ilp_bound(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
+                    seed: int = 0, **options) -> Result:
+    """theta* of ILP (14)-(16): every GPU's total busy time is at most the makespan and
+    every job runs at least ``rho_min_j`` slots, so ``theta* <= OPT``.  On a time limit the
+    solver's proven bound is returned (status ``feasible``)."""
+    from ...solvers import solve_model
+
+    m = build_ilp_bound(inst)
+    out = solve_model(m, solver, time_limit=time_limit, seed=seed)
+    details = {"solver_status": out.message, "solver_objective": out.objective, "solver_bound": out.bound}
+    if out.status == Status.OPTIMAL:
+        val = float(out.objective)
+        details["ceil"] = math.ceil(val - 1e-6)
+        return Result("rar", "ilp-bound", Status.OPTIMAL, objective=val, lower_bound=val, solver=solver,
+                      details=details)
+    if out.bound is not None and math.isfinite(out.bound):
+        b = float(out.bound)
+        return Result("rar", "ilp-bound", Status.FEASIBLE, objective=b, lower_bound=b, solver=solver,
+                      details=details)
+    return Result("rar", "ilp-bound", out.status if out.status != Status.FEASIBLE else Status.TIME_LIMIT,
+                  solver=solver, details=details)
+
+
+def _from_set(method: str, inst: RarInstance, Y: ScheduleSet, solver, time_limit, seed, status_if_opt,
+              lower_bound, details) -> Result:
+    if len(Y) == 0:
+        return Result("rar", method, Status.ERROR, solver=solver,
+                      details={**details, "error": "schedule set Y is empty within the horizon"})
+    spans = Y.makespans()
+    details.update(Y_size=len(Y), enumerated=int(Y.enumerated), enumeration_min=int(spans.min()))
+    out, k = solve_schedule_ilp(inst, Y, solver, time_limit, seed)
+    details.update(solver_status=out.message, solver_objective=out.objective, solver_bound=out.bound)
+    if k is None:
+        return Result("rar", method, out.status, solver=solver, details=details)
+    if out.status == Status.OPTIMAL and abs(out.objective - spans.min()) > 1e-6:
+        raise RuntimeError(f"{method}: ILP optimum {out.objective} != enumeration minimum {spans.min()}")
+    sched = assign_gpus(inst, Y.starts[k], Y.vecs[k], Y.T[k])
+    status = status_if_opt if out.status == Status.OPTIMAL else Status.FEASIBLE
+    lb = lower_bound if status != Status.OPTIMAL else float(spans[k])
+    return Result("rar", method, status, objective=float(spans[k]), lower_bound=lb, solution=sched,
+                  solver=solver, details={**details, "average_jct": float(np.mean(Y.T[k]))})
+
+
+@register_method(
+    "rar", "exact-nd", kind="exact", uses_solver=True,
+    description="ILP (10)-(13) over Y_nd (non-delay in-order schedules): optimal over Y_nd only, "
+                "NOT a proven global optimum",
+)
+def solve_exact_nd(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
+                   seed: int = 0, max_schedules: int = 200_000, **options) -> Result:
+    """Best schedule of ``Y_nd`` by ILP (10)-(13), cross-checked by enumeration.
+
+    Status is ``feasible`` with ``lower_bound`` = the solver-free load bound: a
+    delayed start can beat every schedule of ``Y_nd`` (see ``models/rar.md``).
+    """
+    try:
+        Y = nondelay_schedules(inst, max_schedules)
+    except EnumerationTooLarge as e:
+        return Result("rar", "exact-nd", Status.ERROR, details={"error": str(e)})
+    return _from_set("exact-nd", inst, Y, solver, time_limit, seed, Status.FEASIBLE,
+                     float(load_lower_bound(inst)), {"Y": "non-delay in-order (optimal over Y_nd only)"})
+
+
+@register_method(
+    "rar", "exact", kind="exact", uses_solver=True,
+    description="ILP (10)-(13) over Y_all(UB), every schedule with makespan <= UB (UB from Y_nd): "
+                "global optimum for tiny instances",
+)
+def solve_exact(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
+                seed: int = 0, max_schedules: int = 200_000, **options) -> Result:
+    """Global optimum of tiny instances: ILP (10)-(13) over ``Y_all(UB)``.
+
+    ``UB`` is the best makespan of ``Y_nd`` (or ``T`` if ``Y_nd`` is empty);
+    ``Y_all(UB)`` holds every capacity-feasible (start, count-vector) schedule with
+    makespan ``<= UB``, so it contains an optimal schedule.
+    """
+    try:
+        Ynd = nondelay_schedules(inst, max_schedules)
+        ub = int(Ynd.makespans().min()) if len(Ynd) else inst.horizon
+        Y = all_schedules(inst, ub, max_schedules)
+    except EnumerationTooLarge as e:
+        return Result("rar", "exact", Status.ERROR, details={"error": str(e)})
+    return _from_set("exact", inst, Y, solver, time_limit, seed, Status.OPTIMAL,
+                     float(load_lower_bound(inst)),
+                     {"Y": "all schedules with makespan <= UB", "UB_nondelay": ub if len(Ynd) else None})

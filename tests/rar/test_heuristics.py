@@ -1,0 +1,133 @@
+"""SJF-BCO (Algorithms 1-3) and the FF / LS / RAND baselines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dmlsched
+from dmlsched.generate.rar import PAPER_MIX, generate, paper_instance
+from dmlsched.problems.rar.heuristics import (
+    NEVER, Dispatch, bisection, fa_ffp, first_fit, job_order, kappa_representatives, lbsgf, sjf_bco_search,
+)
+from dmlsched.problems.rar.bounds import rho_hat
+
+INSTANCES = Path(__file__).resolve().parents[2] / "instances"
+
+
+def _cluster(servers, U, busy, G=(2,)):
+    jobs = [{"id": f"j{i}", "gpus": g, "iterations": 4, "grad_size": 0.0, "fp_time": 0.0, "batch": 1,
+             "bp_time": 0.2} for i, g in enumerate(G)]
+    inst = dmlsched.from_dict({"problem": "rar", "servers": list(servers), "bandwidth": {"intra": 10.0, "inter": 1.0},
+                               "gpu_speed": 10.0, "xi1": 1.0, "xi2": 0.01, "alpha": 0.0, "horizon": 100, "jobs": jobs})
+    d = Dispatch(inst, np.full(inst.num_jobs, 4, dtype=np.int64))
+    d.U[:] = U
+    d.busy[:] = busy
+    d.srv_U[:] = np.add.reduceat(d.U, inst.offsets[:-1])
+    return d
+
+
+def test_fa_ffp_picks_least_loaded_idle_eligible_gpus():
+    # servers [2, 3]: GPUs 0,1 | 2,3,4.  rho_hat = 4, theta = 8: eligible iff U <= 4.
+    d = _cluster([2, 3], U=[5, 0, 3, 1, 0], busy=[False, False, False, True, False], G=(2, 4, 5))
+    assert fa_ffp(8)(d, 0).tolist() == [1, 4]  # U = 0, 0 (ties: lower index), GPU 0 (U=5) ineligible
+    assert fa_ffp(8)(d, 1) is None  # only 3 idle eligible GPUs, 4 once GPU 3 is idle: wait
+    assert fa_ffp(8)(d, 2) is NEVER  # 4 eligible GPUs in all < 5: waiting cannot help
+    assert fa_ffp(9)(d, 1).tolist() == [1, 4, 2, 0]  # theta = 9: every idle GPU, by U then index
+
+
+def test_first_fit_takes_lowest_indices():
+    d = _cluster([2, 3], U=[5, 0, 3, 1, 0], busy=[False, False, False, True, False], G=(2,))
+    assert first_fit(8)(d, 0).tolist() == [1, 2]
+
+
+def test_lbsgf_least_busy_servers_then_gpus():
+    # servers [2, 2, 4]; loads sum U / O: s0 = 4, s1 = 1, s2 = 1 -> order s1, s2, s0 (stable)
+    U = [4, 4, 0, 2, 1, 1, 1, 1]
+    d = _cluster([2, 2, 4], U=U, busy=[False] * 8, G=(2,))
+    d.rhat[:] = 1
+    assert lbsgf(10, 1.0)(d, 0).tolist() == [2, 3]  # lambda G = 2 <= O_s1: s1 only
+    assert lbsgf(10, 2.0)(d, 0).tolist() == [2, 3]  # s1 then s2; s1's GPUs come first
+    d.busy[2] = True
+    assert lbsgf(10, 1.0)(d, 0) is None  # s1 has one idle GPU: wait for an exit (servers kept)
+    assert lbsgf(10, 2.0)(d, 0).tolist() == [3, 4]  # s1's idle GPU 3, then s2's least loaded
+    d.busy[2] = False
+    assert lbsgf(2, 1.0)(d, 0) is NEVER  # theta = 2: only GPU 2 (U=0) of s1 has U + 1 <= 2
+
+
+def test_dispatch_waits_for_an_exit_in_order():
+    inst = dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json")
+    res = dmlsched.solve(inst, "sjf-bco")
+    # jobs a, b (1 slot) on both GPUs at 0; c (2 slots) waits for the exits at slot 1
+    assert res.solution.start.tolist() == [0, 0, 1]
+    assert res.objective == 3
+
+
+def test_kappa_representatives_give_the_full_loop():
+    for seed in range(3):
+        inst = generate(seed, 24, 4, 600)
+        reps = kappa_representatives(inst)
+        assert set(reps) <= set(range(1, inst.n_g + 1))
+        rhat, order, G = rho_hat(inst), job_order(inst, "sjf"), inst.G
+
+        def rules_for(kappas):
+            def rules(theta):
+                fa, lb = fa_ffp(theta), lbsgf(theta, 1.0)
+                return [(lambda j, k=k: fa if G[j] <= k else lb) for k in kappas]
+            return rules
+
+        full = bisection(inst, rules_for(range(1, inst.n_g + 1)), order, rhat)
+        fast = sjf_bco_search(inst)
+        assert full["m"] == fast["m"] and full["theta"] == fast["theta"]
+        assert full["sched"].start.tolist() == fast["sched"].start.tolist()
+        assert full["sched"].gpus == fast["sched"].gpus
+
+
+def test_generator_matches_the_paper_setting():
+    inst = paper_instance(3)
+    assert inst.num_jobs == 160 and inst.num_servers == 20 and inst.horizon == 1200
+    assert sorted(inst.G.tolist()) == sorted(np.repeat(list(PAPER_MIX), list(PAPER_MIX.values())).tolist())
+    assert set(inst.servers) <= {4, 8, 16, 32}
+    assert 1000 <= inst.F.min() and inst.F.max() <= 6000
+    lo, _ = inst.tau_range
+    single = [j for j in range(160) if inst.G[j] <= max(inst.servers)]
+    assert np.all((lo[single] >= 0.01 - 1e-9) & (lo[single] <= 0.05 + 1e-9))
+    assert dmlsched.to_dict(paper_instance(3)) == dmlsched.to_dict(inst)  # seeded
+    assert dmlsched.to_dict(paper_instance(4)) != dmlsched.to_dict(inst)
+
+
+@pytest.mark.parametrize("method", ["sjf-bco", "ff", "ls", "rand"])
+def test_heuristics_valid_on_the_paper_setting(method):
+    inst = paper_instance(0)
+    res = dmlsched.solve(inst, method)  # solve() validates and re-evaluates
+    assert res.status == dmlsched.Status.FEASIBLE
+    assert res.objective <= inst.horizon
+    assert res.details["average_jct"] <= res.objective
+
+
+def test_rand_is_seeded():
+    inst = generate(1, 40, 6, 800)
+    a, b = dmlsched.solve(inst, "rand", seed=5), dmlsched.solve(inst, "rand", seed=5)
+    assert a.solution.gpus == b.solution.gpus and a.objective == b.objective
+    c = dmlsched.solve(inst, "rand", seed=6)
+    assert c.solution.gpus != a.solution.gpus
+
+
+def test_kappa_and_lambda_options():
+    inst = generate(2, 40, 6, 800)
+    r1 = dmlsched.solve(inst, "sjf-bco", kappa=1)
+    assert r1.details["kappa"] == 1
+    r8 = dmlsched.solve(inst, "sjf-bco", kappa=1, lam=8.0)
+    assert r8.details["lambda"] == 8.0
+    assert r8.solution.gpus != r1.solution.gpus  # a wider server choice changes the placement
+    with pytest.raises(ValueError):
+        dmlsched.solve(inst, "sjf-bco", lam=0.5)
+
+
+def test_heuristic_reports_error_when_horizon_too_short():
+    inst = dmlsched.from_dict({**dmlsched.to_dict(dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json")),
+                               "horizon": 2, "expected": {}})
+    res = dmlsched.solve(inst, "sjf-bco")
+    assert res.status == dmlsched.Status.ERROR and res.solution is None

@@ -1,0 +1,159 @@
+"""ILP (14)-(16) lower bound and ILP (10)-(13) over explicit schedule sets."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import dmlsched
+from dmlsched import InvalidSolutionError, SolverLimitError, Status
+from dmlsched.problems.rar import RarSchedule
+from dmlsched.problems.rar.models import (
+    build_ilp_bound, build_schedule_ilp, nondelay_schedules,
+)
+from dmlsched.strategies import rar_tiny_instances
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTANCES = ROOT / "instances"
+FILES = sorted((INSTANCES / "rar").glob("*.json")) + sorted((INSTANCES / "counterexamples").glob("rar-*.json"))
+HEURISTICS = ["sjf-bco", "ff", "ls", "rand"]
+
+
+def _load(name):
+    return dmlsched.load(INSTANCES / name)
+
+
+def test_component_names_of_models_rar_md_exist():
+    text = (ROOT / "models" / "rar.md").read_text()
+    names = re.findall(r"^\| `([a-z_]+)` \| \(", text, flags=re.M)
+    assert {"gang_size", "gpu_load", "min_theta", "makespan_link", "one_schedule", "same_schedule",
+            "min_makespan"} <= set(names)
+    inst = _load("rar/tiny-mixed.json")
+    m1 = build_ilp_bound(inst)
+    m2 = build_schedule_ilp(inst, nondelay_schedules(inst))
+    for n in names:
+        assert hasattr(m1, n) or hasattr(m2, n), n
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.stat().st_size < 20000], ids=lambda p: p.name)
+def test_recorded_optima(path):
+    inst = dmlsched.load(path)
+    exp = inst.expected
+    ex = dmlsched.solve(inst, "exact")
+    assert ex.status == Status.OPTIMAL and ex.objective == exp["exact"]
+    assert ex.details["enumeration_min"] == ex.objective
+    nd = dmlsched.solve(inst, "exact-nd")
+    assert nd.status == Status.FEASIBLE and nd.objective == exp["exact-nd"]
+    lb = dmlsched.solve(inst, "ilp-bound")
+    assert lb.status == Status.OPTIMAL and lb.objective == pytest.approx(exp["ilp-bound"])
+    assert lb.objective <= ex.objective + 1e-6 <= nd.objective + 1e-6
+
+
+def test_delay_beats_every_nondelay_schedule():
+    inst = _load("rar/delay-beats-nondelay.json")
+    ex, nd = dmlsched.solve(inst, "exact"), dmlsched.solve(inst, "exact-nd")
+    assert (ex.objective, nd.objective) == (5, 6)
+    s = ex.solution
+    T = dmlsched.problems.rar.completion_times(inst, s)
+    # one job starts at a slot that is neither 0 nor any completion time: a true delay
+    assert any(a not in {0, *T.tolist()} for a in s.start.tolist())
+    # exact-nd is honest: not a proven optimum, its lower bound is the load bound
+    assert nd.lower_bound <= ex.objective
+    # a check against exact-nd cannot certify a ratio using its value as the optimum
+    rep = dmlsched.compare(inst, dmlsched.solve(inst, "sjf-bco"), nd)
+    assert rep.details["reference_bound"] == nd.lower_bound
+
+
+def _brute_force(inst, horizon):
+    """Min makespan over every start vector in 0..horizon-1 and every GPU subset per job,
+    using only validate/evaluate (independent of count vectors and Y)."""
+    best = None
+    subsets = [list(itertools.combinations(range(inst.num_gpus), int(g))) for g in inst.G]
+    for gpus in itertools.product(*subsets):
+        for starts in itertools.product(range(horizon), repeat=inst.num_jobs):
+            s = RarSchedule(start=np.array(starts), gpus=gpus)
+            try:
+                dmlsched.validate(inst, s)
+            except InvalidSolutionError:
+                continue
+            v = dmlsched.evaluate(inst, s)
+            best = v if best is None else min(best, v)
+    return best
+
+
+@pytest.mark.parametrize("name", ["rar/delay-beats-nondelay.json", "counterexamples/rar-theorem5-lemma4.json"])
+def test_exact_equals_brute_force(name):
+    inst = _load(name)
+    ex = dmlsched.solve(inst, "exact")
+    horizon = int(ex.objective)  # a schedule starting a job at >= OPT cannot beat OPT
+    assert _brute_force(inst, horizon) == ex.objective
+
+
+@pytest.mark.parametrize("method", ["exact", "ilp-bound", "exact-nd"])
+def test_gurobi_agrees_with_highs(method, gurobi):
+    for name in ["rar/tiny-mixed.json", "rar/delay-beats-nondelay.json", "counterexamples/rar-theorem5-lemma4.json"]:
+        inst = _load(name)
+        try:
+            g = dmlsched.solve(inst, method, solver="gurobi", time_limit=20)
+        except SolverLimitError:
+            pytest.skip("model beyond Gurobi's size-limited licence")
+        h = dmlsched.solve(inst, method, solver="highs", time_limit=20)
+        assert g.status == h.status and g.objective == pytest.approx(h.objective)
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None)
+@given(inst=rar_tiny_instances())
+def test_ilp_bound_le_exact_le_every_heuristic(inst):
+    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    if ex.status == Status.ERROR:  # enumeration too large for this draw
+        return
+    assert ex.status == Status.OPTIMAL and ex.details["enumeration_min"] == ex.objective
+    lb = dmlsched.solve(inst, "ilp-bound")
+    assert lb.objective <= ex.objective + 1e-6
+    nd = dmlsched.solve(inst, "exact-nd")
+    assert ex.objective <= nd.objective
+    for m in HEURISTICS:
+        r = dmlsched.solve(inst, m)
+        if r.solution is not None:
+            assert ex.objective <= r.objective, m
+
+
+def test_ilp_bound_time_limit_returns_a_valid_bound():
+    from dmlsched.generate.rar import generate
+
+    inst = generate(0, 30, 4, 800)
+    res = dmlsched.solve(inst, "ilp-bound", time_limit=2)
+    assert res.status in (Status.OPTIMAL, Status.FEASIBLE)
+    heur = dmlsched.solve(inst, "ls")
+    assert res.lower_bound <= heur.objective
+
+
+def test_exact_refuses_large_instances_at_once():
+    inst = _load("rar/paper-seed0.json")
+    for m in ("exact", "exact-nd"):
+        r = dmlsched.solve(inst, m)
+        assert r.status == Status.ERROR and "max_schedules" in r.details["error"]
+    rep = dmlsched.check(inst, "ff")  # default reference exact: no proven value, no verdict
+    assert rep.verdict == "inconclusive" and rep.ratio is None
+
+
+def test_exact_skips_capacity_breaking_combinations_with_zero_progress():
+    """Three 2-GPU jobs on servers [2, 2]: enumerated combinations that split all three
+    at once break capacity and give p = 3 > p_max = 2, where tau = 1.41 > 1 slot (zero
+    progress in floor mode); the enumeration must skip them, not fail."""
+    d = {"problem": "rar", "servers": [2, 2], "bandwidth": {"intra": 100.0, "inter": 10.0}, "gpu_speed": 1000.0,
+         "xi1": 1.0, "xi2": 0.05, "alpha": 3.0, "horizon": 12,
+         "jobs": [{"id": str(i), "gpus": 2, "iterations": 2, "grad_size": 1.4, "fp_time": 0, "batch": 1,
+                   "bp_time": 0.05} for i in range(3)]}
+    inst = dmlsched.from_dict(d)
+    assert inst.p_max == 2 and inst.tau(0, 2, 3) > 1
+    with pytest.raises(InvalidSolutionError, match="no progress"):
+        dmlsched.problems.rar.models.simulate_counts(inst, (0, 0, 0), ((1, 1), (1, 1), (1, 1)))
+    res = dmlsched.solve(inst, "exact")
+    assert res.status == Status.OPTIMAL and res.objective == 2  # two jobs alone on a server each, then one
