@@ -1,0 +1,45 @@
+"""Harmony (Lee 2020, dissertation Chapter 4): grouping parameter-server jobs
+with complementary CPU/network use and allocating machines to the groups, to
+maximise cluster utilisation (4.1)-(4.4); Algorithms 1-2, the exhaustive
+Oracle of Section 4.4.7 and an exact MILP."""
+
+from ...registry import ProblemSpec, register_problem
+from . import instance, solution
+from .bounds import FIG_4_17_RATIO, fig_4_17_ratio
+from .instance import HarmonyInstance, HarmonyJob
+from .solution import HarmonySolution, completion_times, group_stats, metrics
+
+SPEC = register_problem(
+    ProblemSpec(
+        name="harmony",
+        instance_type=HarmonyInstance,
+        from_dict=instance.from_dict,
+        to_dict=instance.to_dict,
+        validate=solution.validate,
+        evaluate=solution.evaluate,
+        solution_to_json=solution.to_json,
+        sense="max",
+        objective_name="cluster utilisation U (4.4)",
+        size=instance.size,
+        default_reference="oracle",
+    )
+)
+
+from . import heuristics  # noqa: E402,F401  (registers "harmony")
+from . import oracle  # noqa: E402,F401  (registers "oracle")
+
+try:  # the MILP needs pyomo
+    from . import models  # noqa: F401  (registers "exact")
+except ImportError:  # pragma: no cover
+    pass
+
+__all__ = [
+    "FIG_4_17_RATIO",
+    "HarmonyInstance",
+    "HarmonyJob",
+    "HarmonySolution",
+    "completion_times",
+    "fig_4_17_ratio",
+    "group_stats",
+    "metrics",
+]

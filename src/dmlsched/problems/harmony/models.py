@@ -1,0 +1,228 @@
+"""The exact Pyomo MILP of the Harmony grouping problem (``models/harmony.md``).
+
+Maximise the cluster utilisation ``U = (1/M) sum_g m_g U(g)`` (4.4) over job
+groupings and machine allocations.  ``U(g)`` is a ratio (4.3) whose
+denominator ``T_g`` (4.1) is a max of linear terms, and the objective is a
+*sum* of ratios, so Dinkelbach's single-ratio scheme does not apply.  The
+formulation is instead linearised exactly:
+
+* ``y[g,m]`` enumerates the machine count of group slot ``g``, so (4.2)'s
+  ``1/m_g`` becomes a constant per ``m`` and ``w[j,g,m] = x[j,g] y[g,m]``
+  (binary AND) carries the per-job times;
+* ``u[g]`` is a lower estimate of ``U(g)``: ``U(g) >= u`` iff
+  ``u * tau <= num_g`` for every term ``tau`` of the max in (4.1), where
+  ``num_g = w_cpu sum T_cpu(m) + w_net sum T_net``;
+* the products ``u * w``, ``u * x`` (continuous times binary) are
+  ``p``, ``q`` with the McCormick lower bounds, exact for binary factors; only
+  lower bounds are needed because they appear on the small side of ``<=``;
+* the objective's ``m_g u[g] = sum_m m * v[g,m]`` with ``v = u * y`` by the
+  McCormick upper bounds (exact for binary ``y``; ``v`` is maximised).
+
+Each constraint family is one function below; the component names are those
+of ``models/harmony.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyomo.environ as pyo
+
+from .instance import HarmonyInstance
+from .solution import HarmonySolution
+
+
+# ---------------------------------------------------------------------------
+# sets, parameters, variables
+def _sets_and_params(mdl: pyo.ConcreteModel, inst: HarmonyInstance) -> None:
+    n, big_m = inst.num_jobs, inst.machines
+    k = min(n, big_m)
+    mdl.J = pyo.RangeSet(0, n - 1)
+    mdl.G = pyo.RangeSet(0, k - 1)
+    mdl.Mc = pyo.RangeSet(1, big_m)
+    # symmetry breaking: slot g only holds jobs j >= g (order groups by their smallest job)
+    mdl.JG = pyo.Set(initialize=[(j, g) for j in range(n) for g in range(k) if g <= j], dimen=2)
+    mdl.JGM = pyo.Set(initialize=[(j, g, m) for (j, g) in mdl.JG for m in range(1, big_m + 1)], dimen=3)
+    c = inst.reference_dop
+    mdl.cpu = pyo.Param(mdl.J, mdl.Mc, initialize={(j, m): inst.jobs[j].t_cpu * c / m for j in range(n) for m in range(1, big_m + 1)})
+    mdl.net = pyo.Param(mdl.J, initialize={j: inst.jobs[j].t_net for j in range(n)})
+    wc, wn = inst.weights
+    mdl.w_cpu = pyo.Param(initialize=wc)
+    mdl.w_net = pyo.Param(initialize=wn)
+    mdl.M_total = pyo.Param(initialize=big_m)
+
+
+def _variables(mdl: pyo.ConcreteModel) -> None:
+    mdl.x = pyo.Var(mdl.JG, domain=pyo.Binary)  # job j in group slot g
+    mdl.y = pyo.Var(mdl.G, mdl.Mc, domain=pyo.Binary)  # slot g has m machines
+    mdl.w = pyo.Var(mdl.JGM, bounds=(0, 1))  # = x[j,g] * y[g,m]
+    mdl.u = pyo.Var(mdl.G, bounds=(0, 1))  # <= U(g)
+    mdl.p = pyo.Var(mdl.JGM, bounds=(0, 1))  # >= u[g] * w[j,g,m]
+    mdl.q = pyo.Var(mdl.JG, bounds=(0, 1))  # >= u[g] * x[j,g]
+    mdl.v = pyo.Var(mdl.G, mdl.Mc, bounds=(0, 1))  # <= u[g] * y[g,m]
+
+
+def _jobs_of(mdl: pyo.ConcreteModel, g: int):
+    return [j for j in mdl.J if (j, g) in mdl.JG]
+
+
+def _num(mdl: pyo.ConcreteModel, g: int):
+    """``num_g = w_cpu sum_j T_cpu_j(m_g) + w_net sum_j T_net_j`` (numerator of (4.3))."""
+    jobs = _jobs_of(mdl, g)
+    return mdl.w_cpu * sum(mdl.cpu[j, m] * mdl.w[j, g, m] for j in jobs for m in mdl.Mc) + mdl.w_net * sum(
+        mdl.net[j] * mdl.x[j, g] for j in jobs
+    )
+
+
+# ---------------------------------------------------------------------------
+# constraint families
+def add_assign_once(mdl: pyo.ConcreteModel) -> None:
+    """(P) every job in exactly one group: ``sum_g x[j,g] = 1``."""
+    mdl.assign_once = pyo.Constraint(mdl.J, rule=lambda m, j: sum(m.x[j, g] for g in m.G if (j, g) in m.JG) == 1)
+
+
+def add_machine_count(mdl: pyo.ConcreteModel) -> None:
+    """(M1) a group slot has one machine count: ``sum_m y[g,m] <= 1``; a job's
+    slot has machines: ``x[j,g] <= sum_m y[g,m]``; a slot with machines has a
+    job: ``sum_m y[g,m] <= sum_j x[j,g]`` (no empty groups)."""
+    mdl.one_count = pyo.Constraint(mdl.G, rule=lambda m, g: sum(m.y[g, k] for k in m.Mc) <= 1)
+    mdl.group_has_machines = pyo.Constraint(mdl.JG, rule=lambda m, j, g: m.x[j, g] <= sum(m.y[g, k] for k in m.Mc))
+    mdl.no_empty_group = pyo.Constraint(
+        mdl.G, rule=lambda m, g: sum(m.y[g, k] for k in m.Mc) <= sum(m.x[j, g] for j in _jobs_of(m, g))
+    )
+
+
+def add_machine_budget(mdl: pyo.ConcreteModel) -> None:
+    """(M2) ``sum_g m_g <= M`` with ``m_g = sum_m m y[g,m]``."""
+    mdl.machine_budget = pyo.Constraint(expr=sum(k * mdl.y[g, k] for g in mdl.G for k in mdl.Mc) <= mdl.M_total)
+
+
+def add_and_link(mdl: pyo.ConcreteModel) -> None:
+    """``w = x AND y``: ``w <= x``, ``w <= y``, ``w >= x + y - 1`` (exact for binaries;
+    carries (4.2)'s ``T_cpu_j(m) = T_cpu_j c / m`` for the chosen ``m``)."""
+    mdl.and_le_x = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.w[j, g, k] <= m.x[j, g])
+    mdl.and_le_y = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.w[j, g, k] <= m.y[g, k])
+    mdl.and_ge = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.w[j, g, k] >= m.x[j, g] + m.y[g, k] - 1)
+
+
+def add_cpu_term(mdl: pyo.ConcreteModel) -> None:
+    """(4.1)/(4.3), CPU term: ``u[g] * sum_j T_cpu_j(m_g) <= num_g``, i.e.
+    ``sum_{j,m} T_cpu_j(m) p[j,g,m] <= num_g``."""
+    mdl.cpu_term = pyo.Constraint(
+        mdl.G,
+        rule=lambda m, g: sum(m.cpu[j, k] * m.p[j, g, k] for j in _jobs_of(m, g) for k in m.Mc) <= _num(m, g),
+    )
+
+
+def add_net_term(mdl: pyo.ConcreteModel) -> None:
+    """(4.1)/(4.3), network term: ``u[g] * sum_j T_net_j <= num_g``, i.e.
+    ``sum_j T_net_j q[j,g] <= num_g``."""
+    mdl.net_term = pyo.Constraint(
+        mdl.G, rule=lambda m, g: sum(m.net[j] * m.q[j, g] for j in _jobs_of(m, g)) <= _num(m, g)
+    )
+
+
+def add_job_term(mdl: pyo.ConcreteModel) -> None:
+    """(4.1)/(4.3), job-bound term: ``u[g] * T_itr_j <= num_g`` for each job of the
+    group, i.e. ``sum_m (T_cpu_j(m) + T_net_j) p[j,g,m] <= num_g``."""
+    mdl.job_term = pyo.Constraint(
+        mdl.JG,
+        rule=lambda m, j, g: sum((m.cpu[j, k] + m.net[j]) * m.p[j, g, k] for k in m.Mc) <= _num(m, g),
+    )
+
+
+def add_products(mdl: pyo.ConcreteModel) -> None:
+    """McCormick envelopes of the products with a binary factor:
+    ``p >= u + w - 1``, ``q >= u + x - 1`` (lower sides; ``p, q >= 0`` by bounds),
+    ``v <= u``, ``v <= y`` (upper sides; ``v >= 0`` by bounds)."""
+    mdl.p_ge = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.p[j, g, k] >= m.u[g] + m.w[j, g, k] - 1)
+    mdl.q_ge = pyo.Constraint(mdl.JG, rule=lambda m, j, g: m.q[j, g] >= m.u[g] + m.x[j, g] - 1)
+    mdl.v_le_u = pyo.Constraint(mdl.G, mdl.Mc, rule=lambda m, g, k: m.v[g, k] <= m.u[g])
+    mdl.v_le_y = pyo.Constraint(mdl.G, mdl.Mc, rule=lambda m, g, k: m.v[g, k] <= m.y[g, k])
+
+
+def add_objective(mdl: pyo.ConcreteModel) -> None:
+    """(4.4) ``max U = (1/M) sum_g m_g u[g] = (1/M) sum_{g,m} m v[g,m]``."""
+    mdl.utilisation = pyo.Objective(
+        expr=sum(k * mdl.v[g, k] for g in mdl.G for k in mdl.Mc) / mdl.M_total, sense=pyo.maximize
+    )
+
+
+def build_model(inst: HarmonyInstance) -> pyo.ConcreteModel:
+    """The exact MILP (see the module docstring and ``models/harmony.md``)."""
+    mdl = pyo.ConcreteModel(name=f"harmony:{inst.name or 'instance'}")
+    _sets_and_params(mdl, inst)
+    _variables(mdl)
+    add_assign_once(mdl)
+    add_machine_count(mdl)
+    add_machine_budget(mdl)
+    add_and_link(mdl)
+    add_cpu_term(mdl)
+    add_net_term(mdl)
+    add_job_term(mdl)
+    add_products(mdl)
+    add_objective(mdl)
+    return mdl
+
+
+def extract_solution(mdl: pyo.ConcreteModel) -> HarmonySolution:
+    """Groups and machine counts from the incumbent loaded into ``mdl``."""
+    groups, machines = [], []
+    for g in mdl.G:
+        jobs = tuple(j for j in _jobs_of(mdl, g) if pyo.value(mdl.x[j, g]) > 0.5)
+        m = sum(k for k in mdl.Mc if pyo.value(mdl.y[g, k]) > 0.5)
+        if jobs or m:
+            groups.append(jobs)
+            machines.append(int(m))
+    return HarmonySolution(groups=tuple(groups), machines=tuple(machines))
+
+
+# ---------------------------------------------------------------------------
+from ...registry import register_method  # noqa: E402
+from ...result import Result  # noqa: E402
+from ...solvers import solve_model  # noqa: E402
+from .solution import metrics  # noqa: E402
+
+
+@register_method(
+    "harmony",
+    "exact",
+    kind="exact",
+    description="Exact MILP (assignment x machine-count enumeration, McCormick-exact ratio linearisation)",
+    uses_solver=True,
+)
+def solve_exact(
+    inst: HarmonyInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    **options: Any,
+) -> Result:
+    """Solve :func:`build_model` with ``solver``.
+
+    ``objective`` is recomputed from the grouping by :func:`dmlsched.solve`;
+    the solver's objective is kept in ``details["solver_objective"]`` and its
+    proven upper bound is ``lower_bound`` (the bound on the optimum).
+    Extra options go to :func:`dmlsched.solvers.solve_model`.
+    """
+    mdl = build_model(inst)
+    out = solve_model(mdl, solver, time_limit=time_limit, seed=seed, options=options or None)
+    details: dict[str, Any] = {"solver_objective": out.objective, "solver_bound": out.bound, "message": out.message}
+    if not out.has_solution:
+        return Result("harmony", "exact", out.status, lower_bound=out.bound, solver=solver, details=details)
+    sol = extract_solution(mdl)
+    details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
+    bound = out.bound
+    if bound is not None and out.objective is not None:
+        bound = max(bound, out.objective)
+    return Result(
+        "harmony",
+        "exact",
+        out.status,
+        objective=out.objective,
+        lower_bound=bound,
+        solution=sol,
+        solver=solver,
+        details=details,
+    )

@@ -1,0 +1,169 @@
+"""Oracle against brute force, MILP against the Oracle (HiGHS and Gurobi), instance files."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+from hypothesis import given, settings
+
+import dmlsched
+from dmlsched import SolverLimitError
+from dmlsched.solvers import solver_available
+from dmlsched.problems.harmony.models import build_model
+from dmlsched.problems.harmony.oracle import oracle, set_partitions
+from dmlsched.problems.harmony.solution import HarmonySolution, evaluate
+from dmlsched.problems.harmony.strategies import harmony_instances
+
+from .conftest import ROOT, harmony_files
+
+BELL = [1, 1, 2, 5, 15, 52, 203, 877]
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_set_partitions_counts_and_distinct(n):
+    parts = list(set_partitions(n))
+    assert len(parts) == BELL[n]
+    canon = {tuple(sorted(tuple(b) for b in p)) for p in parts}
+    assert len(canon) == len(parts)
+    for p in parts:
+        assert sorted(j for b in p for j in b) == list(range(n))
+
+
+def brute_force(inst) -> float:
+    """Every labelling of jobs with groups x every machine vector with sum <= M."""
+    n, big_m = inst.num_jobs, inst.machines
+    best = 0.0
+    for labels in itertools.product(range(n), repeat=n):
+        blocks: dict[int, list[int]] = {}
+        for j, b in enumerate(labels):
+            blocks.setdefault(b, []).append(j)
+        groups = tuple(tuple(v) for v in blocks.values())
+        for ms in itertools.product(range(1, big_m + 1), repeat=len(groups)):
+            if sum(ms) <= big_m:
+                best = max(best, evaluate(inst, HarmonySolution(groups, ms)))
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(harmony_instances(max_jobs=4, max_machines=4))
+def test_oracle_equals_brute_force(inst):
+    sol, u, _ = oracle(inst)
+    dmlsched.validate(inst, sol)
+    assert evaluate(inst, sol) == pytest.approx(u, rel=1e-12)
+    assert u == pytest.approx(brute_force(inst), rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(harmony_instances(max_jobs=6, max_machines=8))
+def test_oracle_dominates_harmony(inst):
+    h = dmlsched.solve(inst, "harmony")
+    o = dmlsched.solve(inst, "oracle")
+    assert o.status == dmlsched.Status.OPTIMAL
+    assert o.objective >= h.objective - 1e-12
+    assert sum(o.solution.machines) == inst.machines  # Lemma 1: all machines are used at an optimum found first
+
+
+def test_oracle_refuses_large(two_jobs):
+    res = dmlsched.solve(two_jobs, "oracle", max_jobs=1)
+    assert res.status == dmlsched.Status.ERROR and "refusing" in res.details["error"]
+
+
+@pytest.mark.parametrize("path", harmony_files(), ids=lambda p: p.name)
+def test_files_expected_values(path):
+    inst = dmlsched.load(path)
+    o = dmlsched.solve(inst, "oracle")
+    h = dmlsched.solve(inst, "harmony")
+    assert o.objective == pytest.approx(inst.expected["optimal_utilisation"], abs=1e-9)
+    assert h.objective == pytest.approx(inst.expected["harmony_utilisation"], abs=1e-9)
+
+
+def _milp_equals_oracle(inst, solver):
+    try:
+        res = dmlsched.solve(inst, "exact", solver=solver, time_limit=60)
+    except SolverLimitError:
+        pytest.skip("model exceeds Gurobi's size-limited licence")
+    assert res.status == dmlsched.Status.OPTIMAL
+    _, u, _ = oracle(inst)
+    assert res.objective == pytest.approx(u, abs=1e-6)
+    assert res.lower_bound >= u - 1e-6  # the solver's bound on the maximum
+    assert res.details["solver_objective"] == pytest.approx(res.objective, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name", ["two-jobs-hand.json", "network-heavy-split.json"]
+)
+def test_milp_matches_oracle_on_files(solver, name):
+    _milp_equals_oracle(dmlsched.load(ROOT / "instances" / "harmony" / name), solver)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["five-jobs.json", "eval-sample-5j-6m.json"])
+def test_milp_matches_oracle_on_larger_files(solver, name):
+    _milp_equals_oracle(dmlsched.load(ROOT / "instances" / "harmony" / name), solver)
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None)
+@given(harmony_instances(max_jobs=4, max_machines=4))
+def test_milp_matches_oracle_property(inst):
+    _milp_equals_oracle(inst, "highs")
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None)
+@given(harmony_instances(max_jobs=4, max_machines=4))
+def test_gurobi_agrees_with_highs(inst):
+    if not solver_available("gurobi"):
+        pytest.skip("gurobi not available")
+    try:
+        g = dmlsched.solve(inst, "exact", solver="gurobi", time_limit=30)
+    except SolverLimitError:
+        pytest.skip("model exceeds Gurobi's size-limited licence")
+    h = dmlsched.solve(inst, "exact", solver="highs", time_limit=30)
+    assert g.objective == pytest.approx(h.objective, abs=1e-6)
+
+
+def test_spec_names_exist_in_model(two_jobs):
+    """Every component named in models/harmony.md's tables exists in the model."""
+    text = (ROOT / "models" / "harmony.md").read_text(encoding="utf-8")
+    text = text[text.index("## Exact MILP"):]
+    names = set(re.findall(r"^\|\s*`([A-Za-z_][A-Za-z0-9_]*)`\s*\|", text, flags=re.M))
+    assert {"x", "y", "assign_once", "cpu_term", "utilisation"} <= names
+    mdl = build_model(two_jobs)
+    for name in sorted(names):
+        assert mdl.find_component(name) is not None, name
+
+
+@settings(max_examples=40, deadline=None)
+@given(harmony_instances(max_jobs=4, max_machines=7))
+def test_subset_values_match_the_evaluator(inst):
+    from dmlsched.problems.harmony.oracle import subset_values
+    from dmlsched.problems.harmony.solution import group_stats
+
+    vals = subset_values(inst)
+    for mask, v in vals.items():
+        jobs = [j for j in range(inst.num_jobs) if mask >> j & 1]
+        for m in range(1, inst.machines + 1):
+            assert v[m] == pytest.approx(m * group_stats(inst, jobs, m).u, rel=1e-12)
+
+
+def test_strategies_reexported():
+    import dmlsched.strategies as s
+
+    assert {"harmony_instances", "harmony_instance_dicts", "harmony_dicts_mutated"} <= set(s.__all__)
+
+
+@pytest.mark.slow
+def test_milp_time_limit_keeps_incumbent_and_bound():
+    from dmlsched.generate.harmony import sample_workload
+
+    inst = sample_workload(1, jobs=7, machines=9)
+    res = dmlsched.solve(inst, "exact", time_limit=1)
+    assert res.status in (dmlsched.Status.FEASIBLE, dmlsched.Status.OPTIMAL, dmlsched.Status.TIME_LIMIT)
+    u_opt = oracle(inst)[1]
+    if res.solution is not None:
+        assert res.objective <= u_opt + 1e-9
+    if res.lower_bound is not None:  # a proven upper bound on the maximum
+        assert res.lower_bound >= u_opt - 1e-6

@@ -1,0 +1,169 @@
+"""Algorithms 1 and 2: each step against its specification, and the whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dmlsched
+from dmlsched.generate.harmony import evaluation_workload
+from dmlsched.problems.harmony.heuristics import (
+    allocate_machines,
+    assign_jobs,
+    best_num_groups,
+    imbalance_sum,
+    schedule,
+)
+from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
+from dmlsched.problems.harmony.strategies import harmony_instances
+
+
+def _inst(jobs, machines=4, dop=1.0):
+    return HarmonyInstance(
+        machines=machines,
+        reference_dop=dop,
+        jobs=tuple(HarmonyJob(f"j{i}", float(a), float(b)) for i, (a, b) in enumerate(jobs)),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(harmony_instances(max_jobs=8, max_machines=12))
+def test_num_groups_is_the_brute_force_argmin(inst):
+    jobs = list(range(inst.num_jobs))
+    hi = min(inst.num_jobs, inst.machines)
+    vals = [imbalance_sum(inst, jobs, k) for k in range(1, hi + 1)]
+    k = best_num_groups(inst, jobs)
+    assert 1 <= k <= hi
+    assert vals[k - 1] <= min(vals) * (1 + 1e-12) + 1e-12
+
+
+def test_num_groups_worked_example():
+    # a_j = t_cpu * c / M = 1/4 each; f(n) = 4 * |n/4 - 1| -> n_G* = 4
+    inst = _inst([(1, 1)] * 4, machines=4)
+    assert best_num_groups(inst, [0, 1, 2, 3]) == 4
+    # CPU-heavy jobs: balance needs few groups (large DoP): n_G* = 1
+    assert best_num_groups(_inst([(8, 1)] * 4, machines=4), [0, 1, 2, 3]) == 1
+
+
+def test_assign_jobs_worked_example():
+    """Algorithm 2 by hand (models/harmony.md, "Worked example of Algorithm 2").
+
+    n_G = 2 on M = 2 machines, c = 1: times at DoP M/n_G = 1 are the profiled ones.
+    itr: j0 = 10 (cpu 9, net 1), j1 = 8 (1, 7), j2 = 6 (5, 1), j3 = 5 (1, 4), j4 = 3 (2, 1).
+    Group 0: j0 (largest, S = 0), then complementary (diff <= 0): j1 -> S = 2.
+    Group 1: j2 (largest left, S = 0), then j3 (diff -3) -> S = 1.
+    Remaining j4 (diff 1): |1 + 2| = 3 vs |1 + 1| = 2 -> group 1; itr 3 <= max 6, no job-bound check.
+    Fine-tuning: g_u = 0 (|S| = 2), partner 1 (S = 2): best swap j0<->j2 gives S = (-2, 6)...
+    no swap lowers |2| + |2| = 4 except none: so no swap.
+    """
+    inst = _inst([(9, 1), (1, 7), (5, 1), (1, 4), (2, 1)], machines=2)
+    asg = assign_jobs(inst, [0, 1, 2, 3, 4], 2)
+    assert asg.groups == [[0, 1], [2, 3, 4]]
+    assert asg.swaps == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(harmony_instances(max_jobs=10, max_machines=12), st.data())
+def test_job_bound_check_is_never_reached(inst, data):
+    """proofs/harmony.md, Observation 2: L16's condition T_itr_j > max_{g*} T_itr is
+    never true (each group starts with the longest job left), so the job-bound
+    check of Algorithm 2 never fires."""
+    k = data.draw(st.integers(1, inst.num_jobs))
+    asg = assign_jobs(inst, list(range(inst.num_jobs)), k, fine_tune=False)
+    assert asg.job_bound_checks == 0 and asg.fallback_job_bound == 0
+
+
+@settings(max_examples=120, deadline=None)
+@given(harmony_instances(max_jobs=9, max_machines=12), st.data())
+def test_assign_jobs_partitions_and_swaps_stop_at_local_optimum(inst, data):
+    jobs = list(range(inst.num_jobs))
+    k = data.draw(st.integers(1, inst.num_jobs))
+    asg = assign_jobs(inst, jobs, k)
+    assert len(asg.groups) == k
+    assert sorted(j for g in asg.groups for j in g) == jobs
+    assert all(len(g) >= inst.num_jobs // k for g in asg.groups)
+    if k >= 2:  # the fine-tuning stopped: no swap between g_u and its partner helps
+        cpu = inst.t_cpu * inst.reference_dop * k / inst.machines
+        d = cpu - inst.t_net
+        s = np.array([d[g].sum() for g in asg.groups])
+        u = int(np.argmax(np.abs(s)))
+        other = np.abs(s[u] - s)
+        other[u] = -np.inf
+        v = int(np.argmax(other))
+        x = d[asg.groups[u]][:, None] - d[asg.groups[v]][None, :]
+        best = (np.abs(s[u] - x) + np.abs(s[v] + x)).min()
+        assert best >= abs(s[u]) + abs(s[v]) - 1e-9 * max(1.0, np.abs(s).max())
+
+
+@settings(max_examples=100, deadline=None)
+@given(harmony_instances(max_jobs=8, max_machines=12), st.data())
+def test_allocate_machines_greedy(inst, data):
+    k = data.draw(st.integers(1, min(inst.num_jobs, inst.machines)))
+    groups = [list(range(inst.num_jobs))[i::k] for i in range(k)]
+    m = allocate_machines(inst, groups)
+    assert sum(m) == inst.machines and min(m) >= 1
+    # replay: each extra machine went to a group of maximal intensity at that moment
+    cur = [1] * k
+    a = [inst.t_cpu[g].sum() * inst.reference_dop for g in groups]
+    n = [inst.t_net[g].sum() for g in groups]
+    for _ in range(inst.machines - k):
+        inten = [a[i] / (cur[i] * n[i]) if n[i] > 0 else np.inf for i in range(k)]
+        i = int(np.argmax(inten))
+        cur[i] += 1
+    assert cur == m
+
+
+@settings(max_examples=100, deadline=None)
+@given(harmony_instances(max_jobs=9, max_machines=12), st.sampled_from(["all", "incremental"]))
+def test_harmony_returns_valid_solutions(inst, admission):
+    res = dmlsched.solve(inst, "harmony", admission=admission)  # validates and re-evaluates
+    assert res.status == dmlsched.Status.FEASIBLE
+    assert sum(res.solution.machines) == inst.machines
+    assert 0 < res.objective <= 1 + 1e-12
+    assert res.details["n_groups"] <= min(inst.num_jobs, inst.machines)
+
+
+def test_incremental_admission_stops_when_u_stops_improving():
+    inst = evaluation_workload(0, jobs=30, machines=40)
+    sch = schedule(inst, admission="incremental")
+    assert 1 <= sch.admitted <= inst.num_jobs
+    assert sch.utilisation_admitted is not None
+    assert sorted(j for g in sch.groups for j in g) == list(range(inst.num_jobs))
+
+
+def test_deterministic_and_unknown_option(two_jobs):
+    a = dmlsched.solve(two_jobs, "harmony", seed=1)
+    b = dmlsched.solve(two_jobs, "harmony", seed=2)
+    assert a.solution.groups == b.solution.groups and a.objective == b.objective
+    with pytest.raises(TypeError):
+        dmlsched.solve(two_jobs, "harmony", bogus=1)
+
+
+def test_paper_scale_runs():
+    """8,000 jobs on 10,000 machines (Fig. 4.18) gives a valid grouping (timing: benchmarks/)."""
+    inst = evaluation_workload(3, jobs=8000, machines=10000)
+    res = dmlsched.solve(inst, "harmony")
+    assert sum(len(g) for g in res.solution.groups) == 8000
+
+
+@settings(max_examples=100, deadline=None)
+@given(harmony_instances(max_jobs=8, max_machines=12))
+def test_aggregate_rule_is_the_brute_force_argmin(inst):
+    jobs = list(range(inst.num_jobs))
+    a = inst.t_cpu * inst.reference_dop / inst.machines
+    hi = min(inst.num_jobs, inst.machines)
+    vals = [abs(a.sum() * k - inst.t_net.sum()) for k in range(1, hi + 1)]
+    k = best_num_groups(inst, jobs, "aggregate")
+    assert vals[k - 1] <= min(vals) * (1 + 1e-12) + 1e-12
+    res = dmlsched.solve(inst, "harmony", group_rule="aggregate")
+    assert res.details["n_groups"] == k and res.details["group_rule"] == "aggregate"
+
+
+def test_unknown_rule_and_bad_n_groups(two_jobs):
+    with pytest.raises(ValueError):
+        dmlsched.solve(two_jobs, "harmony", group_rule="median")
+    with pytest.raises(ValueError):
+        dmlsched.solve(two_jobs, "harmony", n_groups=0)
+    assert dmlsched.solve(two_jobs, "harmony", n_groups=5).details["n_groups"] == 2  # clamped
