@@ -1,0 +1,233 @@
+"""The online policies as registered methods (kind ``"policy"``), and the
+"attained service" measures of Section IV-B (Figs. 9-10).
+
+Every policy runs in the same execution model (:mod:`.simulator`); only the
+priority rule (:mod:`.policies`) and the grouping differ.  ``hlas`` and
+``hlas-p`` run on GPU groups (the instance's explicit ``grouping``, or a
+grouping into ``groups`` groups computed by a GPU-grouping method); the
+baselines ``fifo``, ``2d-las`` and ``srtf`` schedule GPU by GPU (one group per
+GPU), as in the paper.  Option ``grouped`` overrides either default.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from typing import Sequence
+
+
+from ...registry import register_method
+from ...result import Result, Status
+from ...sim import Simulation
+from .instance import HlasInstance
+from .policies import RULES
+from .simulator import HlasSimulator
+from .solution import HlasRun, metrics
+
+
+def resolve_groups(
+    inst: HlasInstance,
+    grouped: bool,
+    *,
+    grouping_method: str = "greedy",
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+) -> tuple[list[list[int]], dict]:
+    """The GPU groups a policy runs on, and details about how they were made."""
+    m = inst.num_gpus
+    if not grouped:
+        return [[g] for g in range(m)], {"grouping": "one group per GPU"}
+    if inst.grouping is not None:
+        return [list(g) for g in inst.grouping], {"grouping": "explicit"}
+    u = inst.num_groups
+    if u == m:
+        return [[g] for g in range(m)], {"grouping": "one group per GPU"}
+    if u == 1:
+        return [list(range(m))], {"grouping": "one group"}
+    from ... import api
+    from ..gpugrouping import from_hlas
+
+    ginst = from_hlas(inst, u)
+    res = api.solve(ginst, grouping_method, solver=solver, time_limit=time_limit, seed=seed)
+    if res.solution is None:
+        raise RuntimeError(f"grouping method {grouping_method!r} found no grouping ({res.status.value})")
+    groups = res.solution.members(u)
+    return groups, {"grouping": grouping_method, "grouping_objective": res.objective,
+                    "grouping_status": res.status.value}
+
+
+def simulate(
+    inst: HlasInstance,
+    policy: str,
+    *,
+    grouped: bool | None = None,
+    groups: Sequence[Sequence[int]] | None = None,
+    grouping_method: str = "greedy",
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    trace: bool = False,
+) -> tuple[HlasRun, dict]:
+    """Run ``policy`` on ``inst``; returns the run and details (metrics, counters)."""
+    rule = RULES[policy]()
+    gdetails: dict = {}
+    if groups is None:
+        if grouped is None:
+            grouped = policy in ("hlas", "hlas-p")
+        groups, gdetails = resolve_groups(inst, grouped, grouping_method=grouping_method, solver=solver,
+                                          time_limit=time_limit, seed=seed)
+    t0 = time.perf_counter()
+    sim_policy = HlasSimulator(inst, rule, groups, trace=trace)
+    sim = Simulation().run(sim_policy)
+    sim_s = time.perf_counter() - t0
+    rec = sim_policy.recorder
+    if rec.unfinished():  # pragma: no cover - the model always finishes every job
+        raise RuntimeError(f"{len(rec.unfinished())} jobs unfinished")
+    run = HlasRun(gpu=sim_policy.gpu, start=sim_policy.start_time, finish=rec.finish_time, policy=policy,
+                  groups=[list(g) for g in groups], log=sim_policy.log)
+    m = rec.metrics()
+    m["utilisation"] = metrics(inst, run)["utilisation"]  # busy GPU time from the schedule
+    details = {
+        **gdetails,
+        "avg_jct": m["avg_jct"],
+        "total_weighted_jct": m["total_weighted_jct"],
+        "max_jct": m["max_jct"],
+        "makespan": m["makespan"],
+        "utilisation": m["utilisation"],
+        "events": sim.events,
+        "decisions": sim.decisions,
+        "assignments": sim_policy.assignments,
+        "simulation_s": sim_s,
+        "num_groups": len(groups),
+        "records": [
+            {**r.to_json(inst.jobs[r.job].id), "rounds": sim_policy.rounds_run[r.job]}
+            for r in rec.records()
+        ],
+    }
+    return run, details
+
+
+def _make(policy: str, description: str):
+    def method(inst: HlasInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
+               grouped: bool | None = None, grouping_method: str = "greedy", trace: bool = False,
+               **options) -> Result:
+        if options:
+            raise TypeError(f"unknown option(s) for hlas/{policy}: {', '.join(sorted(options))}")
+        run, details = simulate(inst, policy, grouped=grouped, grouping_method=grouping_method, solver=solver,
+                                time_limit=time_limit, seed=seed, trace=trace)
+        return Result("hlas", policy, Status.FEASIBLE, objective=details["avg_jct"], solution=run,
+                      details=details)
+
+    method.__name__ = f"run_{policy.replace('-', '_')}"
+    method.__doc__ = (
+        f"{description}\n\nOptions: ``grouped`` (run on GPU groups; default True for hlas/hlas-p), "
+        f"``grouping_method`` (``greedy`` or ``exact``, when the instance gives ``groups``), "
+        f"``trace`` (keep the assignment log in ``solution.log``)."
+    )
+    return register_method("hlas", policy, kind="policy", description=description)(method)
+
+
+run_hlas = _make("hlas", "HLAS (Algorithms 1-3): MLFQ on attained rounds x average group round time")
+run_hlas_p = _make("hlas-p", "HLAS-P (Section V-B): HLAS with predicted rounds and sub-queues q^1, q^2")
+run_fifo = _make("fifo", "FIFO by arrival on the fastest idle GPUs (Gavel_FIFO's order)")
+run_2dlas = _make("2d-las", "2D-LAS: least attained task-GPU time first (Tiresias 2DAS, relaxed sync)")
+run_srtf = _make("srtf", "SRTF (clairvoyant reference): shortest remaining rounds x T-bar first")
+
+
+# ---------------------------------------------------------------------------
+# Section IV-B: what "attained service" a round earns (Figs. 9-10)
+
+def list_schedule_round(times: Sequence[float], tasks: int) -> list[int]:
+    """GPU (position in ``times``) of each of ``tasks`` tasks of one round, list-scheduled.
+
+    Each task goes to the GPU that becomes free first (ties: lowest position),
+    all GPUs free at time 0 -- the relaxed scale-fixed synchronisation of Fig. 5.
+    """
+    heap = [(0.0, i) for i in range(len(times))]
+    heapq.heapify(heap)
+    out = []
+    for _ in range(tasks):
+        t, i = heapq.heappop(heap)
+        out.append(i)
+        heapq.heappush(heap, (t + times[i], i))
+    return out
+
+
+def task_gpu_time(times: Sequence[float], tasks: int) -> float:
+    """Task-GPU time ``sum_i t_i`` a round of ``tasks`` tasks earns on GPUs with ``times``
+    (the paper's extension of Tiresias' 2DAS to relaxed synchronisation, Fig. 10)."""
+    return float(sum(times[i] for i in list_schedule_round(times, tasks)))
+
+
+def hlas_round_size(inst: HlasInstance, job: int, num_groups: int) -> float:
+    """``T̄_n``: what one round adds to HLAS's job size, whichever GPUs ran it."""
+    from .simulator import tbar
+
+    return tbar(inst, num_groups)[job]
+
+
+def group_round_times(inst: HlasInstance, job: int, groups: Sequence[Sequence[int]]) -> list[float]:
+    """Time one round of ``job`` takes on each group, its tasks list-scheduled on the group's GPUs."""
+    j = inst.jobs[job]
+    out = []
+    for g in groups:
+        times = [j.train_time[inst.gpus[m]] + j.sync_time[inst.gpus[m]] for m in g]
+        heap = [(0.0, i) for i in range(len(times))]
+        end = 0.0
+        for _ in range(j.tasks_per_round):
+            t, i = heapq.heappop(heap)
+            end = max(end, t + times[i])
+            heapq.heappush(heap, (t + times[i], i))
+        out.append(end)
+    return out
+
+
+__all__ = ["group_round_times", "hlas_round_size", "list_schedule_round", "resolve_groups", "simulate",
+           "task_gpu_time"]
+
+
+# ---------------------------------------------------------------------------
+# the offline optimum: a proven reference for every online policy
+
+def unit_weight_hare(inst: HlasInstance):
+    """The Hare instance of ``inst`` with every weight 1 (so ``sum C_n`` is the objective)."""
+    import dataclasses
+
+    hare = inst.to_hare()
+    return dataclasses.replace(hare, jobs=tuple(dataclasses.replace(j, weight=1.0) for j in hare.jobs))
+
+
+@register_method(
+    "hlas",
+    "offline-exact",
+    kind="exact",
+    description="Clairvoyant offline optimum: Hare_Sched's MIP with unit weights (small instances)",
+    uses_solver=True,
+)
+def run_offline_exact(inst: HlasInstance, *, solver: str = "highs", time_limit: float | None = None,
+                      seed: int = 0, **options) -> Result:
+    """The best schedule with full knowledge of arrivals and sizes (Hare's ``exact`` on unit weights).
+
+    Every run of every policy is a feasible Hare schedule, so the optimum
+    (and the MIP's proven bound, converted to an average JCT as
+    ``(bound - sum_n a_n) / |N|``) bounds every policy's average JCT from below.
+    Status and bound are the Hare MIP's.
+    """
+    from ... import api
+
+    hare = unit_weight_hare(inst)
+    res = api.solve(hare, "exact", solver=solver, time_limit=time_limit, seed=seed, **options)
+    n = inst.num_jobs
+    arr = sum(j.arrival for j in inst.jobs)
+    details = {"hare_status": res.status.value, "hare_objective": res.objective,
+               "hare_lower_bound": res.lower_bound, **{k: v for k, v in res.details.items() if k != "wall_s"}}
+    if res.solution is None:
+        return Result("hlas", "offline-exact", res.status, solver=solver, details=details)
+    from ..hare.solution import completion_times as hare_ct
+
+    ct = hare_ct(hare, res.solution)
+    run = HlasRun(gpu=res.solution.gpu, start=res.solution.start, finish=ct, policy="offline-exact")
+    lb = None if res.lower_bound is None else (res.lower_bound - arr) / n
+    return Result("hlas", "offline-exact", res.status, objective=(float(ct.sum()) - arr) / n, lower_bound=lb,
+                  solution=run, solver=solver, details=details)

@@ -1,0 +1,313 @@
+"""The HLAS execution model on the shared engine (:mod:`dmlsched.sim`).
+
+Semantics (``models/hlas.md`` has the full list and the reasons):
+
+* The cluster is partitioned into GPU groups (HLAS: the GPU-grouping result;
+  the baselines: one group per GPU, i.e. Algorithm 1's per-GPU loop).  A
+  group is *idle* when all its GPUs are idle; only idle groups receive work.
+* At every instant, after all arrivals and completions of that instant, the
+  policy fills the idle groups: it takes the job with the smallest priority
+  key that has unassigned tasks in its current round, gives it the idle group
+  that is fastest for it (largest ``sum_m 1/(T^c+T^s)`` over the group's free
+  GPUs; ties: lowest index), and assigns it a *group batch* of its unassigned
+  tasks (:func:`_batch`): each task goes to the group GPU on which it would
+  finish training earliest, as long as it finishes within one task-time of the
+  group's slowest free GPU (so a singleton group takes one task, and a group
+  works at about its aggregate speed ``p_n^u``).  Tasks that do not fit wait;
+  the job is then *partially scheduled* and stays first in its queue until
+  its round is fully assigned.  GPUs of the group left without a task take
+  the next job's tasks (Algorithm 3 returns a list of jobs per group).
+* A task starts when assigned and is not preempted; its GPU is busy for
+  ``T^c`` (synchronisation overlaps, as in Hare's (8)); the group is idle again
+  when its last task finishes training.  A round ends when all its tasks have
+  trained and synchronised; only then does the policy learn whether another
+  round follows, and the job re-enters the queues with its new size.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Sequence
+
+from ...sim import Recorder, Simulation
+from .instance import HlasInstance
+from .policies import Rule, View
+
+# event kinds double as their priority within an instant
+GROUP_IDLE, ROUND_DONE, ARRIVAL = 0, 1, 2
+
+_heappush = heapq.heappush
+_heappop = heapq.heappop
+
+
+def tbar(inst: HlasInstance, num_groups: int) -> list[float]:
+    """``T̄_n = |D_n| / s̄_n`` with ``s̄_n = (1/|U|) sum_m 1/(T^c_{n,m} + T^s_{n,m})``.
+
+    The average group speed ``s̄_n`` is the mean over groups of ``p_n^u``, which
+    equals the total speed over all GPUs divided by ``|U|`` whatever the
+    grouping; ``T̄_n`` is the time of one round of ``|D_n|`` tasks at that speed.
+    """
+    out = []
+    for j in inst.jobs:
+        total = sum(1.0 / (j.train_time[g] + j.sync_time[g]) for g in inst.gpus)
+        out.append(j.tasks_per_round * num_groups / total)
+    return out
+
+
+def _batch(order: list[int], tc: list[float], rem: int, t: float) -> tuple[list[int], list[float]]:
+    """A group batch of at most ``rem`` tasks on the free GPUs ``order`` (fastest first).
+
+    Each task goes to the GPU on which it would finish training earliest
+    (ties: earlier in ``order``), as long as it finishes within the horizon
+    ``t + max_m T^c_m`` (one task on the group's slowest free GPU), so the
+    batch is at least one task and at most ``sum_m floor(horizon / T^c_m)``.
+    Returns the GPU and start time of each task, in assignment order.  GPUs
+    left without a task stay free for the next job of the same decision.
+    """
+    horizon = max(tc[m] for m in order) * (1.0 + 1e-12)
+    heap = [(tc[m], i, m, 0.0) for i, m in enumerate(order)]
+    heapq.heapify(heap)
+    gpus: list[int] = []
+    starts: list[float] = []
+    while heap and len(gpus) < rem:
+        fin, i, m, st = heap[0]
+        if fin > horizon:
+            break
+        gpus.append(m)
+        starts.append(t + st)
+        heapq.heapreplace(heap, (fin + tc[m], i, m, fin))
+    return gpus, starts
+
+
+class HlasSimulator:
+    """A :class:`dmlsched.sim.Policy` running a priority :class:`Rule` on groups.
+
+    After :meth:`dmlsched.sim.Simulation.run`, ``gpu`` and ``start`` hold the
+    GPU and start time of every task in Hare's global task numbering (task
+    ``k`` of a round = the ``k``-th task assigned), ``recorder`` the per-job
+    times, and ``log`` (if ``trace``) every assignment as
+    ``(time, job, round, group, [gpus])``.
+    """
+
+    def __init__(self, inst: HlasInstance, rule: Rule, groups: Sequence[Sequence[int]], *,
+                 trace: bool = False) -> None:
+        self.inst = inst
+        self.rule = rule
+        self.groups = [list(g) for g in groups]
+        n_jobs = inst.num_jobs
+        # job profiles: jobs with identical time tables share per-GPU lists
+        prof_of: dict[tuple, int] = {}
+        self.tc: list[list[float]] = []
+        self.ts: list[list[float]] = []
+        self.speed: list[list[float]] = []
+        self.prof = [0] * n_jobs
+        for n, j in enumerate(inst.jobs):
+            key = (tuple(j.train_time[g] for g in inst.gpu_types), tuple(j.sync_time[g] for g in inst.gpu_types))
+            p = prof_of.get(key)
+            if p is None:
+                p = prof_of[key] = len(self.tc)
+                tcl = [float(j.train_time[g]) for g in inst.gpus]
+                tsl = [float(j.sync_time[g]) for g in inst.gpus]
+                self.tc.append(tcl)
+                self.ts.append(tsl)
+                self.speed.append([1.0 / (a + b) for a, b in zip(tcl, tsl)])
+            self.prof[n] = p
+        self.tpr = [j.tasks_per_round for j in inst.jobs]
+        self.rounds = [j.rounds for j in inst.jobs]
+        self.arrival = [j.arrival for j in inst.jobs]
+        offs, acc = [], 0
+        for j in inst.jobs:
+            offs.append(acc)
+            acc += j.num_tasks
+        self.offset = offs
+        self.tbar = tbar(inst, len(self.groups))
+        view = View(
+            arrival=self.arrival,
+            tasks_per_round=self.tpr,
+            tbar=self.tbar,
+            predicted=[j.predicted_rounds or 0 for j in inst.jobs],
+            lows=[lo for lo, _ in inst.queues],
+        )
+        rule.setup(view, self.rounds if rule.clairvoyant else None)
+        self.trace = trace
+        self.log: list[tuple] = []
+        self._order_cache: dict[tuple[int, int], list[int]] = {}
+        self._pat_cache: dict[tuple[int, int, int], tuple] = {}
+        self._speed_cache: dict[tuple[int, int], float] = {}
+        self._gsize = [len(g) for g in self.groups]
+
+    # -- engine protocol ------------------------------------------------
+    def start(self, sim: Simulation) -> None:
+        inst = self.inst
+        n_jobs = inst.num_jobs
+        self.gpu = [0] * inst.num_tasks
+        self.start_time = [0.0] * inst.num_tasks
+        self.rounds_run = [0] * n_jobs
+        self.assigned = [0] * n_jobs  # tasks of the current round already assigned
+        self.round_done = [-math.inf] * n_jobs  # latest train+sync end in the current round
+        self.service = [0.0] * n_jobs  # attained task-GPU (training) time
+        self.recorder = Recorder(self.arrival, [j.weight for j in inst.jobs], num_resources=inst.num_gpus)
+        self.ready: list[tuple] = []
+        self.open: list[int] = list(range(len(self.groups)))  # idle groups
+        self.free: list[list[int]] = [list(g) for g in self.groups]
+        self.group_end = [0.0] * len(self.groups)
+        self.assignments = 0
+        for n in sorted(range(n_jobs), key=lambda i: (self.arrival[i], i)):
+            sim.at(self.arrival[n], ARRIVAL, n, ARRIVAL)
+
+    def handle(self, sim: Simulation, kind: int, x: int) -> None:
+        if kind == GROUP_IDLE:
+            self.open.append(x)
+            self.free[x] = list(self.groups[x])
+        elif kind == ROUND_DONE:
+            r = self.rounds_run[x] + 1
+            self.rounds_run[x] = r
+            if r == self.rounds[x]:  # the policy learns that no round follows
+                self.recorder.finish_time[x] = sim.now
+            else:
+                self.assigned[x] = 0
+                self.round_done[x] = -math.inf
+                _heappush(self.ready, self.rule.key(x, r, self.service[x]))
+        else:  # ARRIVAL
+            _heappush(self.ready, self.rule.key(x, 0, 0.0))
+
+    def _gpu_order(self, u: int, p: int) -> list[int]:
+        """GPUs of group ``u`` fastest-first for profile ``p`` (ties: lower index)."""
+        key = (u, p)
+        o = self._order_cache.get(key)
+        if o is None:
+            sp = self.speed[p]
+            o = sorted(self.groups[u], key=lambda m: (-sp[m], m))
+            self._order_cache[key] = o
+        return o
+
+    def _pattern(self, u: int, p: int, rem: int, fu: list[int]) -> tuple:
+        """Assignment of ``rem`` tasks of profile ``p`` to the free GPUs ``fu`` of group ``u``.
+
+        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest)``;
+        cached by ``(u, p, rem, free GPUs)``: patterns only depend on these.
+        """
+        key = (u, p, rem) if len(fu) == len(self.groups[u]) else (u, p, rem, tuple(fu))
+        pat = self._pat_cache.get(key)
+        if pat is not None:
+            return pat
+        tcp = self.tc[p]
+        tsp = self.ts[p]
+        if len(fu) == 1:
+            gpus, offs, rest = list(fu), [0.0], []
+        else:
+            fs = set(fu)
+            order = [m for m in self._gpu_order(u, p) if m in fs]
+            gpus, offs = _batch(order, tcp, rem, 0.0)
+            used = set(gpus)
+            rest = [m for m in order if m not in used] if len(used) < len(order) else []
+        tot = 0.0
+        end = 0.0
+        done = 0.0
+        for m, o in zip(gpus, offs):
+            d = tcp[m]
+            tot += d
+            if o + d > end:
+                end = o + d
+            if o + d + tsp[m] > done:
+                done = o + d + tsp[m]
+        zero = all(o == 0.0 for o in offs)
+        pat = (gpus, None if zero else offs, tot, end, done, rest)
+        self._pat_cache[key] = pat
+        return pat
+
+    def _group_speed(self, v: int, p: int, fv: list[int]) -> float:
+        if len(fv) == 1:
+            return self.speed[p][fv[0]]
+        if len(fv) == len(self.groups[v]):
+            key = (v, p)
+            s = self._speed_cache.get(key)
+            if s is None:
+                sp = self.speed[p]
+                s = self._speed_cache[key] = sum(sp[m] for m in fv)
+            return s
+        sp = self.speed[p]
+        return sum(sp[m] for m in fv)
+
+    def decide(self, sim: Simulation) -> None:
+        ready = self.ready
+        opn = self.open
+        if not ready or not opn:
+            return
+        t = sim.now
+        free = self.free
+        group_end = self.group_end
+        tpr = self.tpr
+        assigned = self.assigned
+        round_done = self.round_done
+        service = self.service
+        gpu_out = self.gpu
+        start_out = self.start_time
+        first = self.recorder.first_start
+        prof = self.prof
+        offset = self.offset
+        rounds_run = self.rounds_run
+        pat_cache = self._pat_cache
+        gsize = self._gsize
+        trace = self.trace
+        touched: list[int] = []
+        while ready and opn:
+            key = ready[0]
+            n = key[-1]
+            p = prof[n]
+            # the idle group fastest for n (over its free GPUs); ties: lowest index
+            if len(opn) == 1:
+                u = opn[0]
+            else:
+                u = -1
+                best = -1.0
+                for v in opn:
+                    s = self._group_speed(v, p, free[v])
+                    if s > best or (s == best and v < u):
+                        best, u = s, v
+            fu = free[u]
+            a = assigned[n]
+            k = tpr[n]
+            rem = k - a
+            pat = pat_cache.get((u, p, rem)) if len(fu) == gsize[u] else None
+            if pat is None:
+                pat = self._pattern(u, p, rem, fu)
+            gpus, offs, tot, end_off, done_off, rest = pat
+            c = len(gpus)
+            base = offset[n] + rounds_run[n] * k + a
+            gpu_out[base:base + c] = gpus
+            start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
+            service[n] += tot
+            if u in touched:
+                if t + end_off > group_end[u]:
+                    group_end[u] = t + end_off
+            else:
+                group_end[u] = t + end_off
+                touched.append(u)
+            rd = t + done_off
+            if rd < round_done[n]:
+                rd = round_done[n]
+            round_done[n] = rd
+            if first[n] is None:
+                first[n] = t
+            if trace:
+                self.log.append((t, n, rounds_run[n], u, list(gpus)))
+            self.assignments += 1
+            # shrink the group's free list, close it when full
+            if rest:
+                free[u] = rest
+            else:
+                free[u] = []
+                opn.remove(u)
+            a += c
+            assigned[n] = a
+            if a == k:
+                _heappop(ready)
+                sim.at(rd, ROUND_DONE, n, ROUND_DONE)
+            elif key[1]:  # now partially scheduled: first in its queue from here on
+                ready[0] = key[:1] + (0,) + key[2:]
+        for u in touched:
+            if u in opn:
+                opn.remove(u)
+            sim.at(group_end[u], GROUP_IDLE, u, GROUP_IDLE)
