@@ -1,0 +1,22 @@
+"""Readers of real workload traces and converters to instances.
+
+* :mod:`.swf` — Standard Workload Format (Parallel Workloads Archive);
+* :mod:`.openb` — Alibaba ``cluster-trace-gpu-v2023`` (openb) GPU pods.
+
+Malformed rows raise :class:`TraceError` naming the file and line; with
+``skip_bad=True`` they are skipped and listed in the result's ``bad`` field.
+"""
+
+from .common import TraceError
+from .openb import OpenbTrace, openb_to_moldable, read_openb
+from .swf import SWFTrace, read_swf, swf_to_moldable
+
+__all__ = [
+    "OpenbTrace",
+    "SWFTrace",
+    "TraceError",
+    "openb_to_moldable",
+    "read_openb",
+    "read_swf",
+    "swf_to_moldable",
+]
