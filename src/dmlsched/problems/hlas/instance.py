@@ -85,17 +85,15 @@ class HlasInstance:
     def gpu_types(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self.gpus))
 
-    @cached_property
+    @property
     def tc(self) -> np.ndarray:
-        """``tc[n, m]``: training time of a task of job ``n`` on GPU ``m``."""
-        return np.array([[j.train_time[g] for g in self.gpus] for j in self.jobs], dtype=float).reshape(
-            self.num_jobs, self.num_gpus)
+        """``tc[n, m]``: training time of a task of job ``n`` on GPU ``m`` (the Hare instance's)."""
+        return self.hare.tc
 
-    @cached_property
+    @property
     def ts(self) -> np.ndarray:
         """``ts[n, m]``: synchronisation time of a task of job ``n`` on GPU ``m``."""
-        return np.array([[j.sync_time[g] for g in self.gpus] for j in self.jobs], dtype=float).reshape(
-            self.num_jobs, self.num_gpus)
+        return self.hare.ts
 
     def to_hare(self):
         """The offline Hare instance with the same jobs (sizes revealed)."""
