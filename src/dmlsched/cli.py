@@ -1,6 +1,6 @@
 """The ``dmlsched`` command.
 
-Subcommands: ``solve``, ``check``, ``methods``, ``bench``, ``report``, ``gantt``.
+Subcommands: ``solve``, ``check``, ``methods``, ``bench``, ``report``, ``reproduce``, ``gantt``.
 Exit codes: 0 success, 1 internal failure (a method returned an invalid
 solution, a solver crashed), 2 bad input (malformed file, unknown method or
 solver, model too large for the chosen solver's licence) with the error on
@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_bench_arguments(p)
     p = sub.add_parser("report", help="Markdown report with plots from a results file")
     bench.add_report_arguments(p)
+    p = sub.add_parser("reproduce", help="regenerate benchmarks/REPRODUCTION.md (the papers' claims vs our runs)")
+    bench.add_reproduce_arguments(p)
     from . import plot
 
     p = sub.add_parser("gantt", help="draw a schedule as a Gantt chart (PNG)")
@@ -190,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from . import bench
 
             return bench.cli_report(args)
+        if args.command == "reproduce":
+            from . import bench
+
+            return bench.cli_reproduce(args)
         if args.command == "gantt":
             from . import plot
 

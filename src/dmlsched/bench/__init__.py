@@ -1,0 +1,72 @@
+"""Benchmark engine: sweeps of instances x methods on local processes or Dask,
+resumable JSON-lines results, summaries, reports and the reproduction report.
+
+Python API::
+
+    from dmlsched.bench import load_suite, run_sweep
+    outcome = run_sweep(load_suite("benchmarks/suites/quick.toml"), out="results.jsonl", workers=2)
+    for rec in outcome.records: ...
+
+Command line (wired by :mod:`dmlsched.cli`): ``dmlsched bench`` and
+``dmlsched report`` (see :mod:`.cli`); ``python -m dmlsched.bench.reproduce``
+writes ``benchmarks/REPRODUCTION.md``.
+
+Modules
+-------
+suite
+    :class:`Suite` (TOML suites, instance globs, generator calls with seeds),
+    :func:`materialize` (files read and generators called in the runner).
+runner
+    :func:`run_sweep`: plans one run per (instance, method, seed), runs the
+    reference first, skips runs already in the results file, feeds an engine.
+engines
+    in-process, local worker processes (default: one per core), Dask.
+child
+    the persistent worker process; hard time limit by SIGKILL at limit + grace.
+execute
+    one job in the current process: ``solve`` + ``compare`` -> a record.
+store
+    the append-only, fsynced JSON-lines store keyed by
+    ``instance hash|method|seed|solver|time limit``.
+progress, summary, report, reproduce
+    the progress bar, the summary tables, ``dmlsched report``, REPRODUCTION.md.
+"""
+
+from .cli import add_bench_arguments, add_report_arguments, cli_bench, cli_report, suite_from_args
+from .runner import SweepOutcome, run_sweep
+from .store import ResultStore, read_records, run_key
+from .suite import Source, Suite, SuiteError, load_suite, materialize
+
+
+def add_reproduce_arguments(parser):  # noqa: D103 - thin re-export (lazy import)
+    from .reproduce import add_reproduce_arguments as f
+
+    return f(parser)
+
+
+def cli_reproduce(args) -> int:
+    """``dmlsched reproduce --out benchmarks/REPRODUCTION.md`` (if the CLI wires it)."""
+    from .reproduce import cli_reproduce as f
+
+    return f(args)
+
+
+__all__ = [
+    "ResultStore",
+    "Source",
+    "Suite",
+    "SuiteError",
+    "SweepOutcome",
+    "add_bench_arguments",
+    "add_reproduce_arguments",
+    "add_report_arguments",
+    "cli_bench",
+    "cli_report",
+    "cli_reproduce",
+    "load_suite",
+    "materialize",
+    "read_records",
+    "run_key",
+    "run_sweep",
+    "suite_from_args",
+]

@@ -1,0 +1,151 @@
+"""``dmlsched bench`` and ``dmlsched report``: argument definitions and handlers.
+
+``dmlsched.cli`` wires these into its sub-commands; they also run standalone
+as ``python -m dmlsched.bench ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import DmlschedError
+from .suite import Source, Suite, SuiteError, load_suite, parse_reference, parse_time_limit
+
+
+def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched bench``.  Options left out keep a suite file's values."""
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="instance files, folders (their *.json, recursively) or suite .toml files")
+    parser.add_argument("--methods", default=None,
+                        help="comma-separated methods (default: every registered method of each family)")
+    parser.add_argument("--reference", default=None,
+                        help="reference method (default: the family's, usually 'exact'; 'none' for none)")
+    parser.add_argument("--time-limit", default=None, metavar="S",
+                        help="seconds per run, enforced by killing the run after S + grace (default 60; 'none')")
+    parser.add_argument("--grace", type=float, default=None, metavar="S",
+                        help="extra seconds before a run over its limit is killed (default 5 + limit/4)")
+    parser.add_argument("--solver", default=None, choices=["highs", "gurobi"], help="MIP solver (default highs)")
+    parser.add_argument("--seed", type=int, default=None, help="base seed (default 0)")
+    parser.add_argument("--repetitions", type=int, default=None, metavar="R",
+                        help="runs per (instance, method) with seeds seed..seed+R-1 (default 1)")
+    parser.add_argument("--out", default=None, metavar="FILE",
+                        help="append one JSON line per run to FILE; runs already in it are skipped")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="parallel worker processes (default: number of cores; 0: in this process, no hard limit)")
+    parser.add_argument("--dask", default=None, metavar="ADDRESS",
+                        help="run on a Dask cluster at ADDRESS, or 'local' for a LocalCluster of --workers workers")
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE (or a .py file) registering extra families/methods (repeatable)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    parser.add_argument("--max-rows", type=int, default=1000, help="rows of the per-run summary table (default 1000)")
+
+
+def suite_from_args(args: argparse.Namespace) -> Suite:
+    """The suite a ``dmlsched bench`` command line describes."""
+    tomls = [p for p in args.paths if str(p).endswith(".toml")]
+    others = [p for p in args.paths if not str(p).endswith(".toml")]
+    if len(tomls) > 1:
+        raise SuiteError("give at most one suite .toml file per command")
+    if tomls:
+        suite = load_suite(tomls[0])
+        suite.sources = suite.sources + [Source("path", pattern=str(Path(p).resolve())) for p in others]
+    else:
+        suite = Suite(sources=[Source("path", pattern=str(p)) for p in others], base_dir=Path.cwd())
+    if getattr(args, "methods", None):
+        suite.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if getattr(args, "reference", None) is not None:
+        suite.reference = parse_reference(args.reference)
+    if getattr(args, "time_limit", None) is not None:
+        suite.time_limit = parse_time_limit(args.time_limit, "--time-limit")
+    if getattr(args, "grace", None) is not None:
+        if args.grace < 0:
+            raise SuiteError("--grace: must be >= 0")
+        suite.grace = args.grace
+    if getattr(args, "solver", None) is not None:
+        suite.solver = args.solver
+    if getattr(args, "seed", None) is not None:
+        suite.seed = args.seed
+    if getattr(args, "repetitions", None) is not None:
+        if args.repetitions < 1:
+            raise SuiteError("--repetitions: must be >= 1")
+        suite.repetitions = args.repetitions
+    suite.plugins = list(suite.plugins) + [
+        str(Path(p).resolve()) if p.endswith(".py") else p for p in (getattr(args, "plugin", None) or [])
+    ]
+    return suite
+
+
+def cli_bench(args: argparse.Namespace) -> int:
+    """Run ``dmlsched bench``; 0 when the sweep ran, 2 on bad input, 130 on Ctrl-C."""
+    from ..solvers import check_solver_name
+    from .runner import run_sweep
+    from .store import StoreLockedError
+    from .summary import summary_text
+
+    try:
+        suite = suite_from_args(args)
+        check_solver_name(suite.solver)
+        if args.workers is not None and args.workers < 0:
+            raise SuiteError("--workers: must be >= 0")
+        if args.dask and args.workers == 0:
+            raise SuiteError("--workers 0 (in-process) cannot be combined with --dask")
+        out = args.out if args.out is not None else (
+            str((suite.base_dir / suite.out).resolve()) if suite.out else None)
+        outcome = run_sweep(suite, out=out, workers=args.workers, dask=args.dask,
+                            progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print("\nbench: interrupted; finished runs are in the results file, rerun to resume",
+              file=sys.stderr)
+        return 130
+    except (DmlschedError, OSError, ImportError, StoreLockedError) as e:
+        print(f"dmlsched bench: error: {e}", file=sys.stderr)
+        return 2
+    print(summary_text(outcome.records, ran=outcome.ran, skipped=outcome.skipped,
+                       elapsed_s=outcome.elapsed_s, max_rows=args.max_rows))
+    if out:
+        print(f"results: {out}")
+    return 0
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched report``."""
+    parser.add_argument("results", nargs="+", metavar="RESULTS", help="JSON-lines results files of `dmlsched bench`")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for report.md and the PNG plots")
+    parser.add_argument("--title", default=None, help="report title")
+
+
+def cli_report(args: argparse.Namespace) -> int:
+    """Write ``DIR/report.md`` and its plots from results files."""
+    from .report import write_report
+    from .store import read_records
+
+    records: list[dict] = []
+    seen: set[str] = set()
+    for p in args.results:
+        if not Path(p).exists():
+            print(f"dmlsched report: error: {p}: no such file", file=sys.stderr)
+            return 2
+        for r in read_records(p):
+            if r["key"] not in seen:
+                seen.add(r["key"])
+                records.append(r)
+    if not records:
+        print("dmlsched report: error: no benchmark records in " + ", ".join(args.results), file=sys.stderr)
+        return 2
+    path = write_report(records, args.out, title=args.title, sources=args.results)
+    print(f"report: {path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dmlsched.bench [bench|report] ...`` (the same as ``dmlsched ...``)."""
+    parser = argparse.ArgumentParser(prog="python -m dmlsched.bench")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("bench", help="run a benchmark sweep")
+    add_bench_arguments(b)
+    r = sub.add_parser("report", help="write a Markdown report with plots")
+    add_report_arguments(r)
+    args = parser.parse_args(argv)
+    return cli_bench(args) if args.cmd == "bench" else cli_report(args)

@@ -1,0 +1,218 @@
+"""Engines that execute benchmark jobs: in-process, local processes, Dask.
+
+Every engine has the same small interface (:class:`Engine`): ``submit(job,
+hard_limit)``, ``next_result()`` (blocks until some submitted job finishes and
+returns its record) and ``close()``.  The runner (:mod:`.runner`) does the
+scheduling, the store writes and the progress display, so the records are the
+same whichever engine ran them; only ``engine``, ``host``, ``pid`` and the
+timings differ.
+
+* :class:`InProcessEngine` (``--workers 0``): runs jobs one by one in the
+  runner's process.  No isolation and no hard time limit: for debugging and to
+  measure the engine's overhead.
+* :class:`LocalEngine` (``--workers N``, default: the number of cores): N
+  persistent worker processes (:class:`~.child.ChildProcess`), each driven by
+  one thread of the runner; a run exceeding its hard limit is killed.
+* :class:`DaskEngine` (``--dask ADDRESS`` or ``--dask local``): each job is a
+  Dask task; on the worker, the task drives a worker-local
+  :class:`~.child.ChildProcess`, so hard limits and crash isolation hold on
+  the cluster too.  A Dask worker killed mid-run makes Dask retry its tasks
+  elsewhere; a task that keeps killing workers is recorded as ``error``.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from typing import Any, Protocol
+
+from .execute import base_record, execute_job, finish_record
+
+
+class Engine(Protocol):
+    name: str
+
+    def submit(self, job: dict, hard_limit: float | None) -> None: ...
+
+    def next_result(self) -> dict: ...
+
+    def close(self) -> None: ...
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class InProcessEngine:
+    """Run jobs sequentially in this process (no hard limit, no isolation)."""
+
+    name = "inprocess"
+
+    def __init__(self) -> None:
+        self._jobs: list[dict] = []
+
+    def submit(self, job: dict, hard_limit: float | None) -> None:
+        self._jobs.append(job)
+
+    def next_result(self) -> dict:
+        job = self._jobs.pop(0)
+        return execute_job(job, engine=self.name)
+
+    def close(self) -> None:
+        self._jobs.clear()
+
+
+class LocalEngine:
+    """``workers`` persistent worker processes on this machine."""
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or default_workers()
+        self._jobs: queue.Queue = queue.Queue()
+        self._results: queue.Queue = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._children: list[Any] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    def _ensure_started(self) -> None:
+        if self._threads:
+            return
+        from .child import ChildProcess
+
+        for i in range(self.workers):
+            child = ChildProcess(engine=self.name)
+            self._children.append(child)
+            t = threading.Thread(target=self._serve, args=(child,), name=f"bench-worker-{i}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _serve(self, child: Any) -> None:
+        while not self._stop.is_set():
+            try:
+                item = self._jobs.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item is None:
+                break
+            job, hard_limit = item
+            try:
+                rec = child.run(job, hard_limit)
+            except Exception as e:  # could not even start a worker process
+                rec = base_record(job)
+                rec.update(status="error", error=f"{type(e).__name__}: {e}", verdict="inconclusive")
+                rec = finish_record(rec, self.name)
+            self._results.put(rec)
+        child.close()
+
+    def submit(self, job: dict, hard_limit: float | None) -> None:
+        self._ensure_started()
+        self._jobs.put((job, hard_limit))
+
+    def next_result(self) -> dict:
+        while True:
+            try:
+                return self._results.get(timeout=0.5)
+            except queue.Empty:
+                if not any(t.is_alive() for t in self._threads):  # pragma: no cover
+                    raise RuntimeError("all benchmark worker threads stopped")
+
+    def close(self) -> None:
+        self._stop.set()
+        for _ in self._threads:
+            self._jobs.put(None)
+        for c in self._children:  # kill runs in flight: the runner is leaving
+            c.kill()
+        for t in self._threads:
+            t.join(timeout=5)
+        for c in self._children:
+            c.close()
+
+
+# ---------------------------------------------------------------------------
+# Dask
+_DASK_CHILDREN: dict[int, Any] = {}
+_DASK_LOCK = threading.Lock()
+
+
+def dask_run(job: dict, hard_limit: float | None) -> dict:
+    """The Dask task: run ``job`` in this worker's (per-thread) worker process."""
+    from .child import ChildProcess
+
+    tid = threading.get_ident()
+    with _DASK_LOCK:
+        child = _DASK_CHILDREN.get(tid)
+        if child is None:
+            child = _DASK_CHILDREN[tid] = ChildProcess(engine="dask")
+    rec = child.run(job, hard_limit)
+    rec["engine"] = "dask"
+    return rec
+
+
+class DaskEngine:
+    """Send jobs to a Dask distributed cluster.
+
+    Parameters
+    ----------
+    address
+        A scheduler address (``tcp://host:8786``), or ``"local"`` to start a
+        ``LocalCluster`` of ``workers`` single-threaded worker processes.
+    workers
+        Workers of the local cluster (default: the number of cores).
+    """
+
+    name = "dask"
+
+    def __init__(self, address: str = "local", workers: int | None = None):
+        try:
+            from distributed import Client, LocalCluster, as_completed
+        except ImportError as e:  # pragma: no cover - optional dependency
+            raise RuntimeError("--dask needs the 'distributed' package (pip install dmlsched[dask])") from e
+        self._cluster = None
+        if address == "local":
+            self._cluster = LocalCluster(
+                n_workers=workers or default_workers(),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=40,
+            )
+            self.client = Client(self._cluster)
+        else:
+            self.client = Client(address)
+        self._ac = as_completed()
+        self._jobs: dict[str, dict] = {}
+        self._n = 0
+
+    def submit(self, job: dict, hard_limit: float | None) -> None:
+        self._n += 1
+        fut = self.client.submit(dask_run, job, hard_limit, pure=False,
+                                 key=f"dmlsched-bench-{self._n}-{job['key']}")
+        self._jobs[fut.key] = job
+        self._ac.add(fut)
+
+    def next_result(self) -> dict:
+        fut = next(self._ac)
+        job = self._jobs.pop(fut.key)
+        try:
+            return fut.result()
+        except Exception as e:  # KilledWorker, a lost connection, ...
+            rec = base_record(job)
+            rec.update(status="error", verdict="inconclusive",
+                       error=f"dask: {type(e).__name__}: {e}")
+            return finish_record(rec, self.name)
+        finally:
+            fut.release()
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self._cluster is not None:
+                self._cluster.close()

@@ -1,0 +1,200 @@
+"""Append-only JSON-lines store of benchmark records.
+
+One line per run, keyed by ``(instance hash, method, seed, solver, time
+limit)`` (see :func:`run_key`).  The runner is the only writer (an exclusive
+``flock`` on the file keeps a second sweep out); every line is written with a
+single ``write`` call, flushed and ``fsync``-ed before the next run is
+recorded, so a sweep killed at any point (Ctrl-C, ``kill -9``) loses at most
+the runs in flight.  A line cut short by a kill during the write is
+ignored (with a warning) when the file is read back, and the next append
+starts on a fresh line, so finished lines are never altered.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+log = logging.getLogger("dmlsched.bench")
+
+
+def format_time_limit(time_limit: float | None) -> str:
+    """Canonical text of a time limit inside a key (``"none"`` without one)."""
+    if time_limit is None:
+        return "none"
+    t = float(time_limit)
+    return str(int(t)) if t.is_integer() else repr(t)
+
+
+def run_key(instance_hash: str, method: str | None, seed: int, solver: str, time_limit: float | None) -> str:
+    """The identity of one run: ``hash|method|seed|solver|time_limit``."""
+    return f"{instance_hash}|{method or '-'}|{int(seed)}|{solver}|{format_time_limit(time_limit)}"
+
+
+def json_safe(x: Any, _depth: int = 0) -> Any:
+    """A JSON-able copy of ``x``: numpy scalars/arrays to Python, inf/nan to ``None``.
+
+    Objects that are not JSON-like become their ``str``; nesting deeper than 20
+    levels is cut, so a record can always be written.
+    """
+    if _depth > 20:
+        return str(x)
+    if x is None or isinstance(x, (bool, str)):
+        return x
+    if isinstance(x, int):
+        return int(x)
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {str(k): json_safe(v, _depth + 1) for k, v in x.items()}
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return [json_safe(v, _depth + 1) for v in x]
+    if hasattr(x, "value") and x.__class__.__name__ == "Status":
+        return x.value
+    try:  # numpy scalars and arrays without importing numpy here
+        import numpy as np
+
+        if isinstance(x, np.generic):
+            return json_safe(x.item(), _depth + 1)
+        if isinstance(x, np.ndarray):
+            return json_safe(x.tolist(), _depth + 1)
+    except ImportError:  # pragma: no cover
+        pass
+    return str(x)
+
+
+def dumps_record(record: dict) -> str:
+    """One record as one line of JSON (no newline inside, no NaN)."""
+    return json.dumps(json_safe(record), allow_nan=False, separators=(",", ":"), sort_keys=False)
+
+
+def read_records(path: str | os.PathLike) -> list[dict]:
+    """Every well-formed record of a JSON-lines file, in file order.
+
+    Blank lines are skipped; a malformed line (e.g. cut by a kill while it was
+    written) is skipped with a warning.  A missing file reads as empty.
+    """
+    return list(iter_records(path))
+
+
+def iter_records(path: str | os.PathLike) -> Iterator[dict]:
+    p = Path(path)
+    if not p.exists():
+        return
+    with p.open("r", encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                log.warning("%s:%d: skipping a malformed (incomplete?) line", p, lineno)
+                continue
+            if isinstance(rec, dict) and "key" in rec:
+                yield rec
+            else:
+                log.warning("%s:%d: skipping a line that is not a benchmark record", p, lineno)
+
+
+class StoreLockedError(RuntimeError):
+    """Another process is appending to the same results file."""
+
+
+def _lock(fh, path: Path) -> None:
+    """Exclusive advisory lock: two sweeps appending to one file could duplicate runs."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise StoreLockedError(f"{path} is being written by another dmlsched bench; "
+                               "wait for it or use another --out") from None
+
+
+class ResultStore:
+    """Append-only JSON-lines file of records, with an index of finished keys.
+
+    Parameters
+    ----------
+    path
+        The file (created with its folders if missing); ``None`` keeps the
+        records in memory only.
+
+    Examples
+    --------
+    >>> store = ResultStore(None)
+    >>> store.append({"key": "h|m|0|highs|60", "status": "optimal"})
+    >>> store.done("h|m|0|highs|60")
+    True
+    """
+
+    def __init__(self, path: str | os.PathLike | None):
+        self.path = Path(path) if path is not None else None
+        self.records: dict[str, dict] = {}
+        self._fh = None
+        if self.path is not None:
+            self._open()  # takes the file's lock before reading what is done
+            for rec in iter_records(self.path):
+                # first line of a key wins: the file is append-only, a rerun never
+                # rewrites a key, so duplicates only come from manual concatenation
+                self.records.setdefault(rec["key"], rec)
+
+    def done(self, key: str) -> bool:
+        return key in self.records
+
+    def get(self, key: str) -> dict | None:
+        return self.records.get(key)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def _open(self):
+        if self._fh is None and self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            needs_newline = False
+            if self.path.exists() and self.path.stat().st_size > 0:
+                with self.path.open("rb") as f:
+                    f.seek(-1, os.SEEK_END)
+                    needs_newline = f.read(1) != b"\n"
+            self._fh = self.path.open("a", encoding="utf-8")
+            _lock(self._fh, self.path)
+            if needs_newline:  # a line cut by a kill: never glue a record to it
+                self._fh.write("\n")
+                self._fh.flush()
+        return self._fh
+
+    def append(self, record: dict) -> None:
+        """Record one finished run: one line, flushed and fsynced."""
+        key = record["key"]
+        if key in self.records:
+            return
+        line = dumps_record(record)
+        fh = self._open()
+        if fh is not None:
+            fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.records[key] = json.loads(line)
+
+    def extend(self, records: Iterable[dict]) -> None:
+        for r in records:
+            self.append(r)
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
