@@ -96,6 +96,17 @@ def model_size(model: Any) -> dict[str, int]:
     return {"variables": n_vars, "constraints": n_cons, "quadratic_variables": len(quad_vars)}
 
 
+def _is_nonlinear(model: Any) -> bool:
+    """Whether an active constraint or objective of ``model`` is not linear."""
+    import pyomo.environ as pyo
+
+    for c in model.component_data_objects((pyo.Constraint, pyo.Objective), active=True):
+        body = c.body if hasattr(c, "body") else c.expr
+        if body.polynomial_degree() not in (0, 1):
+            return True
+    return False
+
+
 def fits_gurobi_licence(model: Any) -> bool:
     """Whether ``model`` is within Gurobi's size-limited pip licence."""
     size = model_size(model)
@@ -144,7 +155,10 @@ def solve_model(
     check_solver_name(solver)
     if not solver_available(solver):
         raise SolverError(f"solver {solver!r} is not available on this machine")
-    opt = SolverFactory(SOLVERS[solver])
+    name = SOLVERS[solver]
+    if solver == "gurobi" and _is_nonlinear(model):
+        name = "gurobi_direct_minlp"  # gurobi_direct compiles linear models only (MIQCP, e.g. Hare (9))
+    opt = SolverFactory(name)
     sopts = dict(options or {})
     if solver == "highs":
         sopts.setdefault("random_seed", int(seed) % 2147483647)

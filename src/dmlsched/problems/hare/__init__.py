@@ -24,10 +24,8 @@ SPEC = register_problem(
 )
 
 from . import heuristics  # noqa: E402,F401  (registers methods)
+from . import baselines  # noqa: E402,F401  (registers fifo, srtf, homo, allox)
 
-try:  # models and baselines register further methods
-    from . import models  # noqa: F401
-except ImportError:  # pragma: no cover - during development only
-    pass
+from . import models  # noqa: E402,F401  (registers exact, relaxation)
 
 __all__ = ["HareInstance", "HareJob", "HareSchedule", "alpha", "theorem4_ratio", "completion_times"]

@@ -7,7 +7,13 @@ starting at ``max(t_i, phi_m)`` where ``t_i`` is the job's arrival for round 0
 and the end of training plus synchronisation of the job's previous round
 otherwise; the GPU is free again after training (``phi_m = x̃_i + T^c``).
 
-Complexity: one sort, then one heap operation per task: ``O(n log n + n log M)``.
+Complexity: one sort, then one heap operation per task: ``O(n log n + n log M)``
+(``benchmarks/hare_list.md``: 10^6 tasks on 160 GPUs in about 0.9 s of CPU).
+
+Methods: ``list`` (the paper's Algorithm 1, bound claimed by Theorem 4 -- false
+for the paper's relaxation, see ``proofs/hare-theorem-4.md``) and
+``list-queyranne`` (the same with the Queyranne relaxation, registered with the
+bound proven there, :func:`mended_ratio`).
 """
 
 from __future__ import annotations
@@ -34,68 +40,90 @@ def priority_order(inst: HareInstance, priority: np.ndarray) -> np.ndarray:
         raise ValueError(f"priority must have one entry per task ({inst.num_tasks})")
     if inst.num_tasks == 0:
         return np.zeros(0, dtype=np.int64)
-    # max priority per (job, round), then cumulative max over rounds within each job
+    # max priority per (job, round), then the running max over earlier rounds of the job
     tpr = np.array([j.tasks_per_round for j in inst.jobs], dtype=np.int64)
-    round_start = inst.job_offset[inst.task_job] + inst.task_round * tpr[inst.task_job]
-    firsts = np.unique(round_start)
-    rmax = np.maximum.reduceat(pr, firsts)
-    rjob = inst.task_job[firsts]
-    # cumulative max within each job: segment-wise accumulate
-    cm = rmax.copy()
-    for q in range(1, len(cm)):  # rounds count is small relative to tasks
-        if rjob[q] == rjob[q - 1] and cm[q - 1] > cm[q]:
-            cm[q] = cm[q - 1]
-    prev = np.concatenate([[-np.inf], cm[:-1]])
-    prev[np.concatenate([[True], rjob[1:] != rjob[:-1]])] = -np.inf
-    round_id = np.searchsorted(firsts, round_start)
+    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=np.int64)
+    rounds = np.array([j.rounds for j in inst.jobs], dtype=np.int64)
+    rounds = rounds * (sizes > 0)  # a job without tasks has no round
+    # first task of every (job, round), in global order
+    g_job = np.repeat(np.arange(inst.num_jobs, dtype=np.int64), rounds)
+    g_round = np.arange(len(g_job), dtype=np.int64) - np.repeat(np.cumsum(rounds) - rounds, rounds)
+    g_first = inst.job_offset[g_job] + g_round * tpr[g_job]
+    rmax = np.maximum.reduceat(pr, g_first)
+    # segmented running max without a Python loop: replace values by their ranks
+    # (exact, no float offsets), offset each job's ranks above every earlier job's
+    G = len(rmax)
+    rank = np.empty(G, dtype=np.int64)
+    srt = np.argsort(rmax, kind="stable")
+    rank[srt] = np.arange(G, dtype=np.int64)
+    run = np.maximum.accumulate(g_job * G + rank) - g_job * G
+    cm = rmax[srt[run]]
+    # prev[q]: running max of the job's rounds before round q (-inf for round 0)
+    prev = np.empty(G)
+    prev[0] = -np.inf
+    prev[1:] = cm[:-1]
+    prev[np.concatenate([[True], g_job[1:] != g_job[:-1]])] = -np.inf
+    round_id = np.repeat(np.arange(G, dtype=np.int64), tpr[g_job])
     key = np.maximum(pr, prev[round_id])
-    return np.lexsort((inst.task_k, inst.task_round, inst.task_job, key))
+    # global task index order is (job, round, task) order: a stable sort breaks ties by it
+    return np.argsort(key, kind="stable")
 
 
 def list_schedule(inst: HareInstance, order: np.ndarray) -> HareSchedule:
     """Lines 5-17 of Algorithm 1 over the task sequence ``order``.
 
     ``order`` must list every task once, each job's rounds in order (as
-    :func:`priority_order` guarantees).
+    :func:`priority_order` guarantees).  One heap operation per task on
+    ``(phi_m, m)``: the earliest available GPU, ties to the lowest index.
+
+    Raises
+    ------
+    ValueError
+        If ``order`` is not a permutation of the tasks or takes a task of
+        round ``r+1`` before every task of round ``r`` of its job.
     """
     n_tasks = inst.num_tasks
-    gpu = np.empty(n_tasks, dtype=np.int64)
-    start = np.empty(n_tasks, dtype=float)
+    order = np.asarray(order, dtype=np.int64)
+    if order.shape != (n_tasks,) or (n_tasks and (order.min() < 0 or order.max() >= n_tasks)):
+        raise ValueError(f"order must list every task once ({n_tasks})")
     tc = inst.tc.tolist()
     ts = inst.ts.tolist()
-    task_job = inst.task_job.tolist()
-    task_round = inst.task_round.tolist()
     arrival = [j.arrival for j in inst.jobs]
     n_jobs = inst.num_jobs
     cur_round = [0] * n_jobs
-    barrier = arrival[:]  # t_i for the job's current round
-    cur_max = [float("-inf")] * n_jobs  # max done time within the current round
-    heap = [(0.0, m) for m in range(inst.num_gpus)]  # (phi_m, m)
+    barrier = arrival[:]  # t_i for the job's current round (line 8 or line 10)
+    cur_max = [float("-inf")] * n_jobs  # max x + T^c + T^s within the job's current round
+    heap = [(0.0, m) for m in range(inst.num_gpus)]  # (phi_m, m): line 12 with ties to lowest m
     heapq.heapify(heap)
-    out_gpu = [0] * n_tasks
-    out_start = [0.0] * n_tasks
+    out_gpu: list[int] = []
+    out_start: list[float] = []
+    put_gpu = out_gpu.append
+    put_start = out_start.append
     replace = heapq.heapreplace
-    for i in order.tolist():
-        n = task_job[i]
-        r = task_round[i]
+    inf = float("-inf")
+    for n, r in zip(inst.task_job[order].tolist(), inst.task_round[order].tolist()):
         if r != cur_round[n]:
             if r != cur_round[n] + 1:
                 raise ValueError("order must take each job's rounds in sequence")
             barrier[n] = cur_max[n]
             cur_round[n] = r
-            cur_max[n] = float("-inf")
+            cur_max[n] = inf
         phi, m = heap[0]
         t = barrier[n]
-        x = t if t > phi else phi
-        tcm = tc[n][m]
-        d = x + tcm + ts[n][m]
+        x = t if t > phi else phi  # line 13
+        e = x + tc[n][m]
+        d = e + ts[n][m]
         if d > cur_max[n]:
             cur_max[n] = d
-        replace(heap, (x + tcm, m))
-        out_gpu[i] = m
-        out_start[i] = x
-    gpu[:] = out_gpu
-    start[:] = out_start
+        replace(heap, (e, m))  # line 16: the GPU is free after training
+        put_gpu(m)
+        put_start(x)
+    gpu = np.empty(n_tasks, dtype=np.int64)
+    start = np.empty(n_tasks, dtype=float)
+    gpu[order] = out_gpu
+    start[order] = out_start
+    if n_tasks and np.bincount(order, minlength=n_tasks).max() != 1:
+        raise ValueError("order must list every task once")
     return HareSchedule(gpu=gpu, start=start)
 
 
@@ -162,4 +190,49 @@ def solve_list(
             "relaxation_status": rel.status.value,
             "relaxation_value": rel.value,
         },
+    )
+
+
+def mended_ratio(inst: HareInstance) -> float:
+    """The ratio proven for Algorithm 1 with the Queyranne relaxation.
+
+    ``(3 alpha + 2 - 2/M) * max(1, alpha/2)`` with ``M`` GPUs (3 on one GPU of
+    one type; ``5 - 2/M`` for identical GPUs).  Proof: ``proofs/hare-theorem-4.md``,
+    section "A proven bound": the mended Lemma 2 (Queyranne inequalities on
+    prefixes, relaxed assignment), Lemma 3 for every GPU at once (by induction
+    over the list), averaging over the GPUs, and the final scaling step.
+    Requires the relaxation solved to optimality (its value at most OPT).
+    """
+    from .bounds import alpha
+
+    a = alpha(inst)
+    return (3.0 * a + 2.0 - 2.0 / inst.num_gpus) * max(1.0, a / 2.0)
+
+
+@register_method(
+    "hare",
+    "list-queyranne",
+    kind="heuristic",
+    description="Algorithm 1 with x^ from the full Queyranne relaxation (the variant with a proven bound)",
+    bound=mended_ratio,
+    bound_name="(3a+2-2/M)max(1,a/2), proofs/hare-theorem-4.md (Theorem 4 mended)",
+    uses_solver=True,
+)
+def solve_list_queyranne(
+    inst: HareInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    **options,
+) -> Result:
+    """Algorithm 1 with the Queyranne relaxation: ``list`` with ``relaxation="queyranne"``.
+
+    Registered separately because its proven bound differs from the paper's
+    claim: :func:`mended_ratio` instead of ``alpha(2+alpha)`` (which is false
+    for the paper's relaxation, see ``instances/counterexamples/hare-theorem4-rl-spt-trap.json``).
+    """
+    options.pop("relaxation", None)
+    return solve_list(
+        inst, solver=solver, time_limit=time_limit, seed=seed, relaxation="queyranne", **options
     )
