@@ -13,6 +13,7 @@ import json
 import math
 import os
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -22,6 +23,25 @@ _MISSING: Any = object()
 
 #: keys every instance may carry besides the family's own fields
 COMMON_KEYS = ("problem", "name", "description", "expected", "source")
+
+#: free-form keys kept across load/save for every family (families need not store them)
+META_KEYS = ("description", "source")
+
+# id(instance) -> its META_KEYS values; entries die with the instance
+_META: dict[int, dict[str, Any]] = {}
+
+
+def _remember_meta(instance: Any, meta: dict[str, Any]) -> None:
+    if not meta:
+        return
+    key = id(instance)
+    _META[key] = meta
+    weakref.finalize(instance, _META.pop, key, None)
+
+
+def meta_of(instance: Any) -> dict[str, Any]:
+    """The ``description``/``source`` an instance was loaded with (empty if none)."""
+    return dict(_META.get(id(instance), {}))
 
 
 def _reject_constant(name: str) -> Any:
@@ -226,11 +246,13 @@ def from_dict(data: Any) -> Any:
             "problem", f"unknown problem {name!r} (known: {', '.join(sorted(_PROBLEMS))})"
         )
     try:
-        return _PROBLEMS[name].from_dict(data)
+        instance = _PROBLEMS[name].from_dict(data)
     except InstanceError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:  # defensive
         raise InstanceError("", f"invalid {name} instance: {e}") from e
+    _remember_meta(instance, {k: data[k] for k in META_KEYS if k in data})
+    return instance
 
 
 def to_dict(instance: Any) -> dict:
@@ -239,7 +261,13 @@ def to_dict(instance: Any) -> dict:
 
     spec = problem_of(instance)
     d = spec.to_dict(instance)
-    return {"problem": spec.name, **{k: v for k, v in d.items() if k != "problem"}}
+    out = {"problem": spec.name}
+    if "name" in d:
+        out["name"] = d["name"]
+    for k, v in meta_of(instance).items():
+        out.setdefault(k, v)
+    out.update((k, v) for k, v in d.items() if k not in ("problem", "name"))
+    return out
 
 
 def loads(text: str) -> Any:

@@ -46,8 +46,6 @@ class HareInstance:
     jobs: tuple[HareJob, ...]
     name: str = ""
     expected: dict[str, Any] = field(default_factory=dict)
-    #: free-form ``description`` and ``source`` of the file, kept on save
-    meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -169,15 +167,13 @@ def from_dict(data: Any) -> HareInstance:
         )
     expected = r["expected"].obj() if r.has("expected") else {}
     name = r.string("name", "", nonempty=False)
-    meta = {k: r[k].value for k in ("description", "source") if r.has(k)}
-    return HareInstance(gpus=gpus, jobs=tuple(jobs), name=name, expected=dict(expected), meta=meta)
+    return HareInstance(gpus=gpus, jobs=tuple(jobs), name=name, expected=dict(expected))
 
 
 def to_dict(inst: HareInstance) -> dict:
     d: dict[str, Any] = {"problem": "hare"}
     if inst.name:
         d["name"] = inst.name
-    d.update(inst.meta)
     d["gpus"] = list(inst.gpus)
     d["jobs"] = [
         {
