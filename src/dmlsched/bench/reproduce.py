@@ -38,43 +38,6 @@ SHARED_TRACES = Path(os.environ.get("DMLSCHED_TRACES", "/work/shared/traces"))
 
 # ---------------------------------------------------------------------------
 # setups that have no generator module of their own
-def hare_setup(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tuple[int, int] = (2, 5),
-               tasks_per_round: tuple[int, ...] = (1, 2, 4), load: float = 0.9) -> Any:
-    """A small instance of Hare's evaluation setup (Section 7.1), seeded.
-
-    Jobs are the paper's 8 models of Table 2 (4 domains, 25% each) with the
-    per-GPU-type training and synchronisation times of
-    :func:`dmlsched.generate.hlas.job_times` (the same authors' follow-up uses
-    the same models and GPU types V100, T4, K80, M60); GPUs cycle through the
-    four types; weights uniform in {1, 2, 3}; Poisson arrivals whose rate
-    makes the offered load ``load`` (work of a job = rounds x tasks / total
-    cluster speed).  ``load`` of 100 approximates a batch of simultaneous
-    arrivals.
-    """
-    import numpy as np
-
-    from ..generate.hlas import DOMAINS, GPU_TYPES, JOB_TYPES, job_times
-    from ..io import from_dict
-
-    rng = np.random.default_rng(seed)
-    gpus = [GPU_TYPES[m % len(GPU_TYPES)] for m in range(num_gpus)]
-    jobs = []
-    t = 0.0
-    for n in range(num_jobs):
-        dom = DOMAINS[int(rng.integers(len(DOMAINS)))]
-        models = [m for m, spec in JOB_TYPES.items() if spec[0] == dom]
-        model = models[int(rng.integers(len(models)))]
-        train, sync = job_times(model)
-        r = int(rng.integers(rounds[0], rounds[1] + 1))
-        k = int(rng.choice(list(tasks_per_round)))
-        jobs.append({"id": f"{model}-{n}", "arrival": round(t, 6), "weight": float(rng.integers(1, 4)),
-                     "rounds": r, "tasks_per_round": k, "train_time": train, "sync_time": sync})
-        work = r * k / sum(1.0 / (train[g] + sync[g]) for g in gpus)
-        t += float(rng.exponential(work / load))
-    return from_dict({"problem": "hare", "name": f"hare-setup-{num_jobs}j-{num_gpus}g-load{load:g}-s{seed}",
-                      "gpus": gpus, "jobs": jobs})
-
-
 def moldable_swf(seed: int = 0, *, gpus: int = 256, jobs: int = 300, path: str | None = None) -> Any:
     """The first ``jobs`` jobs of the Lublin SWF trace on ``gpus`` GPUs
     (moldable range 1..gpus), via :func:`dmlsched.traces.swf.swf_to_moldable`.
@@ -288,13 +251,13 @@ CLAIMS: list[Claim] = [
         family="hare",
         paper="Hare (Chen et al., HPDC'22), Section 7, Fig. 12",
         claim="Hare reduces total weighted JCT by 47.6%-75.3% compared with Gavel-FIFO, SRTF, Sched_Homo and Sched_Allox.",
-        setup=("`dmlsched.bench.reproduce:hare_setup`: 4 jobs of the paper's 8 models (Table 2, 25% per domain, "
+        setup=("`dmlsched.generate.hare:generate`: 4 jobs of the paper's 8 models (Table 2, 25% per domain, "
                "per-GPU times of `generate.hlas.job_times`), 4 GPUs (V100, T4, K80, M60), 2-3 rounds "
                "of 1 or 2 tasks, weights 1-3 (small enough for the relaxation inside Algorithm 1); "
                "offered load 0.9 (Poisson arrivals) and 100 (near-simultaneous arrivals); seeds 1-5 each "
                "(1-2 with --quick). Methods `list` (Algorithm 1 with the RL relaxation), `fifo`, `srtf`, `homo`, `allox`; 20 s per run."),
         suite=lambda quick: _suite("repro-hare", [
-            Source("generator", generator="dmlsched.bench.reproduce:hare_setup",
+            Source("generator", generator="dmlsched.generate.hare:generate",
                    params={"load": load, "num_jobs": 4, "num_gpus": 4, "rounds": [2, 3], "tasks_per_round": [1, 2]},
                    seeds=tuple(range(1, 3 if quick else 6))) for load in (0.9, 100.0)],
             ["list", "fifo", "srtf", "homo", "allox"], None, time_limit=20),
