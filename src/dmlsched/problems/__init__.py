@@ -8,7 +8,7 @@ methods in the subpackage's ``__init__``, and add its name to ``FAMILIES``.
 
 import importlib
 
-FAMILIES = ["hare", "rar", "harmony", "gpugrouping", "hlas", "moldable"]
+FAMILIES = ["hare", "harmony", "gpugrouping", "cruise", "moldable", "rar", "hlas"]
 
 for _name in FAMILIES:
     importlib.import_module(f"{__name__}.{_name}")

@@ -1,0 +1,263 @@
+"""Cruise's configuration heuristics (Lee, dissertation 2020, Sections 3.2.3 and 3.4.2).
+
+* :func:`closed_form` -- the homogeneous analytical solution (3.5):
+  ``W* = argmin_W (D / W) T(W)``, ``T(W) = C_proc + (M / b) max(1, W / (N - W)) / B``,
+  ``d_i = D / W*``, ``m_j = M / (N - W*)``.
+* :func:`proportional` -- the heterogeneous heuristic of Section 3.4.2: data
+  proportional to compute power ``1 / C^i_proc``, model proportional to server
+  bandwidth, the best role split found by search.
+
+Integer rounding (both): an amount ``X`` split in proportion to weights is
+rounded by the largest-remainder method (:func:`apportion`): every share gets
+``floor(X w_i / sum w)``, the units left go one each to the largest fractional
+parts, ties to the lower machine index.  For equal weights this is the even
+split ``X // k`` plus one for the first ``X % k``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+
+from ...registry import register_method
+from ...result import Result, Status
+from .instance import CruiseInstance
+from .solution import CruiseConfig, comm_times, evaluate
+
+
+def apportion(total: int, weights) -> list[int]:
+    """Split the integer ``total`` in proportion to positive ``weights`` (largest remainder).
+
+    Exact arithmetic on the floats' rational values, so the result does not
+    depend on summation order.  Returns integers summing to ``total``.
+    """
+    ws = [Fraction(float(x)) for x in weights]
+    if not ws:
+        raise ValueError("no weights")
+    s = sum(ws)
+    quotas = [total * x / s for x in ws]
+    base = [math.floor(q) for q in quotas]
+    left = total - sum(base)
+    order = sorted(range(len(ws)), key=lambda i: (-(quotas[i] - base[i]), i))
+    for i in order[:left]:
+        base[i] += 1
+    return base
+
+
+def _config(inst: CruiseInstance, workers: list[int], d_weights, m_weights) -> CruiseConfig:
+    n = inst.num_machines
+    wset = set(workers)
+    servers = [j for j in range(n) if j not in wset]
+    d = [0] * n
+    m = [0] * n
+    for i, x in zip(workers, apportion(inst.dataset_size, d_weights)):
+        d[i] = x
+    for j, x in zip(servers, apportion(inst.model_size, m_weights)):
+        m[j] = x
+    w = tuple(1 if i in wset else 0 for i in range(n))
+    return CruiseConfig(w=w, s=tuple(1 - x for x in w), d=tuple(d), m=tuple(m))
+
+
+# ---------------------------------------------------------------------------
+# (3.5)
+def paper_T(inst: CruiseInstance, W: int) -> float:
+    """(3.5)'s ``T(W) = C_proc + (M / b) max(1, W / (N - W)) / B`` (homogeneous cluster)."""
+    n = inst.num_machines
+    b = float(inst.b[0, 1])
+    return float(inst.p[0]) + inst.model_size / b * max(1.0, W / (n - W)) / inst.batch_size
+
+
+def paper_value(inst: CruiseInstance, W: int) -> float:
+    """(3.5)'s objective ``(D / W) T(W)``: the continuous relaxation's epoch time with
+    ``W`` workers and even partitions."""
+    return inst.dataset_size / W * paper_T(inst, W)
+
+
+def even_config(inst: CruiseInstance, W: int) -> CruiseConfig:
+    """Machines ``0..W-1`` work, the rest serve; ``d`` and ``m`` split evenly (integers)."""
+    n = inst.num_machines
+    return _config(inst, list(range(W)), [1.0] * W, [1.0] * (n - W))
+
+
+def closed_form(inst: CruiseInstance, select: str = "paper") -> tuple[CruiseConfig, dict]:
+    """The analytical solution (3.5) on a homogeneous cluster.
+
+    Parameters
+    ----------
+    select
+        ``"paper"``: ``W* = argmin_W (D/W) T(W)`` exactly as printed (ties to the
+        smaller ``W``), then the even integer split.  ``"exact"``: the even split for
+        every ``W`` evaluated with the true epoch time (ceil and integers), best kept
+        -- the mended rule, optimal on homogeneous clusters (``proofs/cruise.md``).
+
+    Raises
+    ------
+    ValueError
+        On a heterogeneous cluster, where (3.5) does not apply.
+    """
+    if not inst.is_homogeneous:
+        raise ValueError(
+            "closed-form (3.5) applies to homogeneous clusters only (all proc_time equal and "
+            "all bandwidths equal); use method 'proportional' or 'exact'"
+        )
+    n = inst.num_machines
+    Ws = range(1, n)
+    vals = {W: paper_value(inst, W) for W in Ws}
+    if select == "paper":
+        W = min(Ws, key=lambda x: (vals[x], x))
+    elif select == "exact":
+        W = min(Ws, key=lambda x: (evaluate(inst, even_config(inst, x)), x))
+    else:
+        raise ValueError(f"select must be 'paper' or 'exact', got {select!r}")
+    info = {"workers": W, "servers": n - W, "continuous_value": vals[W], "select": select}
+    return even_config(inst, W), info
+
+
+# ---------------------------------------------------------------------------
+# proportional
+def server_weights(inst: CruiseInstance, workers: list[int], servers: list[int]) -> list[float]:
+    """Bandwidth weight of each server: ``min over workers i of b_ij`` (the bandwidth
+    the server is guaranteed towards every worker; ``b_j`` itself when every worker
+    is at least as fast in the per-machine form)."""
+    return [float(min(inst.b[i, j] for i in workers)) for j in servers]
+
+
+def role_candidates(inst: CruiseInstance, allowed_workers=None, max_configs: int = 20000):
+    """Worker sets searched by :func:`proportional`.
+
+    Machines of one type (:attr:`CruiseInstance.machine_types`) are
+    interchangeable, so a role split is a worker count per type (the first
+    machines of each type work).  When the product of ``(type size + 1)``
+    exceeds ``max_configs``, fall back to a ranking: machines by increasing
+    ``proc_time`` (ties: lower index), and
+    the first ``W`` work, for every ``W``.
+    """
+    n = inst.num_machines
+    allowed = set(allowed_workers) if allowed_workers is not None else set(range(1, n))
+    types = inst.machine_types
+    total = 1
+    for g in types:
+        total *= len(g) + 1
+    if total <= max_configs:
+        for counts in product(*(range(len(g) + 1) for g in types)):
+            W = sum(counts)
+            if W in allowed:
+                yield sorted(i for g, c in zip(types, counts) for i in g[:c])
+    else:
+        rank = sorted(range(n), key=lambda i: (inst.p[i], i))
+        for W in sorted(allowed):
+            yield sorted(rank[:W])
+
+
+def proportional(inst: CruiseInstance, allowed_workers=None, max_configs: int = 20000,
+                 data: str = "compute") -> CruiseConfig:
+    """Best configuration with data proportional to compute power and model
+    proportional to :func:`server_weights`, over the role splits of
+    :func:`role_candidates` (first best kept on ties).
+
+    ``data="compute"`` (the dissertation's rule): ``d_i`` proportional to
+    ``1 / C^i_proc``.  ``data="effective"`` (our variant): ``d_i`` proportional to
+    ``1 / (C^i_proc + T_i / B)``, the sample rate including the per-sample share
+    of communication ``T_i`` under the chosen model partition.
+    """
+    if data not in ("compute", "effective"):
+        raise ValueError(f"data must be 'compute' or 'effective', got {data!r}")
+    best, best_val = None, math.inf
+    n = inst.num_machines
+    for workers in role_candidates(inst, allowed_workers, max_configs):
+        wset = set(workers)
+        servers = [j for j in range(n) if j not in wset]
+        mw = server_weights(inst, workers, servers)
+        cfg = _config(inst, workers, [1.0 / inst.p[i] for i in workers], mw)
+        if data == "effective":
+            t = comm_times(inst, cfg)
+            cfg = _config(inst, workers,
+                          [1.0 / (inst.p[i] + t[i] / inst.batch_size) for i in workers], mw)
+        val = evaluate(inst, cfg)
+        if val < best_val:
+            best, best_val = cfg, val
+    if best is None:
+        raise ValueError("no role split to search (allowed_workers empty?)")
+    return best
+
+
+# ---------------------------------------------------------------------------
+# registration
+def _homogeneous_bound(inst: CruiseInstance) -> float | None:
+    """(3.5) claims optimality (ratio 1) on homogeneous clusters, nothing otherwise."""
+    return 1.0 if inst.is_homogeneous else None
+
+
+@register_method(
+    "cruise",
+    "closed-form",
+    kind="heuristic",
+    description="Analytical solution (3.5) for homogeneous clusters (refuses heterogeneous input)",
+    bound=_homogeneous_bound,
+    bound_name="Cruise (3.5): optimal on homogeneous clusters",
+)
+def solve_closed_form(
+    inst: CruiseInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    select: str = "paper",
+    **options,
+) -> Result:
+    """(3.5) on a homogeneous cluster; ``Status.ERROR`` with a clear message otherwise.
+
+    Options
+    -------
+    select
+        ``"paper"`` (default, (3.5) as printed) or ``"exact"`` (choose ``W`` by the
+        true integer epoch time of the even split).
+    """
+    if options:
+        raise TypeError(f"unknown option(s) for cruise/closed-form: {', '.join(options)}")
+    try:
+        cfg, info = closed_form(inst, select=select)
+    except ValueError as e:
+        if select not in ("paper", "exact"):
+            raise
+        return Result("cruise", "closed-form", Status.ERROR, details={"error": str(e)})
+    return Result("cruise", "closed-form", Status.FEASIBLE, solution=cfg, details=info)
+
+
+@register_method(
+    "cruise",
+    "proportional",
+    kind="heuristic",
+    description="Data proportional to compute power, model to bandwidth, best role split by search",
+)
+def solve_proportional(
+    inst: CruiseInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    max_configs: int = 20000,
+    data: str = "compute",
+    **options,
+) -> Result:
+    """The heterogeneous heuristic of Section 3.4.2 (deterministic; ``seed`` unused).
+
+    Options
+    -------
+    max_configs
+        Largest number of per-type role splits enumerated before falling back to
+        ranking machines by compute speed (see :func:`role_candidates`).
+    data
+        ``"compute"`` (default, the dissertation's: data proportional to
+        ``1 / C_proc``) or ``"effective"`` (proportional to ``1 / (C_proc + T_i / B)``).
+    """
+    if options:
+        raise TypeError(f"unknown option(s) for cruise/proportional: {', '.join(options)}")
+    cfg = proportional(inst, max_configs=max_configs, data=data)
+    return Result(
+        "cruise", "proportional", Status.FEASIBLE, solution=cfg,
+        details={"workers": sum(cfg.w), "servers": sum(cfg.s)},
+    )
