@@ -92,3 +92,17 @@ def test_console_script_runs(tiny_file):
     r = subprocess.run([sys.executable, "-m", "dmlsched.cli", "solve", str(tiny_file) + ".absent", "-m", "list"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_method_error_exit_1_with_message(tmp_path, capsys):
+    """A method that does not apply ends with status error: exit 1 and its message on stderr."""
+    p = tmp_path / "het.json"
+    p.write_text(json.dumps({
+        "problem": "cruise", "dataset_size": 8, "model_size": 4, "batch_size": 2,
+        "machines": [{"proc_time": 1.0, "bandwidth": 1.0}, {"proc_time": 2.0, "bandwidth": 1.0},
+                     {"proc_time": 1.0, "bandwidth": 3.0}],
+    }))
+    assert main(["solve", str(p), "-m", "closed-form", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["status"] == "error"
+    assert "homogeneous" in captured.err

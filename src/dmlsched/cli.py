@@ -1,8 +1,9 @@
 """The ``dmlsched`` command.
 
 Subcommands: ``solve``, ``check``, ``methods``, ``bench``, ``report``, ``reproduce``, ``gantt``.
-Exit codes: 0 success, 1 internal failure (a method returned an invalid
-solution, a solver crashed), 2 bad input (malformed file, unknown method or
+Exit codes: 0 success, 1 failure (the method ended with status ``error``,
+e.g. it does not apply to the instance, with its message on standard error;
+a method returned an invalid solution; a solver crashed), 2 bad input (malformed file, unknown method or
 solver, model too large for the chosen solver's licence) with the error on
 standard error.
 """
@@ -129,7 +130,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"runtime_s  {res.runtime_s:.3f}")
         if res.solver:
             print(f"solver     {res.solver}")
-    return 0
+    return _report_failure(res)
+
+
+def _report_failure(res: Any) -> int:
+    """Exit code 1 with the method's message on stderr when it ended in ``error``."""
+    if res.status.value != "error":
+        return 0
+    msg = res.details.get("error") or "the method failed"
+    print(f"error: {res.problem}/{res.method}: {msg}", file=sys.stderr)
+    return 1
 
 
 def cmd_check(args: argparse.Namespace) -> int:
