@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Hare's testbed (Section 7.1): 8 V100, 4 T4, 1 K80, 2 M60, in that order.
+TESTBED: tuple[str, ...] = ("V100",) * 8 + ("T4",) * 4 + ("K80",) + ("M60",) * 2
+
 
 def generate(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tuple[int, int] = (2, 5),
-               tasks_per_round: tuple[int, ...] = (1, 2, 4), load: float = 0.9) -> Any:
+               tasks_per_round: tuple[int, ...] = (1, 2, 4), load: float = 0.9,
+               gpus: list[str] | None = None) -> Any:
     """A small instance of Hare's evaluation setup (Section 7.1), seeded.
 
     Jobs are the paper's 8 models of Table 2 (4 domains, 25% each) with the
@@ -24,7 +28,11 @@ def generate(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
     from ..io import from_dict
 
     rng = np.random.default_rng(seed)
-    gpus = [GPU_TYPES[m % len(GPU_TYPES)] for m in range(num_gpus)]
+    if gpus is None:
+        gpus = [GPU_TYPES[m % len(GPU_TYPES)] for m in range(num_gpus)]
+    else:
+        gpus = [str(g) for g in gpus]
+        num_gpus = len(gpus)
     jobs = []
     t = 0.0
     for n in range(num_jobs):

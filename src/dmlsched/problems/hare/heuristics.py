@@ -14,6 +14,12 @@ Methods: ``list`` (the paper's Algorithm 1, bound claimed by Theorem 4 -- false
 for the paper's relaxation, see ``proofs/hare-theorem-4.md``) and
 ``list-queyranne`` (the same with the Queyranne relaxation, registered with the
 bound proven there, :func:`mended_ratio`).
+
+Variants (not Algorithm 1, no bound claimed; ``models/hare-baselines.md``,
+``benchmarks/hare_evaluation.md``): ``list-eft`` (the same order, each task on
+the GPU where it finishes earliest) and ``smith-eft`` (a solver-free round-Smith
+order, same placement); :func:`list_schedule_fixed` places tasks on a given
+assignment (benchmark only).
 """
 
 from __future__ import annotations
@@ -236,3 +242,170 @@ def solve_list_queyranne(
     return solve_list(
         inst, solver=solver, time_limit=time_limit, seed=seed, relaxation="queyranne", **options
     )
+
+
+# ---------------------------------------------------------------------------
+# Variants of Algorithm 1 (NOT Algorithm 1): controlled changes used to find out
+# why Algorithm 1 loses to the baselines (benchmarks/hare_evaluation.md,
+# models/hare-baselines.md, section "Variants of Algorithm 1").
+
+
+def list_schedule_eft(inst: HareInstance, order: np.ndarray) -> HareSchedule:
+    """Lines 5-17 of Algorithm 1 with line 12 replaced by *earliest finish*.
+
+    Tasks are taken in ``order`` exactly as in :func:`list_schedule`, with the
+    same availability ``t_i`` (arrival, or the end of training plus
+    synchronisation of the job's previous round) and the same GPU state
+    ``phi_m`` (free after training), but task ``i`` of job ``n`` goes to
+
+        ``m* = argmin_m  max(t_i, phi_m) + T^c_{n,m} + T^s_{n,m}``
+
+    (the GPU on which it is done earliest; ties to the lowest index) instead of
+    ``argmin_m phi_m``, which ignores the GPUs' speeds.  ``O(n M)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`list_schedule`.
+    """
+    return _list_schedule_rule(inst, order, "eft", None)
+
+
+def list_schedule_fixed(inst: HareInstance, order: np.ndarray, gpu: np.ndarray) -> HareSchedule:
+    """Lines 5-17 of Algorithm 1 with line 12 replaced by a given assignment.
+
+    Task ``i`` goes to GPU ``gpu[i]`` (e.g. the relaxation's ``ŷ``), starting
+    at ``max(t_i, phi_{gpu[i]})``; the order and every other rule as in
+    :func:`list_schedule`.
+    """
+    gpu = np.asarray(gpu, dtype=np.int64)
+    if gpu.shape != (inst.num_tasks,) or (inst.num_tasks and (gpu.min() < 0 or gpu.max() >= inst.num_gpus)):
+        raise ValueError("gpu must give a GPU index in range for every task")
+    return _list_schedule_rule(inst, order, "fixed", gpu)
+
+
+def _list_schedule_rule(inst: HareInstance, order: np.ndarray, rule: str, fixed: np.ndarray | None) -> HareSchedule:
+    n_tasks = inst.num_tasks
+    order = np.asarray(order, dtype=np.int64)
+    if order.shape != (n_tasks,) or (n_tasks and (order.min() < 0 or order.max() >= n_tasks)):
+        raise ValueError(f"order must list every task once ({n_tasks})")
+    if n_tasks and np.bincount(order, minlength=n_tasks).max() != 1:
+        raise ValueError("order must list every task once")
+    tc = inst.tc
+    done_time = inst.tc + inst.ts
+    n_jobs = inst.num_jobs
+    cur_round = [0] * n_jobs
+    barrier = [j.arrival for j in inst.jobs]
+    cur_max = [float("-inf")] * n_jobs
+    phi = np.zeros(inst.num_gpus)
+    gpu = np.empty(n_tasks, dtype=np.int64)
+    start = np.empty(n_tasks, dtype=float)
+    for i, n, r in zip(order.tolist(), inst.task_job[order].tolist(), inst.task_round[order].tolist()):
+        if r != cur_round[n]:
+            if r != cur_round[n] + 1:
+                raise ValueError("order must take each job's rounds in sequence")
+            barrier[n] = cur_max[n]
+            cur_round[n] = r
+            cur_max[n] = float("-inf")
+        t = barrier[n]
+        if rule == "eft":
+            m = int(np.argmin(np.maximum(phi, t) + done_time[n]))  # first minimum: lowest index
+        else:
+            m = int(fixed[i])
+        x = max(t, float(phi[m]))
+        d = x + float(done_time[n, m])
+        if d > cur_max[n]:
+            cur_max[n] = d
+        phi[m] = x + float(tc[n, m])
+        gpu[i] = m
+        start[i] = x
+    return HareSchedule(gpu=gpu, start=start)
+
+
+def round_smith_priority(inst: HareInstance) -> np.ndarray:
+    """A trivial priority without any relaxation: ``H_i = a_n + (r + 1) R_n / w_n``.
+
+    ``R_n`` is the job's fastest possible round time
+    (:func:`~.baselines.best_round_time`), ``r`` the task's round: the time
+    round ``r`` would end if the job ran alone at full speed, stretched by
+    ``1/w_n`` -- Smith's ratio applied round by round, so that jobs interleave
+    (a whole-job Smith order would run jobs one after the other, since the
+    list phase never fills a GPU's earlier idle time).
+    """
+    from .baselines import best_round_time
+
+    R = np.array([best_round_time(inst, n) for n in range(inst.num_jobs)], dtype=float)
+    w = inst.weight
+    a = inst.arrival
+    n = inst.task_job
+    with np.errstate(divide="ignore"):  # weight 0: priority +inf, such jobs go last
+        return a[n] + (inst.task_round + 1.0) * R[n] / w[n]
+
+
+@register_method(
+    "hare",
+    "list-eft",
+    kind="heuristic",
+    description="VARIANT of Algorithm 1: relaxation's H order, but each task on the GPU where it finishes earliest",
+    uses_solver=True,
+)
+def solve_list_eft(
+    inst: HareInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    relaxation: str = "rl",
+    **options,
+) -> Result:
+    """Algorithm 1 with line 12 replaced by earliest finish (not the paper's algorithm).
+
+    Same relaxation and order ``H_i = max_m x̂_i + T^c_{i,m}/2`` as ``list``;
+    placement by :func:`list_schedule_eft`.  No approximation bound is claimed.
+
+    Options
+    -------
+    relaxation
+        ``"rl"`` (default) or ``"queyranne"``, as for ``list``.
+    """
+    from .models import solve_relaxation
+
+    rel = solve_relaxation(inst, kind=relaxation, solver=solver, time_limit=time_limit, seed=seed, **options)
+    if rel.x_hat is None:
+        return Result(
+            "hare", "list-eft", Status.TIME_LIMIT if rel.status == Status.TIME_LIMIT else Status.ERROR,
+            solver=solver, details={"relaxation_status": rel.status.value, "error": "relaxation has no solution"},
+        )
+    sched = list_schedule_eft(inst, priority_order(inst, middle_completion_priority(inst, rel.x_hat)))
+    return Result(
+        "hare", "list-eft", Status.FEASIBLE, lower_bound=rel.lower_bound, solution=sched, solver=solver,
+        details={"relaxation": relaxation, "relaxation_status": rel.status.value,
+                 "relaxation_value": rel.value, "variant": "earliest-finish GPU choice"},
+    )
+
+
+@register_method(
+    "hare",
+    "smith-eft",
+    kind="heuristic",
+    description="VARIANT: no relaxation; order by a_n+(r+1)R_n/w_n, each task on the GPU where it finishes earliest",
+    uses_solver=False,
+)
+def solve_smith_eft(
+    inst: HareInstance,
+    *,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    **options,
+) -> Result:
+    """List scheduling by :func:`round_smith_priority` with earliest-finish placement.
+
+    Deterministic and solver-free (``O(n log n + n M)``); ``solver``,
+    ``time_limit`` and ``seed`` are accepted and unused.  Not Algorithm 1.
+    """
+    if options:
+        raise ValueError(f"smith-eft: unknown option(s) {', '.join(sorted(options))}")
+    sched = list_schedule_eft(inst, priority_order(inst, round_smith_priority(inst)))
+    return Result("hare", "smith-eft", Status.FEASIBLE, solution=sched,
+                  details={"variant": "round-Smith priority, earliest-finish GPU choice"})
