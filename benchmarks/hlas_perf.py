@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/hlas_perf.py [--jobs 10000] [--policy hlas] [--validate]
+    python benchmarks/hlas_perf.py [--jobs 10000] [--policy hlas] [--group-mode batch] [--validate]
 
 Times instance generation, the grouping (greedy, 40 groups), the simulation
 itself (the engine's run loop) and, with ``--validate``, the Hare validator on
@@ -29,6 +29,7 @@ def main() -> None:
     ap.add_argument("--policy", default="hlas")
     ap.add_argument("--load", type=float, default=0.9)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--group-mode", default="batch", help="batch, gpuset, round or accounting")
     ap.add_argument("--validate", action="store_true")
     a = ap.parse_args()
     t0 = time.perf_counter()
@@ -38,9 +39,9 @@ def main() -> None:
     groups, gd = resolve_groups(inst, a.policy in ("hlas", "hlas-p"))
     t_group = time.perf_counter() - t0
     t0 = time.perf_counter()
-    run, d = simulate(inst, a.policy, groups=groups)
+    run, d = simulate(inst, a.policy, groups=groups, group_mode=a.group_mode)
     t_total = time.perf_counter() - t0
-    print(f"instance: {inst.num_jobs} jobs, {inst.num_tasks} tasks, {inst.num_gpus} GPUs, "
+    print(f"group_mode {a.group_mode} | instance: {inst.num_jobs} jobs, {inst.num_tasks} tasks, {inst.num_gpus} GPUs, "
           f"{len(groups)} groups ({gd.get('grouping')}, objective {gd.get('grouping_objective')})")
     print(f"generate {t_gen:.2f} s | grouping {t_group:.2f} s | simulation (run loop) {d['simulation_s']:.2f} s"
           f" | simulate() incl. records {t_total:.2f} s")

@@ -7,6 +7,26 @@ priority rule (:mod:`.policies`) and the grouping differ.  ``hlas`` and
 grouping into ``groups`` groups computed by a GPU-grouping method); the
 baselines ``fifo``, ``2d-las`` and ``srtf`` schedule GPU by GPU (one group per
 GPU), as in the paper.  Option ``grouped`` overrides either default.
+
+Option ``group_mode`` chooses how a GPU group executes work (the paper leaves
+it open; ``models/hlas.md`` "Readings of the GPU group" discusses each):
+
+``"batch"`` (default)
+    An idle group takes a *group batch* of the picked job's unassigned tasks
+    (each on the group GPU where it finishes first, within one task-time of
+    the group's slowest free GPU); the rest waits (partially scheduled job).
+``"gpuset"``
+    An idle group is a set of GPUs: it takes up to one task of the picked job
+    per free GPU (the fastest for the job first), all starting together; the
+    rest waits (partially scheduled job) for the next idle group.
+``"round"``
+    An idle group takes the picked job's whole remaining round, list-scheduled
+    on the group's GPUs (the group is the unit that runs a round; ``T̄_n`` is
+    exactly the time of one round on a group of average speed).
+``"accounting"``
+    Groups only define the service accounting: ``T̄_n`` is computed on the
+    grouping's ``|U|`` groups, but tasks are dispatched GPU by GPU (one task
+    per idle GPU, Algorithm 1's loop over ``m in M`` and ``x_{n,m}``).
 """
 
 from __future__ import annotations
@@ -57,11 +77,16 @@ def resolve_groups(
                     "grouping_status": res.status.value}
 
 
+GROUP_MODES = ("batch", "gpuset", "round", "accounting")
+
+
 def simulate(
     inst: HlasInstance,
     policy: str,
     *,
     grouped: bool | None = None,
+    group_mode: str = "batch",
+    gang: str | None = None,
     groups: Sequence[Sequence[int]] | None = None,
     grouping_method: str = "greedy",
     solver: str = "highs",
@@ -69,16 +94,40 @@ def simulate(
     seed: int = 0,
     trace: bool = False,
 ) -> tuple[HlasRun, dict]:
-    """Run ``policy`` on ``inst``; returns the run and details (metrics, counters)."""
+    """Run ``policy`` on ``inst``; returns the run and details (metrics, counters).
+
+    ``group_mode`` is one of :data:`GROUP_MODES` (module docstring).  With
+    ``"accounting"`` the groups (given, or ``inst.num_groups`` when the policy
+    is grouped) only set ``T̄_n``; dispatch is per GPU.
+
+    ``gang`` (per-GPU runs only): ``None`` (relaxed synchronisation, the
+    default), ``"block"`` or ``"skip"``: a job's round starts only when
+    ``tasks_per_round`` GPUs are idle, one task on each of the fastest; with
+    ``"block"`` a job that does not fit blocks every later job (Gavel_FIFO:
+    "this job needs to wait until demanded GPUs are available"), with
+    ``"skip"`` later jobs that fit may start (backfilling).  This is how the
+    paper describes its baselines (Section IV-B: Tiresias "requires that the
+    same number of GPUs should be available"; Section VI-A: Gavel_FIFO).
+    """
+    if group_mode not in GROUP_MODES:
+        raise ValueError(f"group_mode must be one of {', '.join(GROUP_MODES)}, got {group_mode!r}")
     rule = RULES[policy]()
     gdetails: dict = {}
-    if groups is None:
-        if grouped is None:
-            grouped = policy in ("hlas", "hlas-p")
+    if grouped is None:
+        grouped = policy in ("hlas", "hlas-p")
+    tbar_groups = None
+    if group_mode == "accounting":
+        # T̄_n = |D_n| |U| / sum_m s_{n,m} depends on the grouping only through |U|
+        tbar_groups = len(groups) if groups is not None else (inst.num_groups if grouped else inst.num_gpus)
+        groups, gdetails = [[g] for g in range(inst.num_gpus)], {
+            "grouping": f"accounting only: T-bar on {tbar_groups} groups, dispatch per GPU"}
+    elif groups is None:
         groups, gdetails = resolve_groups(inst, grouped, grouping_method=grouping_method, solver=solver,
                                           time_limit=time_limit, seed=seed)
     t0 = time.perf_counter()
-    sim_policy = HlasSimulator(inst, rule, groups, trace=trace)
+    sim_policy = HlasSimulator(inst, rule, groups, trace=trace, whole_round=group_mode == "round",
+                               one_per_gpu=group_mode == "gpuset",
+                               tbar_groups=tbar_groups, gang=gang)
     sim = Simulation().run(sim_policy)
     sim_s = time.perf_counter() - t0
     rec = sim_policy.recorder
@@ -99,7 +148,9 @@ def simulate(
         "decisions": sim.decisions,
         "assignments": sim_policy.assignments,
         "simulation_s": sim_s,
-        "num_groups": len(groups),
+        "num_groups": len(groups) if tbar_groups is None else tbar_groups,
+        "group_mode": group_mode,
+        "gang": gang,
         "records": [
             {**r.to_json(inst.jobs[r.job].id), "rounds": sim_policy.rounds_run[r.job]}
             for r in rec.records()
@@ -111,10 +162,11 @@ def simulate(
 def _make(policy: str, description: str):
     def method(inst: HlasInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
                grouped: bool | None = None, grouping_method: str = "greedy", trace: bool = False,
-               **options) -> Result:
+               group_mode: str = "batch", gang: str | None = None, **options) -> Result:
         if options:
             raise TypeError(f"unknown option(s) for hlas/{policy}: {', '.join(sorted(options))}")
-        run, details = simulate(inst, policy, grouped=grouped, grouping_method=grouping_method, solver=solver,
+        run, details = simulate(inst, policy, grouped=grouped, group_mode=group_mode, gang=gang,
+                                grouping_method=grouping_method, solver=solver,
                                 time_limit=time_limit, seed=seed, trace=trace)
         return Result("hlas", policy, Status.FEASIBLE, objective=details["avg_jct"], solution=run,
                       details=details)
@@ -123,7 +175,10 @@ def _make(policy: str, description: str):
     method.__doc__ = (
         f"{description}\n\nOptions: ``grouped`` (run on GPU groups; default True for hlas/hlas-p), "
         f"``grouping_method`` (``greedy`` or ``exact``, when the instance gives ``groups``), "
-        f"``trace`` (keep the assignment log in ``solution.log``)."
+        f"``trace`` (keep the assignment log in ``solution.log``), ``group_mode`` (``batch`` (default), "
+        f"``gpuset``, ``round`` or ``accounting``: how a GPU group executes work, see the module docstring), "
+        f"``gang`` (per-GPU runs: ``block`` or ``skip`` to start a round only on ``tasks_per_round`` idle GPUs, "
+        f"the paper's gang-scheduled baselines; default relaxed synchronisation)."
     )
     return register_method("hlas", policy, kind="policy", description=description)(method)
 
@@ -183,7 +238,7 @@ def group_round_times(inst: HlasInstance, job: int, groups: Sequence[Sequence[in
     return out
 
 
-__all__ = ["group_round_times", "hlas_round_size", "list_schedule_round", "resolve_groups", "simulate",
+__all__ = ["GROUP_MODES", "group_round_times", "hlas_round_size", "list_schedule_round", "resolve_groups", "simulate",
            "task_gpu_time"]
 
 

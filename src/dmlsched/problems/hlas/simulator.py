@@ -22,6 +22,15 @@ Semantics (``models/hlas.md`` has the full list and the reasons):
   when its last task finishes training.  A round ends when all its tasks have
   trained and synchronised; only then does the policy learn whether another
   round follows, and the job re-enters the queues with its new size.
+
+The above is the default reading of a GPU group, ``batch``.  Constructor
+flags select the alternatives of ``models/hlas.md`` item 10 (option
+``group_mode`` of the registered methods): ``one_per_gpu`` (``gpuset``: one
+task per free group GPU, no batch), ``whole_round`` (``round``: the group
+takes the whole remaining round, list-scheduled, no horizon) and
+``tbar_groups`` (``accounting``: singleton groups for dispatch, ``T̄_n`` on
+``tbar_groups`` groups); ``gang`` (``"block"``/``"skip"``, singleton groups
+only) starts a round only on ``tasks_per_round`` idle GPUs at once.
 """
 
 from __future__ import annotations
@@ -55,17 +64,20 @@ def tbar(inst: HlasInstance, num_groups: int) -> list[float]:
     return out
 
 
-def _batch(order: list[int], tc: list[float], rem: int, t: float) -> tuple[list[int], list[float]]:
+def _batch(order: list[int], tc: list[float], rem: int, t: float,
+           whole: bool = False) -> tuple[list[int], list[float]]:
     """A group batch of at most ``rem`` tasks on the free GPUs ``order`` (fastest first).
 
     Each task goes to the GPU on which it would finish training earliest
     (ties: earlier in ``order``), as long as it finishes within the horizon
     ``t + max_m T^c_m`` (one task on the group's slowest free GPU), so the
     batch is at least one task and at most ``sum_m floor(horizon / T^c_m)``.
+    With ``whole=True`` (group mode ``"round"``) there is no horizon: all
+    ``rem`` tasks are list-scheduled on the group.
     Returns the GPU and start time of each task, in assignment order.  GPUs
     left without a task stay free for the next job of the same decision.
     """
-    horizon = max(tc[m] for m in order) * (1.0 + 1e-12)
+    horizon = math.inf if whole else max(tc[m] for m in order) * (1.0 + 1e-12)
     heap = [(tc[m], i, m, 0.0) for i, m in enumerate(order)]
     heapq.heapify(heap)
     gpus: list[int] = []
@@ -91,8 +103,19 @@ class HlasSimulator:
     """
 
     def __init__(self, inst: HlasInstance, rule: Rule, groups: Sequence[Sequence[int]], *,
-                 trace: bool = False) -> None:
+                 trace: bool = False, whole_round: bool = False, one_per_gpu: bool = False,
+                 tbar_groups: int | None = None, gang: str | None = None) -> None:
         self.inst = inst
+        if gang is not None:
+            if gang not in ("block", "skip"):
+                raise ValueError(f"gang must be None, 'block' or 'skip', got {gang!r}")
+            if any(len(g) != 1 for g in groups):
+                raise ValueError("gang scheduling is defined for one group per GPU only")
+            if any(j.tasks_per_round > inst.num_gpus for j in inst.jobs):
+                raise ValueError("gang scheduling needs tasks_per_round <= number of GPUs for every job")
+        self.gang = gang
+        self.whole_round = whole_round
+        self.one_per_gpu = one_per_gpu
         self.rule = rule
         self.groups = [list(g) for g in groups]
         n_jobs = inst.num_jobs
@@ -121,7 +144,7 @@ class HlasSimulator:
             offs.append(acc)
             acc += j.num_tasks
         self.offset = offs
-        self.tbar = tbar(inst, len(self.groups))
+        self.tbar = tbar(inst, len(self.groups) if tbar_groups is None else tbar_groups)
         view = View(
             arrival=self.arrival,
             tasks_per_round=self.tpr,
@@ -136,6 +159,17 @@ class HlasSimulator:
         self._pat_cache: dict[tuple[int, int, int], tuple] = {}
         self._speed_cache: dict[tuple[int, int], float] = {}
         self._gsize = [len(g) for g in self.groups]
+        # one group per GPU: a group's speed is its GPU's, so the fastest idle group is the
+        # idle group of smallest rank in a per-profile order by (-speed, index)
+        self._rank: list[list[int]] | None = None
+        if all(n == 1 for n in self._gsize):
+            self._rank = []
+            for sp in self.speed:
+                order = sorted(range(len(self.groups)), key=lambda v: (-sp[self.groups[v][0]], v))
+                rk = [0] * len(order)
+                for i, v in enumerate(order):
+                    rk[v] = i
+                self._rank.append(rk)
 
     # -- engine protocol ------------------------------------------------
     def start(self, sim: Simulation) -> None:
@@ -194,12 +228,15 @@ class HlasSimulator:
             return pat
         tcp = self.tc[p]
         tsp = self.ts[p]
-        if len(fu) == 1:
+        if len(fu) == 1 and not self.whole_round:
             gpus, offs, rest = list(fu), [0.0], []
         else:
             fs = set(fu)
             order = [m for m in self._gpu_order(u, p) if m in fs]
-            gpus, offs = _batch(order, tcp, rem, 0.0)
+            if self.one_per_gpu:  # group mode "gpuset": one task on each of the fastest free GPUs
+                gpus, offs = order[:rem], [0.0] * min(rem, len(order))
+            else:
+                gpus, offs = _batch(order, tcp, rem, 0.0, self.whole_round)
             used = set(gpus)
             rest = [m for m in order if m not in used] if len(used) < len(order) else []
         tot = 0.0
@@ -252,13 +289,24 @@ class HlasSimulator:
         gsize = self._gsize
         trace = self.trace
         touched: list[int] = []
+        gang = self.gang
+        rank = self._rank
+        skipped: list[tuple] = []
         while ready and opn:
             key = ready[0]
             n = key[-1]
+            if gang is not None and len(opn) < tpr[n] - assigned[n]:
+                # gang scheduling: the round starts only on tasks_per_round idle GPUs at once
+                if gang == "block":
+                    break  # the head job waits; nobody overtakes it (Gavel_FIFO)
+                skipped.append(_heappop(ready))  # a later job that fits may start (backfilling)
+                continue
             p = prof[n]
             # the idle group fastest for n (over its free GPUs); ties: lowest index
             if len(opn) == 1:
                 u = opn[0]
+            elif rank is not None:
+                u = min(opn, key=rank[p].__getitem__)
             else:
                 u = -1
                 best = -1.0
@@ -307,6 +355,8 @@ class HlasSimulator:
                 sim.at(rd, ROUND_DONE, n, ROUND_DONE)
             elif key[1]:  # now partially scheduled: first in its queue from here on
                 ready[0] = key[:1] + (0,) + key[2:]
+        for key in skipped:
+            _heappush(ready, key)
         for u in touched:
             if u in opn:
                 opn.remove(u)
