@@ -26,3 +26,16 @@ def geq(a: float, b: float, tol: float = TOL) -> bool:
 def close(a: float, b: float, tol: float = TOL) -> bool:
     """``a == b`` up to the tolerance."""
     return abs(a - b) <= slack(a, b, tol)
+
+
+def time_tolerance(max_duration: float, max_time: float, tol: float = TOL) -> float:
+    """Absolute tolerance for comparing time stamps of one schedule.
+
+    ``tol * max(1, max_duration)`` — relative to the *durations* of the
+    instance, not to the absolute time, so that an overlap of a few seconds at
+    ``t = 1e7`` is not forgiven — floored at 64 units in the last place of the
+    largest time stamp, which covers the rounding of sums of durations.
+    """
+    import numpy as np
+
+    return max(tol * max(1.0, abs(float(max_duration))), 64.0 * float(np.spacing(abs(float(max_time)))))

@@ -11,7 +11,9 @@ GPU it runs on and its start time.  Semantics (the paper's (4)-(8)):
   ``[x, x + T^c)`` (synchronisation may overlap the GPU's next task);
 * (6) ``C_n = max`` over the job's tasks of ``x_i + T^c_i + T^s_i``.
 
-All comparisons use :data:`dmlsched.tolerance.TOL` relative to the magnitudes.
+All comparisons use one absolute tolerance per schedule,
+:func:`dmlsched.tolerance.time_tolerance` (``TOL`` relative to the longest task,
+not to the absolute time, so large time stamps do not hide overlaps).
 Nothing here trusts a solver: the objective is recomputed from the schedule.
 """
 
@@ -24,7 +26,7 @@ import numpy as np
 
 from ...errors import InvalidSolutionError
 from ...io import Reader
-from ...tolerance import TOL
+from ...tolerance import time_tolerance
 from .instance import HareInstance
 
 
@@ -64,8 +66,10 @@ def task_times(inst: HareInstance, s: HareSchedule) -> tuple[np.ndarray, np.ndar
     return inst.tc[inst.task_job, s.gpu], inst.ts[inst.task_job, s.gpu]
 
 
-def _tol(x: np.ndarray | float) -> np.ndarray | float:
-    return TOL * np.maximum(1.0, np.abs(x))
+def _eps(inst: HareInstance, s: HareSchedule, tc: np.ndarray, ts: np.ndarray) -> float:
+    """The schedule's absolute time tolerance (:func:`dmlsched.tolerance.time_tolerance`)."""
+    t_max = float(np.max(np.abs(s.start))) + float(np.max(tc + ts))
+    return time_tolerance(float(max(inst.tc.max(), inst.ts.max())), t_max)
 
 
 def validate(inst: HareInstance, s: HareSchedule) -> None:
@@ -74,9 +78,10 @@ def validate(inst: HareInstance, s: HareSchedule) -> None:
     if inst.num_tasks == 0:
         return
     tc, ts = task_times(inst, s)
+    eps = _eps(inst, s, tc, ts)
     # (4) arrival
     arr = inst.arrival[inst.task_job]
-    bad = s.start < arr - _tol(arr)
+    bad = s.start < arr - eps
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InvalidSolutionError(
@@ -91,7 +96,7 @@ def validate(inst: HareInstance, s: HareSchedule) -> None:
     gmin_start = np.minimum.reduceat(s.start, starts_of_group)
     gjob = inst.task_job[starts_of_group]
     same_job_next = gjob[1:] == gjob[:-1]
-    viol = same_job_next & (gmin_start[1:] < gmax_done[:-1] - _tol(gmax_done[:-1]))
+    viol = same_job_next & (gmin_start[1:] < gmax_done[:-1] - eps)
     if viol.any():
         g = int(np.flatnonzero(viol)[0])
         lo, hi = int(starts_of_group[g]), int(starts_of_group[g + 1])
@@ -108,7 +113,7 @@ def validate(inst: HareInstance, s: HareSchedule) -> None:
     st = s.start[order]
     en = st + tc[order]
     same = g_sorted[1:] == g_sorted[:-1]
-    overlap = same & (st[1:] < en[:-1] - _tol(en[:-1]))
+    overlap = same & (st[1:] < en[:-1] - eps)
     if overlap.any():
         q = int(np.flatnonzero(overlap)[0])
         a, b = int(order[q]), int(order[q + 1])

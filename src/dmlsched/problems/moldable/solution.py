@@ -38,7 +38,7 @@ import numpy as np
 
 from ...errors import InvalidSolutionError
 from ...io import Reader
-from ...tolerance import TOL
+from ...tolerance import TOL, time_tolerance
 from .instance import MoldableInstance
 
 
@@ -103,8 +103,14 @@ class MoldableSchedule:
         )
 
 
-def _tol(x: Any) -> Any:
-    return TOL * np.maximum(1.0, np.abs(x))
+def _eps(inst: MoldableInstance, s: MoldableSchedule) -> float:
+    """The schedule's absolute time tolerance (:func:`dmlsched.tolerance.time_tolerance`):
+    relative to the longest possible runtime of a task (its volume at its smallest
+    share, at most ``volume / p_min`` for a sublinear speedup), not to the absolute
+    time, so large time stamps (traces reach 1e7 s) do not hide overlaps."""
+    longest = max((t.volume / float(t.p_min) for t in inst.tasks), default=1.0)
+    t_max = float(np.max(np.abs(s.end))) if s.num_segments else 0.0
+    return time_tolerance(longest, t_max)
 
 
 def _name(inst: MoldableInstance, k: int) -> str:
@@ -126,7 +132,7 @@ def _structure(inst: MoldableInstance, s: MoldableSchedule) -> None:
         raise InvalidSolutionError("segments must be grouped by task (sorted by task index)")
     if s.gpu_idx.size and (s.gpu_idx.min() < 0 or s.gpu_idx.max() >= inst.gpus):
         raise InvalidSolutionError(f"GPU index out of range [0, {inst.gpus})")
-    bad = np.flatnonzero(s.end < s.start - _tol(s.start))
+    bad = np.flatnonzero(s.end < s.start - _eps(inst, s))
     if bad.size:
         j = int(bad[0])
         raise InvalidSolutionError(f"(S1) task {_name(inst, int(s.task[j]))}: segment ends before it starts")
@@ -173,6 +179,7 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
     ngpu = np.diff(s.gpu_ptr)
     if s.num_segments == 0:
         return
+    eps = _eps(inst, s)
     seg_of = np.repeat(np.arange(s.num_segments), ngpu)
     keep = s.end[seg_of] > s.start[seg_of]  # empty segments occupy nothing
     seg_of = seg_of[keep]
@@ -209,7 +216,7 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
             # forgive overlaps within the time tolerance: recompute the load at t2[q]
             # counting segments active on (t2[q] + tol)
             g, t = int(g2[q]), float(t2[q])
-            tt = t + float(_tol(t))
+            tt = t + eps
             act = (gpu == g) & (s.start[seg_of] <= t + 1e-12) & (s.end[seg_of] > tt)
             val = share[act].sum() if what == "processor share" else mem[act].sum()
             cap = 1.0 if what == "processor share" else inst.gpu_memory
@@ -262,6 +269,7 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
     speed_cache: dict[float, float] = {}
     tp = inst.preemption_overhead
     thr = inst.preemption_min_remaining
+    eps = _eps(inst, s)
     bounds = np.r_[0, np.flatnonzero(np.diff(s.task)) + 1, s.num_segments] if s.num_segments else np.zeros(1, np.int64)
     same_alloc = _same_alloc_as_prev(s).tolist()
     starts, ends = s.start.tolist(), s.end.tolist()
@@ -274,18 +282,18 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
         debt = 0.0
         prev_end = None
         first[k] = s.start[lo]
-        if check and s.start[lo] < t.arrival - float(_tol(t.arrival)):
+        if check and s.start[lo] < t.arrival - eps:
             raise InvalidSolutionError(
                 f"(S1) task {_name(inst, k)} starts at {s.start[lo]} before its arrival {t.arrival}"
             )
         for j in range(lo, hi):
             st, en = starts[j], ends[j]
             if prev_end is not None:
-                if check and st < prev_end - float(_tol(prev_end)):
+                if check and st < prev_end - eps:
                     raise InvalidSolutionError(
                         f"(S1) task {_name(inst, k)}: segments overlap at {st} < {prev_end}"
                     )
-                continuation = same_alloc[j] and abs(st - prev_end) <= TOL * max(1.0, abs(prev_end))
+                continuation = same_alloc[j] and abs(st - prev_end) <= eps
                 if not continuation:
                     rem = v - done
                     if check and rem <= thr - TOL * max(1.0, thr, v):
@@ -309,7 +317,7 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
                 comp[k] = c
                 if check and rem <= -TOL * max(1.0, v):
                     raise InvalidSolutionError(f"(S6) task {_name(inst, k)} completed before its last segment")
-                if check and abs(c - en) > float(_tol(max(abs(c), abs(en)))) * 10:
+                if check and abs(c - en) > 10 * eps:
                     raise InvalidSolutionError(
                         f"(S6) task {_name(inst, k)}: last segment ends at {en} but the speedup curve "
                         f"gives completion at {c}"
