@@ -89,6 +89,10 @@ def _res(method, status, objective=None, lower_bound=None, solution=None):
         (("exact", Status.TIME_LIMIT, None, 7.0, False), ("inconclusive", 15 / 7)),
         # lower bound 4 and incumbent 6: 15/6 > 2 -> violated against the optimistic reference
         (("exact", Status.FEASIBLE, 6.0, 4.0, True), ("violated", 15 / 4)),
+        # incumbent 6 and no proven bound: 15/6 > 2 is still a proven violation
+        (("exact", Status.FEASIBLE, 6.0, None, True), ("violated", 15 / 6)),
+        # "optimal" within the solver's gap: the proven bound 9.99, not the incumbent, is used
+        (("exact", Status.OPTIMAL, 10.0, 9.99, True), ("holds", 15 / 9.99)),
         # bound method (relaxation) value 8: 15/8 <= 2 holds
         (("relaxation", Status.OPTIMAL, 8.0, 8.0, False), ("holds", 15 / 8)),
     ],

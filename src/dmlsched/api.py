@@ -131,8 +131,8 @@ def check(
       feasible reference exceeds the claim, so the optimum does too);
     * ``inconclusive`` otherwise, or when no bound or no proven reference exists.
 
-    The reported ``ratio`` is taken against the proven optimum when known,
-    else against ``LB``.
+    The reported ``ratio`` is taken against ``LB`` (the proven optimum when
+    known), else against ``UB`` (``details["ratio_basis"]`` then says so).
     """
     spec = problem_of(instance)
     reference = reference or spec.default_reference
@@ -162,33 +162,44 @@ def compare(instance: Any, res: Result, ref: Result | None) -> CheckReport:
         details["reference_runtime_s"] = ref.runtime_s
         if rkind == "bound":
             if ref.status == Status.OPTIMAL:
-                lb = ref.objective if ref.objective is not None else ref.lower_bound
+                lb = ref.lower_bound if ref.lower_bound is not None else ref.objective
             else:
                 lb = ref.lower_bound
         else:
             if ref.status == Status.OPTIMAL:
-                lb = ub = ref.objective
+                # "optimal" is within the solver's gap: the proven bound is the safe side
+                lb = ref.lower_bound if ref.lower_bound is not None else ref.objective
             else:
                 lb = ref.lower_bound
-                ub = ref.objective if ref.solution is not None else None
+            ub = ref.objective if ref.solution is not None else None
+        rspace = get_method(spec.name, ref.method).space
+        if rspace is not None and rspace != m.space and lb is not None:
+            # optimal over a restricted space only: not a bound for a method that may leave it
+            lb = None
+            details["reference_scope"] = (
+                f"{ref.method} is optimal over {rspace} solutions only; {res.method} may leave that space"
+            )
         ref_obj = ub if ub is not None else lb
         details["reference_bound"] = lb
     value = res.objective
     ratio = None
     verdict = "inconclusive"
-    if value is not None and lb is not None:
-        ratio = _ratio(spec.sense, value, lb)
-    if value is not None and ub is not None:
-        details["ratio_to_feasible_reference"] = _ratio(spec.sense, value, ub)
-    if ratio is not None and bound is not None:
-        if ratio <= bound * (1 + 1e-9) + 1e-9:
+    ratio_lb = _ratio(spec.sense, value, lb) if value is not None and lb is not None else None
+    ratio_ub = _ratio(spec.sense, value, ub) if value is not None and ub is not None else None
+    if ratio_ub is not None:
+        details["ratio_to_feasible_reference"] = ratio_ub
+    ratio = ratio_lb if ratio_lb is not None else ratio_ub
+    if ratio_lb is None and ratio_ub is not None:
+        details["ratio_basis"] = "feasible reference (no proven bound on the optimum)"
+    if bound is not None:
+        if ratio_lb is not None and ratio_lb <= bound * (1 + 1e-9) + 1e-9:
             verdict = "holds"
-        elif ub is not None and _ratio(spec.sense, value, ub) > bound * (1 + 1e-6):
+        elif ratio_ub is not None and ratio_ub > bound * (1 + 1e-6):
             verdict = "violated"
-    elif bound is None:
+        elif lb is None:
+            details["note"] = "no proven reference value"
+    else:
         details["note"] = "the method has no proven bound"
-    elif lb is None:
-        details["note"] = "no proven reference value"
     return CheckReport(
         problem=spec.name,
         method=res.method,

@@ -79,6 +79,12 @@ class MethodSpec:
         ratio for this method on this instance (``None`` if it claims none).
     bound_name
         Where the claim comes from (e.g. ``"Hare Theorem 4: alpha(2+alpha)"``).
+    space
+        The part of the solution space the method's solutions lie in (for an
+        exact method: the space it is optimal over), e.g. ``"non-preemptive"``;
+        ``None`` means the whole space the validator accepts.  ``check`` uses a
+        reference optimal over a restricted space as a proven bound only for
+        methods of the same space (otherwise only as a feasible value).
     """
 
     problem: str
@@ -89,6 +95,7 @@ class MethodSpec:
     bound: Callable[[Any], float | None] | None = None
     bound_name: str | None = None
     uses_solver: bool = False
+    space: str | None = None
 
 
 _PROBLEMS: dict[str, ProblemSpec] = {}
@@ -110,6 +117,7 @@ def register_method(
     bound: Callable[[Any], float | None] | None = None,
     bound_name: str | None = None,
     uses_solver: bool = False,
+    space: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering ``fn`` as method ``name`` of ``problem``."""
 
@@ -123,6 +131,7 @@ def register_method(
             bound=bound,
             bound_name=bound_name,
             uses_solver=uses_solver,
+            space=space,
         )
         return fn
 

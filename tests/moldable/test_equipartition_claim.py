@@ -88,4 +88,7 @@ def test_tight_family_ratio_2m_over_m_plus_1():
     for method in ("moldable-equi", "malleable-equi"):
         rep = dmlsched.compare(inst, dmlsched.solve(inst, method), ref)
         assert rep.objective == pytest.approx(m * v)
-        assert rep.ratio == pytest.approx(2 * m / (m + 1)) and rep.verdict == "holds"
+        # the MIP is optimal over non-preemptive schedules only: a proven "holds" for the
+        # moldable policy, but only "inconclusive" for the malleable one (it may preempt)
+        expected = "holds" if method == "moldable-equi" else "inconclusive"
+        assert rep.ratio == pytest.approx(2 * m / (m + 1)) and rep.verdict == expected

@@ -50,7 +50,8 @@ def _register(name: str, rule: str, malleable: bool, doc: str, bound=None, bound
 
     fn.__doc__ = doc
     fn.__name__ = name.replace("-", "_")
-    register_method("moldable", name, kind="policy", description=doc, bound=bound, bound_name=bound_name)(fn)
+    register_method("moldable", name, kind="policy", description=doc, bound=bound, bound_name=bound_name,
+                    space=None if malleable else "non-preemptive")(fn)
     return fn
 
 

@@ -247,6 +247,7 @@ def extract(m) -> MoldableSchedule:
     kind="exact",
     description="time-indexed MIP: optimal total flow time over moldable (non-preemptive) schedules",
     uses_solver=True,
+    space="non-preemptive",
 )
 def exact(inst: MoldableInstance, *, solver: str = "highs", time_limit=None, seed: int = 0, **options) -> Result:
     """Solve the time-indexed MIP; ``optimal`` only when proven and :func:`grid_exact`.
