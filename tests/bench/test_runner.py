@@ -77,7 +77,19 @@ def test_key_distinguishes_seed_solver_and_limit(hare_dir: Path):
     s2 = hare_suite(hare_dir, methods=["fifo"], repetitions=2, time_limit=7)
     runs2, _ = plan(s2, materialize(s2))
     assert not set(keys) & {r.key for r in runs2}
-    assert all(k.endswith("|highs|7") for k in (r.key for r in runs2))
+    assert all("|highs|7" in k for k in (r.key for r in runs2))
+
+
+def test_key_distinguishes_reference_and_options(hare_dir: Path):
+    """A different reference or method options must not reuse recorded verdicts."""
+    base = hare_suite(hare_dir, methods=["list"])
+    keys = {r.key for r in plan(base, materialize(base))[0] if not r.is_reference}
+    other_ref = hare_suite(hare_dir, methods=["list"], reference="relaxation")
+    assert not keys & {r.key for r in plan(other_ref, materialize(other_ref))[0] if not r.is_reference}
+    opts = hare_suite(hare_dir, methods=["list"], options={"list": {"relaxation": "queyranne"}})
+    assert not keys & {r.key for r in plan(opts, materialize(opts))[0] if not r.is_reference}
+    again = hare_suite(hare_dir, methods=["list"])
+    assert keys == {r.key for r in plan(again, materialize(again))[0] if not r.is_reference}
 
 
 @pytest.mark.slow

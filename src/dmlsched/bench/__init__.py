@@ -27,7 +27,8 @@ execute
     one job in the current process: ``solve`` + ``compare`` -> a record.
 store
     the append-only, fsynced JSON-lines store keyed by
-    ``instance hash|method|seed|solver|time limit``.
+    ``instance hash|method|seed|solver|time limit|context`` (the context fingerprints
+    the method's options and the reference).
 progress, summary, report, reproduce
     the progress bar, the summary tables, ``dmlsched report``, REPRODUCTION.md.
 """

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from .execute import base_record, finish_record
 from .progress import Progress
-from .store import ResultStore, run_key
+from .store import ResultStore, run_context, run_key
 from .suite import InstanceItem, Suite, SuiteError, import_plugins, materialize
 
 log = logging.getLogger("dmlsched.bench")
@@ -95,6 +95,13 @@ def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, 
     return per, refs, notes
 
 
+def _key(suite: Suite, it: InstanceItem, method: str, seed: int, reference: str | None) -> str:
+    """The run's key; a reference run's own reference is ``None``."""
+    ctx = run_context(suite.options.get(method), reference,
+                      suite.options.get(reference) if reference else None)
+    return run_key(it.hash, method, seed, suite.solver, suite.time_limit, ctx)
+
+
 def plan(suite: Suite, items: list[InstanceItem]) -> tuple[list[PlannedRun], list[str]]:
     per, refs, notes = resolve_methods(suite, items)
     runs: list[PlannedRun] = []
@@ -104,12 +111,13 @@ def plan(suite: Suite, items: list[InstanceItem]) -> tuple[list[PlannedRun], lis
         ref = refs[it.problem]
         keys: set[str] = set()
         if ref is not None:
-            k = run_key(it.hash, ref, suite.seed, suite.solver, suite.time_limit)
+            k = _key(suite, it, ref, suite.seed, None)
             runs.append(PlannedRun(k, it, ref, suite.seed, ref, is_reference=True))
             keys.add(k)
         for m in per[it.problem]:
             for s in suite.seeds:
-                k = run_key(it.hash, m, s, suite.solver, suite.time_limit)
+                is_ref_run = m == ref and s == suite.seed  # the reference run itself
+                k = _key(suite, it, m, s, None if is_ref_run else ref)
                 if k not in keys:
                     keys.add(k)
                     runs.append(PlannedRun(k, it, m, s, ref))
@@ -247,7 +255,7 @@ def _drive(suite: Suite, todo: list[PlannedRun], store: ResultStore, eng: Any, p
     for r in todo:
         if r.is_reference:
             continue
-        ref_key = run_key(r.item.hash, r.reference, suite.seed, suite.solver, suite.time_limit) if r.reference else None
+        ref_key = _key(suite, r.item, r.reference, suite.seed, None) if r.reference else None
         if ref_key is not None and ref_key in todo_keys and not store.done(ref_key):
             waiting.setdefault(ref_key, []).append(r)
         else:

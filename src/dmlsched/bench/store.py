@@ -1,7 +1,8 @@
 """Append-only JSON-lines store of benchmark records.
 
 One line per run, keyed by ``(instance hash, method, seed, solver, time
-limit)`` (see :func:`run_key`).  The runner is the only writer (an exclusive
+limit, context)`` where the context fingerprints the method's options and the
+reference (see :func:`run_key`).  The runner is the only writer (an exclusive
 ``flock`` on the file keeps a second sweep out); every line is written with a
 single ``write`` call, flushed and ``fsync``-ed before the next run is
 recorded, so a sweep killed at any point (Ctrl-C, ``kill -9``) loses at most
@@ -30,9 +31,35 @@ def format_time_limit(time_limit: float | None) -> str:
     return str(int(t)) if t.is_integer() else repr(t)
 
 
-def run_key(instance_hash: str, method: str | None, seed: int, solver: str, time_limit: float | None) -> str:
-    """The identity of one run: ``hash|method|seed|solver|time_limit``."""
-    return f"{instance_hash}|{method or '-'}|{int(seed)}|{solver}|{format_time_limit(time_limit)}"
+def run_key(
+    instance_hash: str,
+    method: str | None,
+    seed: int,
+    solver: str,
+    time_limit: float | None,
+    context: str = "",
+) -> str:
+    """The identity of one run: ``hash|method|seed|solver|time_limit[|context]``.
+
+    ``context`` (:func:`run_context`) fingerprints what else changes the record:
+    the method's options and the reference (with its options), whose verdict
+    the record carries.
+    """
+    key = f"{instance_hash}|{method or '-'}|{int(seed)}|{solver}|{format_time_limit(time_limit)}"
+    return f"{key}|{context}" if context else key
+
+
+def run_context(options: dict | None, reference: str | None, reference_options: dict | None) -> str:
+    """Short fingerprint of a run's options and reference (empty when there are none)."""
+    if not options and reference is None and not reference_options:
+        return ""
+    import hashlib
+
+    blob = json.dumps(
+        {"options": options or {}, "reference": reference, "reference_options": reference_options or {}},
+        sort_keys=True, default=str,
+    )
+    return "ctx=" + hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
 def json_safe(x: Any, _depth: int = 0) -> Any:
