@@ -116,3 +116,23 @@ def test_fuzz_top_level_values(value):
         dmlsched.from_dict(value)
     except dmlsched.InstanceError:
         pass
+
+
+@pytest.mark.parametrize(
+    "data, field",
+    [
+        ({"problem": "hare", "gpus": ["K80"], "jobs": [{"id": "a", "rounds": 1e11, "tasks_per_round": 1e8,
+          "train_time": {"K80": 1}, "sync_time": {"K80": 0}}]}, "jobs[0].rounds"),
+        ({"problem": "hlas", "gpus": ["K80"], "jobs": [{"id": "a", "arrival": 0, "rounds": 10**12,
+          "tasks_per_round": 1, "train_time": {"K80": 1}, "sync_time": {"K80": 0}}]}, "jobs[0].rounds"),
+        ({"problem": "harmony", "machines": 10**30, "reference_dop": 4,
+          "jobs": [{"id": "a", "t_cpu": 1, "t_net": 1}]}, "machines"),
+        ({"problem": "harmony", "machines": 10**7, "reference_dop": 4,
+          "jobs": [{"id": "a", "t_cpu": 1, "t_net": 1}]}, "machines"),
+    ],
+)
+def test_huge_sizes_are_instance_errors(data, field):
+    """Sizes that would exhaust memory or time are refused at load, naming the field."""
+    with pytest.raises(dmlsched.InstanceError) as ei:
+        dmlsched.from_dict(data)
+    assert ei.value.field == field

@@ -24,6 +24,9 @@ _MISSING: Any = object()
 #: keys every instance may carry besides the family's own fields
 COMMON_KEYS = ("problem", "name", "description", "expected", "source")
 
+#: largest integer magnitude accepted in a file (exactly representable as a float)
+MAX_INT = 2**53
+
 #: free-form keys kept across load/save for every family (families need not store them)
 META_KEYS = ("description", "source")
 
@@ -173,6 +176,8 @@ class Reader:
             if not math.isfinite(v) or v != int(v):
                 raise self.error(f"must be an integer, got {v!r}")
         v = int(v)
+        if abs(v) > MAX_INT:
+            raise self.error(f"must be an integer of magnitude at most 2^53, got {v:.3g}")
         _check_range(self, v, gt, ge, lt, le)
         return v
 

@@ -128,12 +128,20 @@ class HareInstance:
                     i += 1
 
 
+#: largest number of tasks (rounds x tasks per round, summed over jobs) an instance may have
+MAX_TASKS = 10**8
+
+
 def _validate(inst: HareInstance) -> None:
     if not inst.gpus:
         raise InstanceError("gpus", "must list at least one GPU")
     seen: set[str] = set()
+    total = 0
     for n, j in enumerate(inst.jobs):
         p = f"jobs[{n}]"
+        total += j.rounds * j.tasks_per_round
+        if total > MAX_TASKS:
+            raise InstanceError(f"{p}.rounds", f"the instance exceeds {MAX_TASKS:.0e} tasks (rounds x tasks_per_round)")
         if j.id in seen:
             raise InstanceError(f"{p}.id", f"duplicate job id {j.id!r}")
         seen.add(j.id)

@@ -36,6 +36,10 @@ from ...io import Reader
 DEFAULT_WEIGHTS = {"cpu": 2.0, "net": 1.0}
 
 
+#: largest cluster accepted (machine allocation is linear in the number of machines)
+MAX_MACHINES = 10**6
+
+
 @dataclass(frozen=True)
 class HarmonyJob:
     """One profiled parameter-server job.
@@ -110,6 +114,8 @@ class HarmonyInstance:
 def _validate(inst: HarmonyInstance) -> None:
     if isinstance(inst.machines, bool) or int(inst.machines) != inst.machines or inst.machines < 1:
         raise InstanceError("machines", f"must be an integer >= 1, got {inst.machines!r}")
+    if inst.machines > MAX_MACHINES:
+        raise InstanceError("machines", f"must be at most {MAX_MACHINES:,}, got {inst.machines!r}")
     if not inst.reference_dop > 0:
         raise InstanceError("reference_dop", f"must be > 0, got {inst.reference_dop!r}")
     if not inst.jobs:

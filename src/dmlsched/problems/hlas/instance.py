@@ -125,9 +125,15 @@ def _validate(inst: HlasInstance) -> None:
         raise InstanceError("gpus", "must list at least one GPU")
     if not inst.jobs:
         raise InstanceError("jobs", "must list at least one job")
+    from ..hare.instance import MAX_TASKS
+
     seen: set[str] = set()
+    total = 0
     for n, j in enumerate(inst.jobs):
         p = f"jobs[{n}]"
+        total += j.rounds * j.tasks_per_round
+        if total > MAX_TASKS:
+            raise InstanceError(f"{p}.rounds", f"the instance exceeds {MAX_TASKS:.0e} tasks (rounds x tasks_per_round)")
         if j.id in seen:
             raise InstanceError(f"{p}.id", f"duplicate job id {j.id!r}")
         seen.add(j.id)
