@@ -106,3 +106,12 @@ def test_method_error_exit_1_with_message(tmp_path, capsys):
     captured = capsys.readouterr()
     assert json.loads(captured.out)["status"] == "error"
     assert "homogeneous" in captured.err
+
+
+def test_check_has_a_default_time_limit_solve_has_none():
+    from dmlsched.cli import build_parser
+
+    p = build_parser()
+    assert p.parse_args(["check", "f.json", "-m", "list"]).time_limit == 60.0
+    assert p.parse_args(["check", "f.json", "-m", "list", "--time-limit", "5"]).time_limit == 5.0
+    assert p.parse_args(["solve", "f.json", "-m", "list"]).time_limit is None

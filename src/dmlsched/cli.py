@@ -53,7 +53,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="instance file (JSON)")
     p.add_argument("--method", "-m", required=True, help="method name (see `dmlsched methods`)")
     p.add_argument("--solver", default="highs", choices=["highs", "gurobi"], help="MIP solver (default highs)")
-    p.add_argument("--time-limit", type=_positive, default=None, metavar="S", help="seconds per solver run")
+    p.add_argument("--time-limit", type=_positive, default=None, metavar="S",
+                   help="seconds per solver run (default: none for solve, 60 for check)")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
     p.add_argument(
@@ -76,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="compare a method with a reference and its proven bound")
     _common(p)
+    # an exact reference can run for hours: check gets a default limit per solver run
+    p.set_defaults(time_limit=60.0)
     p.add_argument("--reference", "-r", default=None, help="reference method (default: the family's, usually exact)")
 
     p = sub.add_parser("methods", help="list registered methods")
