@@ -28,10 +28,7 @@ SPEC = register_problem(
 from . import heuristics  # noqa: E402,F401  (registers "harmony")
 from . import oracle  # noqa: E402,F401  (registers "oracle")
 
-try:  # the MILP needs pyomo
-    from . import models  # noqa: F401  (registers "exact")
-except ImportError:  # pragma: no cover
-    pass
+from . import models  # noqa: E402,F401  (registers "exact")
 
 __all__ = [
     "FIG_4_17_RATIO",

@@ -16,6 +16,7 @@ Only :class:`SRTF` (``clairvoyant = True``) receives the jobs' true ``rounds``.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Sequence
@@ -41,7 +42,7 @@ def queue_of(lows: Sequence[float], size: float) -> int:
     return bisect_right(lows, size * (1.0 + THRESHOLD_RTOL)) - 1
 
 
-class Rule:
+class Rule(ABC):
     """Base class: ``setup`` once, then ``key(n, rounds_run, service)`` at every (re)entry."""
 
     name = ""
@@ -50,8 +51,9 @@ class Rule:
     def setup(self, view: View, rounds: Sequence[int] | None = None) -> None:
         self.v = view
 
-    def key(self, n: int, rounds_run: int, service: float) -> tuple:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def key(self, n: int, rounds_run: int, service: float) -> tuple:
+        """Priority key of job ``n`` (smaller runs first)."""
 
 
 class HLAS(Rule):

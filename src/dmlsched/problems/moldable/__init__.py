@@ -27,10 +27,7 @@ SPEC = register_problem(
 
 from . import heuristics  # noqa: E402,F401  (registers the policies)
 
-try:  # the exact MIP registers "exact"
-    from . import models  # noqa: F401
-except ImportError:  # pragma: no cover - during development only
-    pass
+from . import models  # noqa: E402,F401  (registers "exact")
 
 __all__ = [
     "MoldableInstance",
