@@ -122,3 +122,14 @@ def test_compare_without_bound_is_inconclusive(monkeypatch, inst):
     rep = compare(inst, _res("nb", Status.FEASIBLE, 3.0, solution=sol),
                   _res("exact", Status.OPTIMAL, 3.0, 3.0, sol))
     assert rep.verdict == "inconclusive" and rep.ratio == pytest.approx(1.0)
+
+
+def test_not_applicable_becomes_an_error_result(monkeypatch, inst):
+    def refuses(inst, **kw):
+        raise dmlsched.NotApplicable("only for homogeneous clusters")
+
+    _register(monkeypatch, "refuses", refuses)
+    res = dmlsched.solve(inst, "refuses")
+    assert res.status == Status.ERROR and res.solution is None
+    assert res.details["not_applicable"] is True
+    assert "homogeneous" in res.details["error"]

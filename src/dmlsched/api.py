@@ -7,7 +7,7 @@ import math
 import time
 from typing import Any
 
-from .errors import InvalidSolutionError
+from .errors import InvalidSolutionError, NotApplicable
 from .registry import get_method, problem_of
 from .result import CheckReport, Result, Status
 from .solvers import check_solver_name
@@ -57,7 +57,10 @@ def solve(
     if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number, got {time_limit!r}")
     t0 = time.perf_counter()
-    res: Result = m.fn(instance, solver=solver, time_limit=time_limit, seed=seed, **options)
+    try:
+        res: Result = m.fn(instance, solver=solver, time_limit=time_limit, seed=seed, **options)
+    except NotApplicable as e:
+        res = Result(spec.name, method, Status.ERROR, details={"error": str(e), "not_applicable": True})
     wall = time.perf_counter() - t0
     res.problem, res.method = spec.name, method
     res.runtime_s = res.runtime_s or wall

@@ -141,7 +141,8 @@ def _report_failure(res: Any) -> int:
     if res.status.value != "error":
         return 0
     msg = res.details.get("error") or "the method failed"
-    print(f"error: {res.problem}/{res.method}: {msg}", file=sys.stderr)
+    what = "not applicable" if res.details.get("not_applicable") else "error"
+    print(f"{what}: {res.problem}/{res.method}: {msg}", file=sys.stderr)
     return 1
 
 

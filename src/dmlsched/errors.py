@@ -23,6 +23,16 @@ class InvalidSolutionError(DmlschedError):
     """A solution breaks a constraint of the paper's model (validator verdict)."""
 
 
+class NotApplicable(DmlschedError):
+    """The method does not apply to this instance (outside its domain or size limit).
+
+    Raised by a method; :func:`dmlsched.solve` turns it into a ``Result`` with
+    status ``error``, the message in ``details["error"]`` and
+    ``details["not_applicable"] = True``, which the bench summary lists apart
+    from failures.
+    """
+
+
 class SolverError(DmlschedError):
     """A solver could not be run or failed."""
 

@@ -9,6 +9,10 @@ from collections import OrderedDict
 from typing import Iterable
 
 
+def _short(text: str, width: int = 140) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def _num(x: object, digits: int = 4) -> str:
     if x is None:
         return "-"
@@ -142,16 +146,22 @@ def summary_text(records: list[dict], *, ran: int | None = None, skipped: int | 
         tail += f": {ran} run now, {skipped or 0} already done"
     if elapsed_s is not None:
         tail += f", {elapsed_s:.1f} s"
-    errors = [r for r in records if r.get("status") == "error"]
+    failed = [r for r in records if r.get("status") == "error"]
+    not_applicable = [r for r in failed if (r.get("details") or {}).get("not_applicable")]
+    errors = [r for r in failed if not (r.get("details") or {}).get("not_applicable")]
     violated = [r for r in records if r.get("verdict") == "violated"]
     if errors:
         tail += f"; {len(errors)} error(s)"
+    if not_applicable:
+        tail += f"; {len(not_applicable)} not applicable"
     if violated:
         tail += f"; {len(violated)} bound violation(s)"
     parts.append("")
     parts.append(tail)
     for r in errors[:20]:
         parts.append(f"  error: {r.get('label')} {r.get('method') or '(load)'}: {r.get('error')}")
+    for r in not_applicable[:20]:
+        parts.append(f"  n/a: {r.get('label')} {r.get('method')}: {_short(str(r.get('error')))}")
     for r in violated[:20]:
         parts.append(f"  VIOLATED: {r.get('label')} {r.get('method')}: ratio {_num(r.get('ratio'))} > bound {_num(r.get('bound'))}")
     return "\n".join(parts)

@@ -11,6 +11,7 @@ import math
 from itertools import product
 from typing import Iterator
 
+from ...errors import NotApplicable
 from ...registry import register_method
 from ...result import Result, Status
 from .instance import CruiseInstance
@@ -98,6 +99,6 @@ def solve_brute_force(
     try:
         cfg, val = brute_force(inst, limit=limit)
     except ValueError as e:
-        return Result("cruise", "brute-force", Status.ERROR, details={"error": str(e)})
+        raise NotApplicable(str(e)) from None
     return Result("cruise", "brute-force", Status.OPTIMAL, objective=val, lower_bound=val,
                   solution=cfg, details={"configurations": count_configurations(inst)})

@@ -22,6 +22,7 @@ from itertools import product
 
 import numpy as np
 
+from ...errors import NotApplicable
 from ...registry import register_method
 from ...result import Result, Status
 from .instance import CruiseInstance
@@ -223,7 +224,7 @@ def solve_closed_form(
     except ValueError as e:
         if select not in ("paper", "exact"):
             raise
-        return Result("cruise", "closed-form", Status.ERROR, details={"error": str(e)})
+        raise NotApplicable(str(e)) from None
     return Result("cruise", "closed-form", Status.FEASIBLE, solution=cfg, details=info)
 
 

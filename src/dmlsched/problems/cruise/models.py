@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import NotApplicable
 from ...registry import register_method
 from ...result import Result, Status
 from ...solvers import solve_model
@@ -597,7 +598,7 @@ def solve_relaxation_method(
     try:
         out = solve_continuous_relaxation(inst, solver=solver, time_limit=time_limit, seed=seed)
     except ValueError as e:
-        return Result("cruise", "relaxation", Status.ERROR, solver=solver, details={"error": str(e)})
+        raise NotApplicable(str(e)) from None
     if not math.isfinite(out["value"]):
         return Result("cruise", "relaxation", Status.TIME_LIMIT, solver=solver)
     # a relaxation value is a valid bound only when every LP was solved to optimality

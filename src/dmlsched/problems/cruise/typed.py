@@ -28,6 +28,7 @@ from itertools import product
 
 import numpy as np
 
+from ...errors import NotApplicable
 from ...registry import register_method
 from ...result import Result, Status
 from .bounds import _max_samples
@@ -221,6 +222,6 @@ def solve_typed_method(
     try:
         cfg, val, work = solve_typed(inst, limit=limit)
     except ValueError as e:
-        return Result("cruise", "exact-typed", Status.ERROR, details={"error": str(e)})
+        raise NotApplicable(str(e)) from None
     return Result("cruise", "exact-typed", Status.OPTIMAL, objective=val, lower_bound=val,
                   solution=cfg, details={"pairs": work, "types": len(inst.machine_types)})

@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from ...errors import NotApplicable
 from ...registry import register_method
 from ...result import Result, Status
 from .instance import GroupingInstance
@@ -214,8 +215,7 @@ def solve_brute(inst: GroupingInstance, *, solver: str = "highs", time_limit: fl
                 seed: int = 0, **options) -> Result:
     """Exhaustive search over canonical partitions; exact by construction."""
     if inst.num_gpus > BRUTE_MAX_GPUS:
-        return Result("gpu-grouping", "brute-force", Status.ERROR,
-                      details={"error": f"more than {BRUTE_MAX_GPUS} GPUs"})
+        raise NotApplicable(f"brute force handles at most {BRUTE_MAX_GPUS} GPUs, the instance has {inst.num_gpus}")
     sol, val, count = brute_force_grouping(inst)
     return Result("gpu-grouping", "brute-force", Status.OPTIMAL, objective=val, lower_bound=val,
                   solution=sol, details={"partitions": count})

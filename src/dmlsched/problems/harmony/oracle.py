@@ -146,6 +146,7 @@ def oracle(inst: HarmonyInstance, *, max_jobs: int = MAX_JOBS) -> tuple[HarmonyS
 
 
 # ---------------------------------------------------------------------------
+from ...errors import NotApplicable  # noqa: E402
 from ...registry import register_method  # noqa: E402
 from ...result import Result, Status  # noqa: E402
 from .solution import metrics  # noqa: E402
@@ -178,7 +179,7 @@ def solve_oracle(
     try:
         sol, u, count = oracle(inst, max_jobs=max_jobs)
     except ValueError as e:
-        return Result("harmony", "oracle", Status.ERROR, details={"error": str(e)})
+        raise NotApplicable(str(e)) from None
     details = {"partitions": count}
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
     return Result(

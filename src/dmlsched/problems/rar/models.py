@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InvalidSolutionError
+from ...errors import InvalidSolutionError, NotApplicable
 from .bounds import load_lower_bound, rho_hat
 from .instance import RarInstance
 from .solution import Engine, RarSchedule
@@ -406,7 +406,7 @@ def solve_exact_nd(inst: RarInstance, *, solver: str = "highs", time_limit: floa
     try:
         Y = nondelay_schedules(inst, max_schedules)
     except EnumerationTooLarge as e:
-        return Result("rar", "exact-nd", Status.ERROR, details={"error": str(e)})
+        raise NotApplicable(str(e)) from None
     return _from_set("exact-nd", inst, Y, solver, time_limit, seed, Status.FEASIBLE,
                      float(load_lower_bound(inst)), {"Y": "non-delay in-order (optimal over Y_nd only)"})
 
@@ -429,7 +429,7 @@ def solve_exact(inst: RarInstance, *, solver: str = "highs", time_limit: float |
         ub = int(Ynd.makespans().min()) if len(Ynd) else inst.horizon
         Y = all_schedules(inst, ub, max_schedules)
     except EnumerationTooLarge as e:
-        return Result("rar", "exact", Status.ERROR, details={"error": str(e)})
+        raise NotApplicable(str(e)) from None
     return _from_set("exact", inst, Y, solver, time_limit, seed, Status.OPTIMAL,
                      float(load_lower_bound(inst)),
                      {"Y": "all schedules with makespan <= UB", "UB_nondelay": ub if len(Ynd) else None})
