@@ -114,7 +114,9 @@ def plot_gantt(
         j = str(t["job"])
         r = t.get("round")
         hatch = "//" if isinstance(r, int) and r % 2 == 1 else None  # alternate rounds
-        ax.broken_barh([(s, max(e - s, 1e-12))], (y - 0.4, 0.8), facecolors=color[j],
+        # a bar may take a slice of its row: "offset" and "height" in [0, 1] (shared GPUs)
+        off, hgt = float(t.get("offset", 0.0)), float(t.get("height", 1.0))
+        ax.broken_barh([(s, max(e - s, 1e-12))], (y - 0.4 + 0.8 * off, 0.8 * hgt), facecolors=color[j],
                        edgecolors="black", linewidth=0.6, hatch=hatch)
         se = t.get("sync_end")
         if show_sync and se is not None and float(se) > e:
@@ -122,7 +124,8 @@ def plot_gantt(
                            edgecolors="none")
         if label_tasks and e - s > 0.03 * max(horizon, 1e-9):
             txt = j if r is None else f"{j}/r{r}"
-            ax.text((s + e) / 2, y, txt, ha="center", va="center", fontsize=7, clip_on=True)
+            ax.text((s + e) / 2, y - 0.4 + 0.8 * (off + hgt / 2), txt, ha="center", va="center", fontsize=7,
+                    clip_on=True)
     # rounds marked: a tick where each (job, round) finishes synchronisation
     ends: dict[tuple[str, Any], float] = {}
     for t in tasks:
