@@ -46,3 +46,24 @@ def test_moldable_overlap_at_large_time_is_rejected():
     seq = MoldableSchedule.from_segments([(0, T0, T0 + 5, (0,), 1), (1, T0 + 5, T0 + 10, (0,), 1)])
     dmlsched.validate(inst, seq)
     assert dmlsched.solve(inst, "rigid-fcfs").objective == pytest.approx(15.0)
+
+
+def test_hlas_finish_times_checked_at_large_times():
+    """A run whose reported finish times are off by 9 time units at t = 1e7 is rejected."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    from dmlsched.problems.hlas.solution import HlasRun
+
+    d = json.loads((Path(__file__).resolve().parents[1] / "instances" / "hlas" / "fig12.json").read_text())
+    d.pop("expected", None)
+    for j in d["jobs"]:
+        j["arrival"] = T0
+    inst = dmlsched.from_dict(d)
+    run = dmlsched.solve(inst, "hlas").solution
+    dmlsched.validate(inst, run)
+    bad = HlasRun(gpu=run.gpu, start=run.start, finish=run.finish + np.array([9.0, -9.0, 9.0]))
+    with pytest.raises(dmlsched.InvalidSolutionError, match=r"\(6\)"):
+        dmlsched.validate(inst, bad)

@@ -320,6 +320,34 @@ class ExactOutcome:
     per_w: dict[int, dict] = field(default_factory=dict)
 
 
+#: above this many samples or model units the MIP's coefficients span too many
+#: orders of magnitude for HiGHS's infeasibility proofs to be trusted
+WELL_SCALED_MAX = 10**7
+
+
+def _well_scaled(inst: CruiseInstance) -> bool:
+    return max(inst.dataset_size, inst.model_size) <= WELL_SCALED_MAX
+
+
+def _infeasibility_witness(inst: CruiseInstance, W: int, ub: float | None):
+    """A configuration with ``W`` workers (better than ``ub``) contradicting a claim
+    that none exists, or ``None``."""
+    from .heuristics import proportional
+
+    limit = math.inf if ub is None else ub
+    for rule in ("compute", "effective"):
+        try:
+            cfg = proportional(inst, allowed_workers=[W], data=rule)
+        except (ValueError, NotApplicable):
+            continue
+        if any(cfg.d[i] == 0 for i in cfg.workers):
+            continue  # an idle worker: excluded by the cuts (dominated by W - 1 workers)
+        if evaluate(inst, cfg) < limit * (1 - 1e-9):
+            return cfg
+    return None
+
+
+
 def solve_exact(
     inst: CruiseInstance,
     *,
@@ -397,15 +425,24 @@ def solve_exact(
                     best_cfg, best_val = cfg, val
             if out.status == Status.INFEASIBLE:
                 # proven: no configuration with W workers (with cuts: none without idle
-                # workers, which are dominated by W - 1 workers; with upper: none <= ub)
-                settled[W] = True
-                wbound[W] = math.inf if ub is None else max(wbound[W], ub)
+                # workers, which are dominated by W - 1 workers; with upper: none <= ub) --
+                # unless the model is badly scaled (HiGHS then reports false
+                # infeasibility) or a heuristic configuration with W workers contradicts it
+                witness = _infeasibility_witness(inst, W, ub)
+                if witness is not None:
+                    entry["status"] = "infeasible (contradicted by a heuristic configuration)"
+                    if evaluate(inst, witness) < best_val:
+                        best_cfg, best_val = witness, evaluate(inst, witness)
+                elif not _well_scaled(inst):
+                    entry["status"] = "infeasible (not trusted: badly scaled model)"
+                else:
+                    settled[W] = True
+                    wbound[W] = math.inf if ub is None else max(wbound[W], ub)
             else:
                 if out.bound is not None and math.isfinite(out.bound):
-                    wbound[W] = max(wbound[W], out.bound)
+                    wbound[W] = max(wbound[W], out.bound)  # the solver's proven bound only
                 if out.status == Status.OPTIMAL and "objective" in entry:
                     settled[W] = True
-                    wbound[W] = max(wbound[W], min(entry["objective"], out.objective or math.inf))
             per_w[W] = entry
         if time_limit is not None and time.perf_counter() - t0 >= time_limit - 0.01:
             break

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
-from ...tolerance import close
+from ...tolerance import time_tolerance
 from .instance import HlasInstance
 
 #: above this many tasks the JSON form of a run omits the per-task list
@@ -76,8 +76,10 @@ def validate(inst: HlasInstance, run: HlasRun) -> None:
     if run.finish.shape != (inst.num_jobs,):
         raise InvalidSolutionError(f"run reports {run.finish.shape} finish times for {inst.num_jobs} jobs")
     ct = completion_times(inst, run)
+    hare = inst.hare
+    eps = time_tolerance(float(max(hare.tc.max(), hare.ts.max())), float(np.max(np.abs(ct))) if ct.size else 0.0)
     for n in range(inst.num_jobs):
-        if not close(float(run.finish[n]), float(ct[n])):
+        if not abs(float(run.finish[n]) - float(ct[n])) <= eps:
             raise InvalidSolutionError(
                 f"(6) job {inst.jobs[n].id!r}: reported finish {run.finish[n]} but its last task "
                 f"ends at {ct[n]}")

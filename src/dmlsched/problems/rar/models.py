@@ -361,7 +361,9 @@ def solve_ilp_bound(inst: RarInstance, *, solver: str = "highs", time_limit: flo
     if out.status == Status.OPTIMAL:
         val = float(out.objective)
         details["ceil"] = math.ceil(val - 1e-6)
-        return Result("rar", "ilp-bound", Status.OPTIMAL, objective=val, lower_bound=val, solver=solver,
+        # "optimal" is within the solver's gap: the proven bound is the safe lower bound
+        lb = min(val, float(out.bound)) if out.bound is not None and math.isfinite(out.bound) else val
+        return Result("rar", "ilp-bound", Status.OPTIMAL, objective=val, lower_bound=lb, solver=solver,
                       details=details)
     if out.bound is not None and math.isfinite(out.bound):
         b = float(out.bound)
