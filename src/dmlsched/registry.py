@@ -108,6 +108,36 @@ def register_problem(spec: ProblemSpec) -> ProblemSpec:
     return spec
 
 
+def register_family(
+    name: str,
+    instance_module: Any,
+    solution_module: Any,
+    *,
+    instance_type: type,
+    sense: Sense = "min",
+    objective_name: str = "objective",
+    default_reference: str | None = "exact",
+) -> ProblemSpec:
+    """Register a family laid out by convention: ``instance_module`` provides
+    ``from_dict``, ``to_dict`` and ``size``; ``solution_module`` provides
+    ``validate``, ``evaluate`` and ``to_json``."""
+    return register_problem(
+        ProblemSpec(
+            name=name,
+            instance_type=instance_type,
+            from_dict=instance_module.from_dict,
+            to_dict=instance_module.to_dict,
+            validate=solution_module.validate,
+            evaluate=solution_module.evaluate,
+            solution_to_json=solution_module.to_json,
+            sense=sense,
+            objective_name=objective_name,
+            size=instance_module.size,
+            default_reference=default_reference,
+        )
+    )
+
+
 def register_method(
     problem: str,
     name: str,

@@ -2,7 +2,7 @@
 
 To add a family: create ``problems/<family>/`` with ``instance.py``,
 ``solution.py``, ``models.py``, ``heuristics.py``, ``bounds.py`` (and
-``strategies.py``), register a :class:`~dmlsched.registry.ProblemSpec` and its
+``strategies.py``), register the family with :func:`~dmlsched.registry.register_family` and its
 methods in the subpackage's ``__init__``, and add its name to ``FAMILIES``.
 """
 

@@ -9,27 +9,21 @@ Methods: ``exact`` (the MIP of Figure 3.2, HiGHS/Gurobi), ``exact-typed``
 and ``lower-bound``.  Specification: ``models/cruise.md``; claims:
 ``proofs/cruise.md``."""
 
-from ...registry import ProblemSpec, register_method, register_problem
+from ...registry import register_family, register_method
 from ...result import Result, Status
 from . import instance, solution
 from .bounds import continuous_lower_bound, lower_bound, lower_bound_for_workers
 from .instance import CruiseInstance
 from .solution import CruiseConfig, epoch_times, evaluate_continuous
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="cruise",
-        instance_type=CruiseInstance,
-        from_dict=instance.from_dict,
-        to_dict=instance.to_dict,
-        validate=solution.validate,
-        evaluate=solution.evaluate,
-        solution_to_json=solution.to_json,
-        sense="min",
-        objective_name="epoch time",
-        size=instance.size,
-        default_reference="exact",
-    )
+SPEC = register_family(
+    "cruise",
+    instance,
+    solution,
+    instance_type=CruiseInstance,
+    sense="min",
+    objective_name="epoch time",
+    default_reference="exact",
 )
 
 from . import brute, heuristics, models, typed  # noqa: E402,F401  (register methods)

@@ -1,25 +1,19 @@
 """GPU_Grouping (HLAS paper, Section IV-C, eqs. (4)-(6)): partition GPUs into
 groups so that every job sees groups of similar speed."""
 
-from ...registry import ProblemSpec, register_problem
+from ...registry import register_family
 from . import instance, solution
 from .instance import GroupingInstance, from_hlas, speeds_from_times
 from .solution import Grouping, evaluate, group_speeds, ranges
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="gpu-grouping",
-        instance_type=GroupingInstance,
-        from_dict=instance.from_dict,
-        to_dict=instance.to_dict,
-        validate=solution.validate,
-        evaluate=solution.evaluate,
-        solution_to_json=solution.to_json,
-        sense="min",
-        objective_name="max over jobs of p_max - p_min",
-        size=instance.size,
-        default_reference="exact",
-    )
+SPEC = register_family(
+    "gpu-grouping",
+    instance,
+    solution,
+    instance_type=GroupingInstance,
+    sense="min",
+    objective_name="max over jobs of p_max - p_min",
+    default_reference="exact",
 )
 
 from . import heuristics  # noqa: E402,F401  (registers greedy, brute-force)

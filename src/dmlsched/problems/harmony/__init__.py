@@ -3,26 +3,20 @@ with complementary CPU/network use and allocating machines to the groups, to
 maximise cluster utilisation (4.1)-(4.4); Algorithms 1-2, the exhaustive
 Oracle of Section 4.4.7 and an exact MILP."""
 
-from ...registry import ProblemSpec, register_problem
+from ...registry import register_family
 from . import instance, solution
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio
 from .instance import HarmonyInstance, HarmonyJob
 from .solution import HarmonySolution, completion_times, group_stats, metrics
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="harmony",
-        instance_type=HarmonyInstance,
-        from_dict=instance.from_dict,
-        to_dict=instance.to_dict,
-        validate=solution.validate,
-        evaluate=solution.evaluate,
-        solution_to_json=solution.to_json,
-        sense="max",
-        objective_name="cluster utilisation U (4.4)",
-        size=instance.size,
-        default_reference="oracle",
-    )
+SPEC = register_family(
+    "harmony",
+    instance,
+    solution,
+    instance_type=HarmonyInstance,
+    sense="max",
+    objective_name="cluster utilisation U (4.4)",
+    default_reference="oracle",
 )
 
 from . import heuristics  # noqa: E402,F401  (registers "harmony")

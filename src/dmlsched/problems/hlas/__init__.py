@@ -1,25 +1,19 @@
 """Non-clairvoyant Hare (HLAS paper, Sections IV-V): online HLAS / HLAS-P and
 baselines simulated on the shared discrete-event engine."""
 
-from ...registry import ProblemSpec, register_problem
+from ...registry import register_family
 from . import instance, solution
 from .instance import HlasInstance, HlasJob
 from .solution import HlasRun, completion_times, jcts, metrics
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="hlas",
-        instance_type=HlasInstance,
-        from_dict=instance.from_dict,
-        to_dict=instance.to_dict,
-        validate=solution.validate,
-        evaluate=solution.evaluate,
-        solution_to_json=solution.to_json,
-        sense="min",
-        objective_name="average job completion time",
-        size=instance.size,
-        default_reference="offline-exact",
-    )
+SPEC = register_family(
+    "hlas",
+    instance,
+    solution,
+    instance_type=HlasInstance,
+    sense="min",
+    objective_name="average job completion time",
+    default_reference="offline-exact",
 )
 
 from . import heuristics  # noqa: E402,F401  (registers the policies)

@@ -2,26 +2,20 @@
 communication contention; SJF-BCO, its baselines, the ILP (14)-(16) lower
 bound and the ILP (10)-(13) over enumerated schedule sets."""
 
-from ...registry import ProblemSpec, register_problem
+from ...registry import register_family
 from . import instance, solution
 from .bounds import l_u, phi, rho_hat, theorem5_ratio
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="rar",
-        instance_type=RarInstance,
-        from_dict=instance.from_dict,
-        to_dict=instance.to_dict,
-        validate=solution.validate,
-        evaluate=solution.evaluate,
-        solution_to_json=solution.to_json,
-        sense="min",
-        objective_name="makespan (slots)",
-        size=instance.size,
-        default_reference="exact",
-    )
+SPEC = register_family(
+    "rar",
+    instance,
+    solution,
+    instance_type=RarInstance,
+    sense="min",
+    objective_name="makespan (slots)",
+    default_reference="exact",
 )
 
 from . import heuristics  # noqa: E402,F401  (registers methods)
