@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from .api import check, compare, solve
+from .kit import Option, OptionError
 from .errors import (
     DmlschedError,
     InstanceError,
@@ -23,7 +24,7 @@ from .errors import (
 )
 from .io import dumps, from_dict, load, loads, save, to_dict
 from .registry import families, get_method, get_problem, methods, problem_of
-from .result import CheckReport, Result, Status
+from .result import CheckReport, Result, Status, Verdict
 
 logging.getLogger("dmlsched").addHandler(logging.NullHandler())
 
@@ -54,11 +55,14 @@ __all__ = [
     "InstanceError",
     "InvalidSolutionError",
     "NotApplicable",
+    "Option",
+    "OptionError",
     "Result",
     "SolverError",
     "SolverLimitError",
     "Status",
     "UnknownMethodError",
+    "Verdict",
     "check",
     "compare",
     "dumps",

@@ -8,8 +8,9 @@ import time
 from typing import Any
 
 from .errors import InvalidSolutionError, NotApplicable
+from .kit import check_options
 from .registry import get_method, problem_of
-from .result import CheckReport, Result, Status
+from .result import CheckReport, Result, Status, Verdict
 from .solvers import check_solver_name
 from .tolerance import TOL, geq, leq, slack
 
@@ -37,16 +38,23 @@ def solve(
     method
         A method name registered for that family (``dmlsched methods`` lists them).
     solver
-        ``"highs"`` (default) or ``"gurobi"``; ignored by combinatorial methods.
+        ``"highs"`` (default) or ``"gurobi"`` for methods that solve a Pyomo
+        model; CP-SAT methods (``exact-cp``) and combinatorial methods ignore it.
     time_limit
-        Seconds for solver-based methods, ``None`` for none.
+        A deadline in seconds for the whole method (building, enumeration,
+        every solver call), ``None`` for none.  The method returns by it with
+        its best incumbent and its best proven bound.
     seed
         Seed of every random choice (same seed, same result).
     **options
-        Method-specific options (documented on each method).
+        The method's declared options (``dmlsched methods PROBLEM`` lists
+        them) and the common ones: ``display=True`` streams the solver's log,
+        ``memory_limit`` (GiB) bounds what the method may plan to allocate.
 
     Raises
     ------
+    OptionError
+        An unknown or ill-typed option (named in the message).
     InvalidSolutionError
         If a method returns a solution that breaks the model's constraints,
         or reports an objective or bound inconsistent with its solution.
@@ -54,18 +62,29 @@ def solve(
     spec = problem_of(instance)
     m = get_method(spec.name, method)
     check_solver_name(solver)
-    if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
+    if time_limit is not None and not (
+        isinstance(time_limit, (int, float)) and time_limit > 0 and math.isfinite(time_limit)
+    ):
         raise ValueError(f"time_limit must be a positive number, got {time_limit!r}")
+    if not m.uses_kit:
+        options, _common = check_options(spec.name, method, m.options, options)
     t0 = time.perf_counter()
     try:
         res: Result = m.fn(instance, solver=solver, time_limit=time_limit, seed=seed, **options)
     except NotApplicable as e:
-        res = Result(spec.name, method, Status.ERROR, details={"error": str(e), "not_applicable": True})
+        res = Result(spec.name, method, Status.NOT_APPLICABLE,
+                     details={"error": str(e), "not_applicable": True})
     wall = time.perf_counter() - t0
-    res.problem, res.method = spec.name, method
+    res.problem, res.method, res.sense = spec.name, method, spec.sense
     res.runtime_s = res.runtime_s or wall
     res.details.setdefault("wall_s", wall)
+    res.details.setdefault("reproducible", True)
+    t1 = time.perf_counter()
     _verify(spec, m.kind, instance, res)
+    if res.solution is not None:
+        dt = time.perf_counter() - t1
+        res.details.setdefault("stages", {})["validate"] = dt
+        log.info("%s/%s: validate %.3f s", spec.name, method, dt)
     return res
 
 
@@ -88,15 +107,15 @@ def _verify(spec: Any, kind: str, instance: Any, res: Result) -> None:
         raise InvalidSolutionError(
             f"{spec.name}/{res.method}: status {res.status.value} without a solution"
         )
-    if res.lower_bound is not None and res.objective is not None and res.solution is not None:
+    if res.bound is not None and res.objective is not None and res.solution is not None:
         ok = (
-            leq(res.lower_bound, res.objective, 1e-5)
+            leq(res.bound, res.objective, 1e-5)
             if spec.sense == "min"
-            else geq(res.lower_bound, res.objective, 1e-5)
+            else geq(res.bound, res.objective, 1e-5)
         )
         if not ok:
             raise InvalidSolutionError(
-                f"{spec.name}/{res.method}: bound {res.lower_bound} is on the wrong "
+                f"{spec.name}/{res.method}: bound {res.bound} is on the wrong "
                 f"side of the objective {res.objective}"
             )
 
@@ -112,6 +131,10 @@ def _ratio(sense: str, value: float, ref: float) -> float:
     return num / den
 
 
+#: share of ``check``'s time limit the method under test may use when a reference runs too
+METHOD_SHARE = 0.5
+
+
 def check(
     instance: Any,
     method: str,
@@ -123,26 +146,39 @@ def check(
 ) -> CheckReport:
     """Compare ``method`` with a reference and with the paper's proven bound.
 
+    ``time_limit`` is the budget of the whole check: the method runs first
+    with at most :data:`METHOD_SHARE` of it (all of it without a reference),
+    the reference gets whatever the method left, so the two together never
+    exceed ``time_limit`` (plus each method's small stated overhead).
+
     The reference (default: the family's, usually ``"exact"``) gives a proven
-    bound ``LB`` on the optimum (its ``lower_bound``, or its objective when
-    proven optimal; for a ``bound`` method, its value) and possibly a feasible
-    value ``UB``.  With ``ratio(v) = v / ref`` (minimisation; ``ref / v`` for
-    maximisation) and the claimed bound ``b``:
+    bound ``LB`` on the optimum (its ``bound``; for a ``bound`` method, its
+    value) and possibly a feasible value ``UB`` (its solution's objective).
+    With ``ratio(v, r) = v / r`` (minimisation; ``r / v`` for maximisation)
+    and the claimed bound ``b``:
 
-    * ``holds``       if ``ratio(objective, LB) <= b``;
-    * ``violated``    if ``ratio(objective, UB) > b`` (even the optimistic
+    * ``holds``        if ``ratio(objective, LB) <= b``;
+    * ``violated``     if ``ratio(objective, UB) > b`` (even the optimistic
       feasible reference exceeds the claim, so the optimum does too);
-    * ``inconclusive`` otherwise, or when no bound or no proven reference exists.
+    * ``inconclusive`` otherwise;
+    * ``no_bound``     when the method claims no finite bound on the instance;
+    * ``n/a``          when the method produced no objective.
 
-    The reported ``ratio`` is taken against ``LB`` (the proven optimum when
-    known), else against ``UB`` (``details["ratio_basis"]`` then says so).
+    ``CheckReport.ratio`` is ``ratio(objective, UB)`` and
+    ``CheckReport.ratio_to_bound`` is ``ratio(objective, LB)``.
     """
     spec = problem_of(instance)
     reference = reference or spec.default_reference
-    res = solve(instance, method, solver=solver, time_limit=time_limit, seed=seed, **options)
+    with_ref = reference is not None and reference != method
+    t0 = time.monotonic()
+    mlimit = time_limit * METHOD_SHARE if (time_limit is not None and with_ref) else time_limit
+    res = solve(instance, method, solver=solver, time_limit=mlimit, seed=seed, **options)
     ref = None
-    if reference is not None and reference != method:
-        ref = solve(instance, reference, solver=solver, time_limit=time_limit, seed=seed)
+    if with_ref:
+        rlimit = None
+        if time_limit is not None:
+            rlimit = max(time_limit - (time.monotonic() - t0), 0.01)
+        ref = solve(instance, reference, solver=solver, time_limit=rlimit, seed=seed)
     return compare(instance, res, ref)
 
 
@@ -154,63 +190,64 @@ def compare(instance: Any, res: Result, ref: Result | None) -> CheckReport:
     spec = problem_of(instance)
     m = get_method(spec.name, res.method)
     bound = m.bound(instance) if m.bound is not None else None
+    if bound is not None and not math.isfinite(bound):
+        bound = math.inf
     details: dict[str, Any] = {"status": res.status.value, "runtime_s": res.runtime_s}
     if m.bound_name:
         details["bound_name"] = m.bound_name
-    ref_obj = lb = ub = None
+    lb = ub = None
     reference = ref.method if ref is not None else None
+    ref_status = None
+    ref_optimal = False
     if ref is not None:
-        rkind = get_method(spec.name, ref.method).kind
-        details["reference_status"] = ref.status.value
+        rspec = get_method(spec.name, ref.method)
+        ref_status = ref.status.value
         details["reference_runtime_s"] = ref.runtime_s
-        if rkind == "bound":
-            if ref.status == Status.OPTIMAL:
-                lb = ref.lower_bound if ref.lower_bound is not None else ref.objective
-            else:
-                lb = ref.lower_bound
-        else:
-            if ref.status == Status.OPTIMAL:
-                # "optimal" is within the solver's gap: the proven bound is the safe side
-                lb = ref.lower_bound if ref.lower_bound is not None else ref.objective
-            else:
-                lb = ref.lower_bound
-            ub = ref.objective if ref.solution is not None else None
-        rspace = get_method(spec.name, ref.method).space
-        if rspace is not None and rspace != m.space and lb is not None:
+        ref_optimal = ref.status == Status.OPTIMAL and rspec.kind != "bound"
+        lb = ref.bound
+        if lb is None and ref.status == Status.OPTIMAL:
+            lb = ref.objective  # exact by construction (enumeration)
+        if rspec.kind != "bound" and ref.solution is not None:
+            ub = ref.objective
+        if rspec.space is not None and rspec.space != m.space and lb is not None:
             # optimal over a restricted space only: not a bound for a method that may leave it
             lb = None
+            ref_optimal = False
             details["reference_scope"] = (
-                f"{ref.method} is optimal over {rspace} solutions only; {res.method} may leave that space"
+                f"{ref.method} is optimal over {rspec.space} solutions only; {res.method} may leave that space"
             )
-        ref_obj = ub if ub is not None else lb
-        details["reference_bound"] = lb
+        if not ref_optimal and ub is not None:
+            details["reference_note"] = f"{ref.method} did not prove optimality: its objective is a feasible value"
     value = res.objective
-    ratio = None
-    verdict = "inconclusive"
     ratio_lb = _ratio(spec.sense, value, lb) if value is not None and lb is not None else None
     ratio_ub = _ratio(spec.sense, value, ub) if value is not None and ub is not None else None
-    if ratio_ub is not None:
-        details["ratio_to_feasible_reference"] = ratio_ub
-    ratio = ratio_lb if ratio_lb is not None else ratio_ub
-    if ratio_lb is None and ratio_ub is not None:
-        details["ratio_basis"] = "feasible reference (no proven bound on the optimum)"
-    if bound is not None:
-        if ratio_lb is not None and ratio_lb <= bound * (1 + 1e-9) + 1e-9:
-            verdict = "holds"
-        elif ratio_ub is not None and ratio_ub > bound * (1 + 1e-6):
-            verdict = "violated"
-        elif lb is None:
-            details["note"] = "no proven reference value"
+    if value is None or res.status not in (Status.OPTIMAL, Status.FEASIBLE):
+        verdict = Verdict.NOT_APPLICABLE
+    elif bound is None or math.isinf(bound):
+        verdict = Verdict.NO_BOUND
+        details["note"] = (
+            "the method claims no bound" if bound is None else "the claimed bound is infinite on this instance"
+        )
+    elif ratio_lb is not None and ratio_lb <= bound * (1 + 1e-9) + 1e-9:
+        verdict = Verdict.HOLDS
+    elif ratio_ub is not None and ratio_ub > bound * (1 + 1e-6):
+        verdict = Verdict.VIOLATED
     else:
-        details["note"] = "the method has no proven bound"
+        verdict = Verdict.INCONCLUSIVE
+        if lb is None:
+            details["note"] = "no proven bound on the optimum"
     return CheckReport(
         problem=spec.name,
         method=res.method,
         objective=value,
         reference=reference,
-        reference_objective=ref_obj,
-        ratio=ratio,
+        reference_objective=ub,
+        ratio=ratio_ub,
         bound=bound,
         verdict=verdict,
+        reference_bound=lb,
+        reference_optimal=ref_optimal,
+        reference_status=ref_status,
+        ratio_to_bound=ratio_lb,
         details=details,
     )

@@ -1,11 +1,12 @@
 """The ``dmlsched`` command.
 
 Subcommands: ``solve``, ``check``, ``methods``, ``bench``, ``report``, ``reproduce``, ``gantt``.
-Exit codes: 0 success, 1 failure (the method ended with status ``error``,
-e.g. it does not apply to the instance, with its message on standard error;
-a method returned an invalid solution; a solver crashed), 2 bad input (malformed file, unknown method or
-solver, model too large for the chosen solver's licence) with the error on
-standard error.
+Exit codes: 0 success; 1 failure (the method ended with status ``error``, with
+its message on standard error; a method returned an invalid solution; a solver
+crashed); 2 bad input (malformed file, unknown method, option or solver, model
+too large for the chosen solver's licence) with the error on standard error;
+3 the method refused the instance (status ``n/a``: outside its domain, or more
+than it can hold in the time or memory given), with its reason on standard error.
 """
 
 from __future__ import annotations
@@ -129,20 +130,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"method     {res.method}")
         print(f"status     {res.status.value}")
         print(f"objective  {_fmt(res.objective)}  ({spec.objective_name})")
-        print(f"bound      {_fmt(res.lower_bound)}")
+        print(f"bound      {_fmt(res.bound)}  ({'lower' if res.sense == 'min' else 'upper'} bound on the optimum)")
         print(f"runtime_s  {res.runtime_s:.3f}")
         if res.solver:
             print(f"solver     {res.solver}")
     return _report_failure(res)
 
 
+#: exit code of a method that refused the instance (status ``n/a``)
+EXIT_NOT_APPLICABLE = 3
+
+
 def _report_failure(res: Any) -> int:
-    """Exit code 1 with the method's message on stderr when it ended in ``error``."""
-    if res.status.value != "error":
+    """Exit code 1 (``error``) or 3 (``n/a``) with the method's message on stderr."""
+    if res.status.value not in ("error", "n/a"):
         return 0
     msg = res.details.get("error") or "the method failed"
-    what = "not applicable" if res.details.get("not_applicable") else "error"
-    print(f"{what}: {res.problem}/{res.method}: {msg}", file=sys.stderr)
+    if res.status.value == "n/a":
+        print(f"not applicable: {res.problem}/{res.method}: {msg}", file=sys.stderr)
+        return EXIT_NOT_APPLICABLE
+    print(f"error: {res.problem}/{res.method}: {msg}", file=sys.stderr)
     return 1
 
 

@@ -14,10 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from .errors import UnknownMethodError
+from .errors import DmlschedError, UnknownMethodError
 
 Kind = Literal["exact", "heuristic", "bound", "policy"]
 Sense = Literal["min", "max"]
+KINDS = ("exact", "heuristic", "bound", "policy")
+
+
+class RegistryError(DmlschedError, ValueError):
+    """A registration that would break the registry (unknown family or kind,
+    a method replaced without ``replace=True``)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,9 @@ class MethodSpec:
         ``None`` means the whole space the validator accepts.  ``check`` uses a
         reference optimal over a restricted space as a proven bound only for
         methods of the same space (otherwise only as a feasible value).
+    options
+        The method's declared :class:`~dmlsched.kit.Option` s (checked by
+        :func:`dmlsched.solve`; unknown or ill-typed options are errors).
     """
 
     problem: str
@@ -96,6 +105,13 @@ class MethodSpec:
     bound_name: str | None = None
     uses_solver: bool = False
     space: str | None = None
+    options: tuple = ()
+
+    @property
+    def uses_kit(self) -> bool:
+        """Whether the method was registered with :func:`dmlsched.kit.method`
+        (it checks its own options and keeps its own deadline)."""
+        return hasattr(self.fn, "body")
 
 
 _PROBLEMS: dict[str, ProblemSpec] = {}
@@ -148,10 +164,43 @@ def register_method(
     bound_name: str | None = None,
     uses_solver: bool = False,
     space: str | None = None,
+    options: Any = None,
+    replace: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator registering ``fn`` as method ``name`` of ``problem``."""
+    """Decorator registering ``fn`` as method ``name`` of ``problem``.
+
+    ``fn(instance, *, solver, time_limit, seed, **options) -> Result``.
+    ``options`` declares the method's options (:class:`~dmlsched.kit.Option`);
+    ``None`` derives them from ``fn``'s keyword-only parameters with defaults.
+    Methods written with :func:`dmlsched.kit.method` get their options checked,
+    their deadline and the outcome-to-Result step from the kit.
+
+    Raises
+    ------
+    RegistryError
+        If ``problem`` is not a registered family, ``kind`` is not one of
+        ``exact``, ``heuristic``, ``bound``, ``policy``, or the method exists
+        and ``replace`` is not set.
+    """
+    if kind not in KINDS:
+        raise RegistryError(f"{problem}/{name}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if problem not in _PROBLEMS:
+        raise RegistryError(
+            f"{problem}/{name}: unknown family {problem!r} (register the family first); "
+            f"known: {', '.join(sorted(_PROBLEMS)) or 'none'}"
+        )
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        from .kit import options_from_signature
+
+        old = _METHODS.get((problem, name))
+        if old is not None and not replace and not _same_code(old.fn, fn):
+            raise RegistryError(
+                f"{problem}/{name} is already registered (by {old.fn.__module__}); "
+                "pass replace=True to replace it"
+            )
+
+        opts = tuple(options) if options is not None else options_from_signature(fn)
         _METHODS[(problem, name)] = MethodSpec(
             problem=problem,
             name=name,
@@ -162,10 +211,18 @@ def register_method(
             bound_name=bound_name,
             uses_solver=uses_solver,
             space=space,
+            options=opts,
         )
         return fn
 
     return deco
+
+
+def _same_code(a: Callable[..., Any], b: Callable[..., Any]) -> bool:
+    """The same function loaded again (a plugin module imported twice)."""
+    return (getattr(a, "__module__", None), getattr(a, "__qualname__", None)) == (
+        getattr(b, "__module__", None), getattr(b, "__qualname__", None)
+    )
 
 
 def _first_line(doc: str | None) -> str:

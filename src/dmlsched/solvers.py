@@ -26,6 +26,9 @@ log = logging.getLogger("dmlsched")
 #: solver names accepted everywhere, mapped to Pyomo's (contrib) solver names
 SOLVERS = {"highs": "highs", "gurobi": "gurobi_direct"}
 
+#: solver names a method may be given (CP-SAT models are built by the methods themselves)
+ALL_SOLVERS = ("highs", "gurobi", "cpsat")
+
 DEFAULT_REL_GAP = 1e-6
 DEFAULT_ABS_GAP = 1e-6
 
@@ -48,6 +51,8 @@ class SolveOutcome:
     solver: str
     runtime_s: float
     message: str = ""
+    limit: str | None = None  # "time" (wall clock: not reproducible) or "work" (deterministic)
+    engine: Any = None  # the solver object, where a caller reads values from it (CP-SAT)
 
     @property
     def has_solution(self) -> bool:
@@ -55,8 +60,8 @@ class SolveOutcome:
 
 
 def check_solver_name(solver: str) -> str:
-    if solver not in SOLVERS:
-        raise SolverError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
+    if solver not in ALL_SOLVERS:
+        raise SolverError(f"unknown solver {solver!r}; choose one of {', '.join(ALL_SOLVERS)}")
     return solver
 
 
@@ -64,6 +69,12 @@ def check_solver_name(solver: str) -> str:
 def solver_available(solver: str) -> bool:
     """Whether ``solver`` can run here (Gurobi: package and a licence)."""
     check_solver_name(solver)
+    if solver == "cpsat":
+        try:
+            import ortools  # noqa: F401
+        except ImportError:
+            return False
+        return True
     if solver == "highs":
         try:
             import highspy  # noqa: F401
@@ -124,6 +135,7 @@ def solve_model(
     threads: int | None = None,
     tee: bool = False,
     options: dict[str, Any] | None = None,
+    work_limit: dict[str, Any] | None = None,
 ) -> SolveOutcome:
     """Solve a Pyomo model and load its incumbent.
 
@@ -141,6 +153,13 @@ def solve_model(
         Solver random seed (HiGHS ``random_seed``, Gurobi ``Seed``).
     options
         Extra solver-specific options.
+    work_limit
+        Deterministic limits (same result at any machine load):
+        ``{"nodes": n}`` (branch-and-bound nodes: HiGHS ``mip_max_nodes``,
+        Gurobi ``NodeLimit``) and/or ``{"iterations": n}`` (simplex
+        iterations: HiGHS ``simplex_iteration_limit``, Gurobi
+        ``IterationLimit``).  A run stopped by one has ``limit == "work"``;
+        one stopped by ``time_limit`` has ``limit == "time"``.
 
     Raises
     ------
@@ -153,6 +172,11 @@ def solve_model(
     from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 
     check_solver_name(solver)
+    if solver not in SOLVERS:
+        raise SolverError(
+            f"this method solves a Pyomo model: use solver highs or gurobi ({solver!r} solves the "
+            "methods built for it, e.g. exact-cp)"
+        )
     if not solver_available(solver):
         raise SolverError(f"solver {solver!r} is not available on this machine")
     name = SOLVERS[solver]
@@ -164,6 +188,11 @@ def solve_model(
         sopts.setdefault("random_seed", int(seed) % 2147483647)
     else:
         sopts.setdefault("Seed", int(seed) % 2000000000)
+    for key, value in (work_limit or {}).items():
+        names = _WORK_LIMIT_NAMES.get(key)
+        if names is None:
+            raise SolverError(f"unknown work limit {key!r}; known: {', '.join(_WORK_LIMIT_NAMES)}")
+        sopts.setdefault(names[solver], int(value))
     kwargs: dict[str, Any] = dict(
         tee=tee,
         load_solutions=False,
@@ -218,6 +247,11 @@ def solve_model(
         res.solution_loader.load_vars()
     obj = res.incumbent_objective if has_sol else None
     bound = res.objective_bound
+    limit = None
+    if tc == TerminationCondition.maxTimeLimit:
+        limit = "time"
+    elif tc == TerminationCondition.iterationLimit:
+        limit = "work"
     log.debug("%s: %s obj=%s bound=%s in %.3fs", solver, tc, obj, bound, runtime)
     return SolveOutcome(
         status=status,
@@ -225,5 +259,18 @@ def solve_model(
         bound=None if bound is None else float(bound),
         solver=solver,
         runtime_s=runtime,
-        message=str(tc),
+        message=_tc_name(tc),
+        limit=limit,
     )
+
+
+def _tc_name(tc: Any) -> str:
+    """``TerminationCondition.maxTimeLimit`` -> ``"maxTimeLimit"``."""
+    return getattr(tc, "name", None) or str(tc).rsplit(".", 1)[-1]
+
+
+#: deterministic work limits by generic name, per solver
+_WORK_LIMIT_NAMES = {
+    "nodes": {"highs": "mip_max_nodes", "gurobi": "NodeLimit"},
+    "iterations": {"highs": "simplex_iteration_limit", "gurobi": "IterationLimit"},
+}

@@ -156,4 +156,4 @@ def test_typed_refuses_beyond_limit():
     from dmlsched.generate.cruise import random_instance
 
     res = dmlsched.solve(random_instance(12, seed=0), "exact-typed", limit=1000)
-    assert res.status == Status.ERROR and "limit" in res.details["error"]
+    assert res.status == Status.NOT_APPLICABLE and "limit" in res.details["error"]

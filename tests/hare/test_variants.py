@@ -180,5 +180,5 @@ def test_cli_solve_and_check_variants(tmp_path, capsys):
         assert len(out["solution"]["tasks"]) == inst.num_tasks
     assert main(["check", str(p), "--method", "smith-eft", "--reference", "fifo", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["reference"] == "fifo" and rep["verdict"] == "inconclusive"
+    assert rep["reference"] == "fifo" and rep["verdict"] == "no_bound"
     assert main(["solve", str(p), "--method", "smith-eft", "-o", "bogus=1"]) == 2

@@ -137,7 +137,7 @@ def test_deterministic_and_unknown_option(two_jobs):
     a = dmlsched.solve(two_jobs, "harmony", seed=1)
     b = dmlsched.solve(two_jobs, "harmony", seed=2)
     assert a.solution.groups == b.solution.groups and a.objective == b.objective
-    with pytest.raises(TypeError):
+    with pytest.raises(dmlsched.OptionError, match="bogus"):
         dmlsched.solve(two_jobs, "harmony", bogus=1)
 
 

@@ -222,7 +222,7 @@ def test_metrics_and_grouping_details():
     assert base.details["num_groups"] == 16  # baselines schedule GPU by GPU
     forced = dmlsched.solve(inst, "fifo", grouped=True)
     assert forced.details["num_groups"] == 4
-    with pytest.raises(TypeError):
+    with pytest.raises(dmlsched.OptionError, match="bogus"):
         dmlsched.solve(inst, "hlas", bogus=1)
 
 

@@ -48,13 +48,19 @@ def base_record(job: dict) -> dict:
         kind=None,
         status="error",
         objective=None,
-        lower_bound=None,
+        bound=None,
+        sense=None,
+        reproducible=None,
         runtime_s=None,
         wall_s=None,
         reference=job.get("reference"),
         reference_objective=None,
+        reference_status=None,
+        reference_bound=None,
+        reference_optimal=None,
         ratio=None,
-        bound=None,
+        ratio_to_bound=None,
+        claimed_bound=None,
         bound_name=None,
         verdict=None,
         error=None,
@@ -88,7 +94,8 @@ def result_from_record(rec: dict) -> Any:
         method=rec["method"],
         status=Status(rec["status"]),
         objective=rec.get("objective"),
-        lower_bound=rec.get("lower_bound"),
+        bound=rec.get("bound"),
+        sense=rec.get("sense") or "min",
         solution=_RecordedSolution() if rec.get("has_solution") else None,
         runtime_s=rec.get("runtime_s") or 0.0,
         solver=rec.get("solver"),
@@ -161,7 +168,7 @@ def _execute(job: dict, rec: dict) -> None:
     rec["kind"] = m.kind
     rec["bound_name"] = m.bound_name
     try:
-        rec["bound"] = m.bound(inst) if m.bound is not None else None
+        rec["claimed_bound"] = m.bound(inst) if m.bound is not None else None
     except Exception as e:  # the bound must never hide the run itself
         rec["details"]["bound_error"] = f"{type(e).__name__}: {e}"
     options = dict(job.get("options") or {})
@@ -169,7 +176,9 @@ def _execute(job: dict, rec: dict) -> None:
                 seed=int(job.get("seed", 0)), **options)
     rec["status"] = res.status.value
     rec["objective"] = res.objective
-    rec["lower_bound"] = res.lower_bound
+    rec["bound"] = res.bound
+    rec["sense"] = res.sense
+    rec["reproducible"] = res.reproducible
     rec["runtime_s"] = res.runtime_s
     rec["has_solution"] = res.solution is not None
     details = {k: v for k, v in res.details.items() if k != "jct"}
@@ -187,7 +196,11 @@ def _execute(job: dict, rec: dict) -> None:
     report = compare(inst, res, ref)
     rec["reference"] = report.reference
     rec["reference_objective"] = report.reference_objective
+    rec["reference_status"] = report.reference_status
+    rec["reference_bound"] = report.reference_bound
+    rec["reference_optimal"] = report.reference_optimal
     rec["ratio"] = report.ratio
-    rec["bound"] = report.bound
-    rec["verdict"] = report.verdict
+    rec["ratio_to_bound"] = report.ratio_to_bound
+    rec["claimed_bound"] = report.bound
+    rec["verdict"] = report.verdict.value
     rec["details"]["check"] = report.details

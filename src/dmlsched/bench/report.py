@@ -56,7 +56,7 @@ def family_plots(records: list[dict], fam: str, out: Path) -> list[tuple[str, st
     ratios = {m: [r["ratio"] for r in rs if isinstance(r.get("ratio"), (int, float))] for m, rs in by_method.items()}
     ratios = {m: v for m, v in ratios.items() if v}
     if ratios:
-        bounds = {m: [r["bound"] for r in by_method[m] if isinstance(r.get("bound"), (int, float))] for m in ratios}
+        bounds = {m: [r["claimed_bound"] for r in by_method[m] if isinstance(r.get("claimed_bound"), (int, float))] for m in ratios}
         ax = plot.plot_ratios(ratios, bounds, title=f"{fam}: ratio to reference")
         name = f"{_slug(fam)}-ratios.png"
         plot.savefig(ax, str(out / name))
@@ -149,7 +149,7 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
         if viol:
             lines += ["### Bound violations", ""]
             lines += [format_table(["instance", "method", "ratio", "bound", "reference"],
-                                   [[str(r.get("label")), str(r["method"]), _num(r.get("ratio")), _num(r.get("bound")),
+                                   [[str(r.get("label")), str(r["method"]), _num(r.get("ratio")), _num(r.get("claimed_bound")),
                                      f"{r.get('reference')} = {_num(r.get('reference_objective'))}"] for r in viol],
                                    markdown=True), ""]
         errs = [r for r in fr if r.get("status") in ("error", "time_limit")]

@@ -49,8 +49,8 @@ def run_rows(records: Iterable[dict]) -> list[list[str]]:
             str(r.get("status")),
             _num(r.get("objective"), 6),
             _num(r.get("ratio"), 4),
-            _num(r.get("bound"), 4),
-            "-" if r.get("bound") is None and r.get("verdict") == "inconclusive" else str(r.get("verdict") or "-"),
+            _num(r.get("claimed_bound"), 4),
+            "-" if r.get("claimed_bound") is None and r.get("verdict") == "inconclusive" else str(r.get("verdict") or "-"),
             _time(r.get("runtime_s")),
         ])
     return rows
@@ -84,13 +84,13 @@ def method_stats(records: Iterable[dict]) -> "OrderedDict[tuple[str, str], dict]
     for k in sorted(groups):
         rs = groups[k]
         ratios = [r["ratio"] for r in rs if isinstance(r.get("ratio"), (int, float))]
-        bounds = [r["bound"] for r in rs if isinstance(r.get("bound"), (int, float))]
+        bounds = [r["claimed_bound"] for r in rs if isinstance(r.get("claimed_bound"), (int, float))]
         times = [r["runtime_s"] for r in rs if isinstance(r.get("runtime_s"), (int, float))]
         st: dict[str, int] = {}
         vd: dict[str, int] = {}
         for r in rs:
             st[str(r.get("status"))] = st.get(str(r.get("status")), 0) + 1
-            if r.get("bound") is not None:  # no claimed bound: no verdict to count
+            if r.get("claimed_bound") is not None:  # no claimed bound: no verdict to count
                 vd[str(r.get("verdict"))] = vd.get(str(r.get("verdict")), 0) + 1
         out[k] = {
             "runs": len(rs),

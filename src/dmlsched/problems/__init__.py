@@ -12,3 +12,11 @@ FAMILIES = ["hare", "harmony", "gpugrouping", "cruise", "moldable", "rar", "hlas
 
 for _name in FAMILIES:
     importlib.import_module(f"{__name__}.{_name}")
+
+
+def family_package(name: str) -> str:
+    """The package of a family given its registry name (``gpu-grouping`` -> ``dmlsched.problems.gpugrouping``)."""
+    pkg = name.replace("-", "")
+    if pkg not in FAMILIES:
+        raise KeyError(f"no family package for {name!r}")
+    return f"{__name__}.{pkg}"

@@ -40,7 +40,7 @@ def solve_lower_bound(inst, *, solver="highs", time_limit=None, seed=0, **option
     if options:
         raise TypeError(f"unknown option(s) for cruise/lower-bound: {', '.join(options)}")
     v = lower_bound(inst)
-    return Result("cruise", "lower-bound", Status.OPTIMAL, objective=v, lower_bound=v)
+    return Result("cruise", "lower-bound", Status.OPTIMAL, objective=v, bound=v)
 
 
 __all__ = [

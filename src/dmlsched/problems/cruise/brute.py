@@ -100,5 +100,5 @@ def solve_brute_force(
         cfg, val = brute_force(inst, limit=limit)
     except ValueError as e:
         raise NotApplicable(str(e)) from None
-    return Result("cruise", "brute-force", Status.OPTIMAL, objective=val, lower_bound=val,
+    return Result("cruise", "brute-force", Status.OPTIMAL, objective=val, bound=val,
                   solution=cfg, details={"configurations": count_configurations(inst)})

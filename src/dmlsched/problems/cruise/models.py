@@ -508,7 +508,7 @@ def solve_exact_method(
         "exact",
         out.status,
         objective=out.objective,
-        lower_bound=out.lower_bound,
+        bound=out.lower_bound,
         solution=out.config,
         solver=solver,
         details=details,
@@ -643,7 +643,7 @@ def solve_relaxation_method(
     return Result(
         "cruise", "relaxation", Status.OPTIMAL if proven else Status.FEASIBLE,
         objective=out["value"] if proven else None,
-        lower_bound=out["value"] if proven else None,
+        bound=out["value"] if proven else None,
         solver=solver,
         details={"workers": out["workers"], "d": {str(k): v for k, v in out["d"].items()},
                  "m": {str(k): v for k, v in out["m"].items()}},

@@ -223,5 +223,5 @@ def solve_typed_method(
         cfg, val, work = solve_typed(inst, limit=limit)
     except ValueError as e:
         raise NotApplicable(str(e)) from None
-    return Result("cruise", "exact-typed", Status.OPTIMAL, objective=val, lower_bound=val,
+    return Result("cruise", "exact-typed", Status.OPTIMAL, objective=val, bound=val,
                   solution=cfg, details={"pairs": work, "types": len(inst.machine_types)})

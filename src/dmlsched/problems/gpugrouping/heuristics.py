@@ -217,7 +217,7 @@ def solve_brute(inst: GroupingInstance, *, solver: str = "highs", time_limit: fl
     if inst.num_gpus > BRUTE_MAX_GPUS:
         raise NotApplicable(f"brute force handles at most {BRUTE_MAX_GPUS} GPUs, the instance has {inst.num_gpus}")
     sol, val, count = brute_force_grouping(inst)
-    return Result("gpu-grouping", "brute-force", Status.OPTIMAL, objective=val, lower_bound=val,
+    return Result("gpu-grouping", "brute-force", Status.OPTIMAL, objective=val, bound=val,
                   solution=sol, details={"partitions": count})
 
 

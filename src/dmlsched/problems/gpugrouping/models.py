@@ -134,5 +134,5 @@ def solve_exact(
     lb = out.bound if out.bound is not None else None
     if out.status == Status.OPTIMAL and out.objective is not None:
         lb = out.objective if lb is None else min(lb, out.objective)
-    return Result("gpu-grouping", "exact", out.status, lower_bound=max(lb, 0.0) if lb is not None else None,
+    return Result("gpu-grouping", "exact", out.status, bound=max(lb, 0.0) if lb is not None else None,
                   solution=sol, solver=solver, details=details)

@@ -188,7 +188,7 @@ def solve_list(
         "hare",
         "list",
         Status.FEASIBLE,
-        lower_bound=rel.lower_bound,
+        bound=rel.lower_bound,
         solution=sched,
         solver=solver,
         details={
@@ -378,7 +378,7 @@ def solve_list_eft(
         )
     sched = list_schedule_eft(inst, priority_order(inst, middle_completion_priority(inst, rel.x_hat)))
     return Result(
-        "hare", "list-eft", Status.FEASIBLE, lower_bound=rel.lower_bound, solution=sched, solver=solver,
+        "hare", "list-eft", Status.FEASIBLE, bound=rel.lower_bound, solution=sched, solver=solver,
         details={"relaxation": relaxation, "relaxation_status": rel.status.value,
                  "relaxation_value": rel.value, "variant": "earliest-finish GPU choice"},
     )

@@ -483,7 +483,7 @@ def solve_exact(
     if lb > value and lb - value <= 1e-6 * max(1.0, abs(value)):
         lb = value
     return Result(
-        "hare", "exact", status, objective=value, lower_bound=lb, solution=sched, solver=solver,
+        "hare", "exact", status, objective=value, bound=lb, solution=sched, solver=solver,
         runtime_s=time.perf_counter() - t0, details=details,
     )
 
@@ -1018,6 +1018,6 @@ def solve_relaxation_method(
     else:
         obj = rel.lower_bound
     return Result(
-        "hare", "relaxation", rel.status, objective=obj, lower_bound=rel.lower_bound, solution=None,
+        "hare", "relaxation", rel.status, objective=obj, bound=rel.lower_bound, solution=None,
         solver=solver, runtime_s=time.perf_counter() - t0, details=details,
     )

@@ -210,7 +210,7 @@ def solve_exact(
     out = solve_model(mdl, solver, time_limit=time_limit, seed=seed, options=options or None)
     details: dict[str, Any] = {"solver_objective": out.objective, "solver_bound": out.bound, "message": out.message}
     if not out.has_solution:
-        return Result("harmony", "exact", out.status, lower_bound=out.bound, solver=solver, details=details)
+        return Result("harmony", "exact", out.status, bound=out.bound, solver=solver, details=details)
     sol = extract_solution(mdl)
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
     bound = out.bound
@@ -221,7 +221,7 @@ def solve_exact(
         "exact",
         out.status,
         objective=out.objective,
-        lower_bound=bound,
+        bound=bound,
         solution=sol,
         solver=solver,
         details=details,

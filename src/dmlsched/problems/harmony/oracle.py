@@ -183,5 +183,5 @@ def solve_oracle(
     details = {"partitions": count}
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
     return Result(
-        "harmony", "oracle", Status.OPTIMAL, objective=u, lower_bound=u, solution=sol, details=details
+        "harmony", "oracle", Status.OPTIMAL, objective=u, bound=u, solution=sol, details=details
     )

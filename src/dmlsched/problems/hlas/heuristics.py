@@ -284,5 +284,5 @@ def run_offline_exact(inst: HlasInstance, *, solver: str = "highs", time_limit: 
     ct = hare_ct(hare, res.solution)
     run = HlasRun(gpu=res.solution.gpu, start=res.solution.start, finish=ct, policy="offline-exact")
     lb = None if res.lower_bound is None else (res.lower_bound - arr) / n
-    return Result("hlas", "offline-exact", res.status, objective=(float(ct.sum()) - arr) / n, lower_bound=lb,
+    return Result("hlas", "offline-exact", res.status, objective=(float(ct.sum()) - arr) / n, bound=lb,
                   solution=run, solver=solver, details=details)

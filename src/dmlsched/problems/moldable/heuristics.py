@@ -5,13 +5,13 @@ recorded allocation timeline.
 
 from __future__ import annotations
 
-from ...registry import register_method
-from ...result import Result, Status
+from ...kit import Option, Run, method
+from ...result import Result
 from .bounds import edmonds_ratio
 from .instance import MoldableInstance
 from .policies import rigid
 from .simulator import simulate
-from .solution import evaluate, metrics
+from .solution import metrics
 
 EDMONDS = (
     "Edmonds [9] as quoted in Sec. VII-A: Equipartition 2-competitive for average flow time "
@@ -19,40 +19,35 @@ EDMONDS = (
 )
 
 
-def _run(inst: MoldableInstance, rule: str, malleable: bool, options: dict) -> Result:
-    allowed = {"max_events"} | ({"blocking"} if rule.startswith("rigid") else set())
-    unknown = set(options) - allowed
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
-    fn = rigid("arrival" if rule == "rigid-fcfs" else "volume", blocking=True) if options.get("blocking") else rule
-    sched, stats = simulate(inst, fn, malleable=malleable, max_events=options.get("max_events"))
-    obj = evaluate(inst, sched)
-    return Result(
-        problem="moldable",
-        method="",
-        status=Status.FEASIBLE,
-        objective=obj,
+def _run(inst: MoldableInstance, run: Run, rule: str, malleable: bool) -> Result:
+    blocking = run.options.get("blocking", False)
+    fn = rigid("arrival" if rule == "rigid-fcfs" else "volume", blocking=True) if blocking else rule
+    with run.stage("simulate"):
+        sched, stats = simulate(inst, fn, malleable=malleable, max_events=run.options["max_events"])
+    return run.result(
         solution=sched,
-        runtime_s=stats.wall_s,
-        details={
-            "events": stats.events,
-            "decisions": stats.decisions,
-            "preemptions": stats.preemptions,
-            "simulation_s": stats.wall_s,
-            "metrics": metrics(inst, sched),
-        },
+        events=stats.events,
+        decisions=stats.decisions,
+        preemptions=stats.preemptions,
+        simulation_s=stats.wall_s,
+        metrics=metrics(inst, sched),
     )
 
 
-def _register(name: str, rule: str, malleable: bool, doc: str, bound=None, bound_name=None):
-    def fn(instance: MoldableInstance, *, solver: str = "highs", time_limit=None, seed: int = 0, **options) -> Result:
-        return _run(instance, rule, malleable, options)
+MAX_EVENTS = Option("max_events", int, None, "stop with an error after this many simulation events", minimum=1)
+BLOCKING = Option("blocking", bool, False, "strict order: a task that does not fit blocks every later one")
 
-    fn.__doc__ = doc
-    fn.__name__ = name.replace("-", "_")
-    register_method("moldable", name, kind="policy", description=doc, bound=bound, bound_name=bound_name,
-                    space=None if malleable else "non-preemptive")(fn)
-    return fn
+
+def _register(name: str, rule: str, malleable: bool, doc: str, bound=None, bound_name=None):
+    options = [MAX_EVENTS] + ([BLOCKING] if rule.startswith("rigid") else [])
+
+    def body(instance: MoldableInstance, run: Run) -> Result:
+        return _run(instance, run, rule, malleable)
+
+    body.__doc__ = doc
+    body.__name__ = body.__qualname__ = name.replace("-", "_")
+    return method("moldable", name, kind="policy", description=doc, bound=bound, bound_name=bound_name,
+                  space=None if malleable else "non-preemptive", options=options)(body)
 
 
 rigid_fcfs = _register(

@@ -279,7 +279,7 @@ def exact(inst: MoldableInstance, *, solver: str = "highs", time_limit=None, see
         method="exact",
         status=status,
         objective=out.objective,
-        lower_bound=lb,
+        bound=lb,
         solution=sched,
         solver=solver,
         runtime_s=out.runtime_s,

@@ -363,11 +363,11 @@ def solve_ilp_bound(inst: RarInstance, *, solver: str = "highs", time_limit: flo
         details["ceil"] = math.ceil(val - 1e-6)
         # "optimal" is within the solver's gap: the proven bound is the safe lower bound
         lb = min(val, float(out.bound)) if out.bound is not None and math.isfinite(out.bound) else val
-        return Result("rar", "ilp-bound", Status.OPTIMAL, objective=val, lower_bound=lb, solver=solver,
+        return Result("rar", "ilp-bound", Status.OPTIMAL, objective=val, bound=lb, solver=solver,
                       details=details)
     if out.bound is not None and math.isfinite(out.bound):
         b = float(out.bound)
-        return Result("rar", "ilp-bound", Status.FEASIBLE, objective=b, lower_bound=b, solver=solver,
+        return Result("rar", "ilp-bound", Status.FEASIBLE, objective=b, bound=b, solver=solver,
                       details=details)
     return Result("rar", "ilp-bound", out.status if out.status != Status.FEASIBLE else Status.TIME_LIMIT,
                   solver=solver, details=details)
@@ -389,7 +389,7 @@ def _from_set(method: str, inst: RarInstance, Y: ScheduleSet, solver, time_limit
     sched = assign_gpus(inst, Y.starts[k], Y.vecs[k], Y.T[k])
     status = status_if_opt if out.status == Status.OPTIMAL else Status.FEASIBLE
     lb = lower_bound if status != Status.OPTIMAL else float(spans[k])
-    return Result("rar", method, status, objective=float(spans[k]), lower_bound=lb, solution=sched,
+    return Result("rar", method, status, objective=float(spans[k]), bound=lb, solution=sched,
                   solver=solver, details={**details, "average_jct": float(np.mean(Y.T[k]))})
 
 

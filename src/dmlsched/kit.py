@@ -1,0 +1,701 @@
+"""The method kit: declared options, one deadline, stages, and one step from a
+solver outcome to a :class:`~dmlsched.result.Result`.
+
+Every method of every family is written the same way::
+
+    from dmlsched.kit import Option, Run, method
+
+    @method(
+        "hare", "exact", kind="exact", uses_solver=True,
+        options=[Option("gpu_symmetry", bool, True, "order identical GPUs by their first task")],
+    )
+    def solve_exact(inst: HareInstance, run: Run) -> Result:
+        with run.stage("build"):
+            mdl = build(inst, symmetry=run.options["gpu_symmetry"])
+        out = run.solve_model(mdl)                 # the deadline, seed, display, solver options
+        with run.stage("extract"):
+            sched = extract(mdl) if out.has_solution else None
+        return run.result(solution=sched, bound=out.bound, outcome=out)
+
+The decorator registers a function with the one signature every method has,
+``fn(instance, *, solver, time_limit, seed, **options) -> Result``; it checks
+the options against their declarations (an unknown or ill-typed option is an
+:class:`OptionError` naming it), starts the :class:`Deadline`, and hands the
+body a :class:`Run`.
+
+**Deadline.** ``time_limit`` is a deadline for the whole method, measured from
+the call: building, enumeration, every solver call.  ``run.remaining()`` is
+what is left; :meth:`Run.solve_model` and :meth:`Run.solve_cpsat` pass it to
+the solver.  A method that cannot hold an instance in the memory it has says so
+before it allocates (:meth:`Run.require`), with status ``n/a``.
+
+**Reproducibility.** The same instance, method, options and seed give the same
+result whatever the machine's load, *unless* a wall-clock limit cut a
+computation whose result it changes: then ``details["reproducible"]`` is
+``False`` and ``details["deadline_cut"]`` names what was cut.  Heuristics that
+solve a model internally bound it by a deterministic work limit (iterations,
+nodes, CP-SAT deterministic time) so that the wall clock is only a safety net.
+
+**Incumbents.** :meth:`Run.incumbent` records a feasible solution as soon as a
+method has one (checked by the family's validator); the best is returned if
+the method is interrupted, and the benchmark engine records it if the run has
+to be killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import inspect
+import logging
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+from .errors import DmlschedError, NotApplicable
+from .result import Result, Status
+from .tolerance import slack
+
+log = logging.getLogger("dmlsched")
+
+#: memory a method may plan to allocate unless told otherwise (GiB); fixed, not
+#: read off the machine, so that a refusal is the same on every machine
+DEFAULT_MEMORY_LIMIT_GIB = 4.0
+
+#: relative gap under which an incumbent meeting a proven bound is optimal
+OPTIMALITY_GAP = 1e-6
+
+
+class OptionError(DmlschedError, ValueError):
+    """An unknown or ill-typed method option; ``str(err)`` names the option."""
+
+    def __init__(self, option: str, message: str):
+        self.option = option
+        super().__init__(f"option {option!r}: {message}")
+
+
+class ResourceLimit(NotApplicable):
+    """The method cannot hold the instance in the time or memory it was given.
+
+    Raised *before* allocating (see :meth:`Run.require`); the result has status
+    ``n/a`` with ``details["refused"]`` = ``"memory"`` or ``"time"``.
+    """
+
+    def __init__(self, what: str, message: str):
+        self.what = what
+        super().__init__(message)
+
+
+# ---------------------------------------------------------------------------
+# options
+
+_NONE = type(None)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One declared option of a method.
+
+    Parameters
+    ----------
+    name
+        Keyword name (``snake_case``).
+    type
+        ``bool``, ``int``, ``float``, ``str``, ``dict`` or ``list`` (an ``int``
+        value is accepted for ``float``; numpy scalars and tuples are accepted
+        where numbers and lists are).
+    default
+        Value when not given (``None`` allowed: then ``None`` is a valid value).
+    doc
+        One line for ``dmlsched methods PROBLEM``.
+    choices
+        Allowed values, if a closed set.
+    minimum
+        Smallest allowed value (numbers).
+    """
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+
+    def coerce(self, value: Any) -> Any:
+        """The checked value, or :class:`OptionError`."""
+        if value is None:
+            if self.default is None:
+                return None
+            raise OptionError(self.name, f"expected {self.type_name()}, got None")
+        t = self.type
+        v: Any = value
+        if t is bool:
+            if not isinstance(value, bool) and not _is_np_bool(value):
+                raise OptionError(self.name, f"expected true or false, got {value!r}")
+            v = bool(value)
+        elif t is int:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                if isinstance(value, float) and value.is_integer():
+                    v = int(value)
+                else:
+                    raise OptionError(self.name, f"expected an integer, got {value!r}")
+            else:
+                v = int(value)
+        elif t is float:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise OptionError(self.name, f"expected a number, got {value!r}")
+            v = float(value)
+            if not math.isfinite(v):
+                raise OptionError(self.name, f"expected a finite number, got {value!r}")
+        elif t is str:
+            if not isinstance(value, str):
+                raise OptionError(self.name, f"expected a string, got {value!r}")
+        elif t is dict:
+            if not isinstance(value, dict):
+                raise OptionError(self.name, f"expected a table of key=value, got {value!r}")
+            v = dict(value)
+        elif t is list:
+            if not isinstance(value, (list, tuple)):
+                raise OptionError(self.name, f"expected a list, got {value!r}")
+            v = list(value)
+        if self.choices is not None and v not in self.choices:
+            raise OptionError(
+                self.name, f"must be one of {', '.join(repr(c) for c in self.choices)}, got {value!r}"
+            )
+        if self.minimum is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v < self.minimum:
+                raise OptionError(self.name, f"must be >= {self.minimum:g}, got {value!r}")
+        return v
+
+    def type_name(self) -> str:
+        name = {bool: "bool", int: "int", float: "number", str: "string", dict: "table", list: "list"}.get(
+            self.type, getattr(self.type, "__name__", str(self.type))
+        )
+        return name + (" or None" if self.default is None else "")
+
+    def describe(self) -> str:
+        """``name (type, default X): doc [choices]`` for listings."""
+        extra = f"; one of {', '.join(map(str, self.choices))}" if self.choices else ""
+        return f"{self.name} ({self.type_name()}, default {self.default!r}): {self.doc}{extra}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "type": self.type_name(), "default": self.default, "doc": self.doc,
+            "choices": list(self.choices) if self.choices is not None else None, "minimum": self.minimum,
+        }
+
+
+def _is_np_bool(value: Any) -> bool:
+    return type(value).__name__ == "bool_"
+
+
+#: options every method takes (consumed by the kit, never seen by a method body)
+COMMON_OPTIONS: tuple[Option, ...] = (
+    Option("display", bool, False, "stream the solver's own log to standard error"),
+    Option("memory_limit", float, DEFAULT_MEMORY_LIMIT_GIB,
+           "GiB the method may plan to allocate; beyond it the method refuses (status n/a)", minimum=0.0),
+)
+
+#: options of every method that calls a solver
+SOLVER_OPTIONS: tuple[Option, ...] = (
+    Option("solver_options", dict, None, "extra parameters passed to the solver as they are"),
+    Option("threads", int, 1, "solver threads (1 keeps runs reproducible)", minimum=1),
+)
+
+
+def options_from_signature(fn: Callable[..., Any]) -> tuple[Option, ...]:
+    """Options of a plain method function: its keyword-only parameters with defaults
+    (other than ``solver``, ``time_limit``, ``seed``), typed by their default."""
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind != p.KEYWORD_ONLY or p.name in ("solver", "time_limit", "seed"):
+            continue
+        if p.default is p.empty:
+            continue
+        d = p.default
+        t = type(d) if d is not None and type(d) in (bool, int, float, str, dict, list) else object
+        out.append(Option(p.name, t, d, ""))
+    return tuple(out)
+
+
+def check_options(
+    problem: str, method: str, declared: Sequence[Option], given: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split ``given`` into (method options with defaults filled, common options).
+
+    Raises :class:`OptionError` on an unknown option (listing the known ones)
+    or a value of the wrong type.
+    """
+    by_name = {o.name: o for o in declared}
+    common = {o.name: o for o in COMMON_OPTIONS}
+    mine: dict[str, Any] = {}
+    kit: dict[str, Any] = {o.name: o.default for o in COMMON_OPTIONS}
+    for key, value in given.items():
+        if key in common:
+            kit[key] = common[key].coerce(value)
+        elif key in by_name:
+            o = by_name[key]
+            mine[key] = value if o.type is object else o.coerce(value)
+        else:
+            known = ", ".join(sorted(list(by_name) + list(common))) or "none"
+            raise OptionError(key, f"unknown option of {problem}/{method}; known: {known}")
+    for o in declared:
+        mine.setdefault(o.name, o.default)
+    return mine, kit
+
+
+# ---------------------------------------------------------------------------
+# deadline
+
+
+class Deadline:
+    """A point in time by which a method must return.
+
+    ``Deadline(None)`` never expires.  Times are monotonic seconds.
+    """
+
+    __slots__ = ("limit", "start", "at")
+
+    def __init__(self, limit: float | None, start: float | None = None):
+        self.start = time.monotonic() if start is None else start
+        self.limit = None if limit is None else float(limit)
+        self.at = None if limit is None else self.start + float(limit)
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), ``None`` without a deadline."""
+        if self.at is None:
+            return None
+        return max(0.0, self.at - time.monotonic())
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def expired(self) -> bool:
+        return self.at is not None and time.monotonic() >= self.at
+
+    def share(self, fraction: float) -> "Deadline":
+        """A deadline ``fraction`` of the remaining time from now (itself without one)."""
+        rem = self.remaining()
+        if rem is None:
+            return Deadline(None)
+        return Deadline(rem * fraction)
+
+    def __repr__(self) -> str:  # pragma: no cover - cosmetic
+        rem = self.remaining()
+        return "Deadline(none)" if rem is None else f"Deadline({rem:.3f} s left)"
+
+
+# ---------------------------------------------------------------------------
+# incumbent streaming (the benchmark engine installs a sink in its workers)
+
+IncumbentSink = Callable[[dict[str, Any]], None]
+_SINK: contextvars.ContextVar[IncumbentSink | None] = contextvars.ContextVar("dmlsched_incumbent_sink", default=None)
+
+
+@contextlib.contextmanager
+def incumbent_sink(sink: IncumbentSink | None) -> Iterator[None]:
+    """Within the block, every improving incumbent of a method is passed to
+    ``sink`` as ``{"problem", "method", "objective", "bound", "elapsed_s"}``
+    (after the family's validator accepted it)."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+# ---------------------------------------------------------------------------
+# the run context
+
+
+@dataclass
+class Run:
+    """What a method body receives: its settings, deadline and bookkeeping.
+
+    Attributes
+    ----------
+    problem, method, kind, sense
+        Registry keys and the family's sense (``"min"``/``"max"``).
+    solver, seed
+        As given to :func:`dmlsched.solve`.
+    deadline
+        The method's :class:`Deadline` (started when the method was called).
+    options
+        The method's declared options, checked, defaults filled in.
+    display
+        Stream the solver's log.
+    memory_limit
+        Bytes the method may plan to allocate.
+    details
+        Collected ``details`` of the result (stages, solver figures, cuts).
+    """
+
+    problem: str
+    method: str
+    kind: str
+    sense: str
+    solver: str | None
+    seed: int
+    deadline: Deadline
+    options: dict[str, Any]
+    display: bool = False
+    memory_limit: float = DEFAULT_MEMORY_LIMIT_GIB * 2**30
+    details: dict[str, Any] = field(default_factory=dict)
+    best: Any = None
+    best_value: float | None = None
+    best_bound: float | None = None
+    _spec: Any = None
+    _instance: Any = None
+    _last_emit: float = 0.0
+
+    # -- time ----------------------------------------------------------------
+    @property
+    def time_limit(self) -> float | None:
+        return self.deadline.limit
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (``None``: no deadline)."""
+        return self.deadline.remaining()
+
+    def expired(self) -> bool:
+        return self.deadline.expired()
+
+    def cut(self, what: str) -> None:
+        """Record that the wall-clock deadline cut ``what`` (the result then
+        depends on the machine's speed and load: not reproducible)."""
+        cuts = self.details.setdefault("deadline_cut", [])
+        if what not in cuts:
+            cuts.append(what)
+        self.details["reproducible"] = False
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time a stage (``load``, ``build``, ``solve``, ``extract``, ...):
+        ``details["stages"][name]`` in seconds, and one INFO log line."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            dt = time.perf_counter() - t0
+            stages = self.details.setdefault("stages", {})
+            stages[name] = stages.get(name, 0.0) + dt
+            log.info("%s/%s: %s %.3f s", self.problem, self.method, name, dt)
+
+    # -- resources -------------------------------------------------------------
+    def require(self, *, memory_bytes: float | None = None, what: str = "the model",
+                seconds: float | None = None) -> None:
+        """Refuse (status ``n/a``) before allocating when ``what`` would need
+        more than the memory limit, or an estimated ``seconds`` of work that
+        exceeds the remaining time."""
+        if memory_bytes is not None and memory_bytes > self.memory_limit:
+            raise ResourceLimit(
+                "memory",
+                f"{what} would need about {fmt_bytes(memory_bytes)}, more than the memory limit of "
+                f"{fmt_bytes(self.memory_limit)} (option memory_limit, in GiB)",
+            )
+        rem = self.remaining()
+        if seconds is not None and rem is not None and seconds > rem:
+            raise ResourceLimit(
+                "time", f"{what} would take about {seconds:.3g} s, more than the {rem:.3g} s left"
+            )
+
+    # -- incumbents ------------------------------------------------------------
+    def better(self, value: float, than: float | None) -> bool:
+        if than is None:
+            return True
+        return value < than if self.sense == "min" else value > than
+
+    def incumbent(self, solution: Any, *, bound: float | None = None) -> bool:
+        """Offer a feasible solution; keep it if it improves on the best.
+
+        The family's evaluator values it; when a benchmark worker listens, the
+        validator checks it first and the sink receives its objective and
+        ``bound`` (a proven bound on the optimum, if the method has one).
+        Returns whether it improved.
+        """
+        if solution is None:
+            return False
+        value = float(self._spec.evaluate(self._instance, solution))
+        if bound is not None:
+            self.best_bound = bound
+        if not self.better(value, self.best_value):
+            return False
+        self.best, self.best_value = solution, value
+        sink = _SINK.get()
+        if sink is not None:
+            now = time.monotonic()
+            if now - self._last_emit >= 0.2 or self._last_emit == 0.0:
+                self._emit(sink)
+        return True
+
+    def _emit(self, sink: IncumbentSink) -> None:
+        try:
+            self._spec.validate(self._instance, self.best)
+        except Exception:  # an invalid incumbent is never recorded
+            return
+        self._last_emit = time.monotonic()
+        sink({"problem": self.problem, "method": self.method, "objective": self.best_value,
+              "bound": self.best_bound, "elapsed_s": self.deadline.elapsed()})
+
+    # -- solvers ---------------------------------------------------------------
+    def solver_settings(self) -> tuple[dict[str, Any] | None, int]:
+        return self.options.get("solver_options"), int(self.options.get("threads") or 1)
+
+    def solve_model(self, model: Any, *, work_limit: dict[str, Any] | None = None,
+                    rel_gap: float | None = None, abs_gap: float | None = None,
+                    what: str = "the solver", deadline: Deadline | None = None) -> Any:
+        """Solve a Pyomo model by the remaining deadline (or ``deadline``);
+        see :func:`dmlsched.solvers.solve_model`.  A time limit that stops the
+        solver is recorded with :meth:`cut`."""
+        from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, solve_model
+
+        extra, threads = self.solver_settings()
+        dl = deadline or self.deadline
+        with self.stage("solve"):
+            out = solve_model(
+                model, self.solver or "highs", time_limit=dl.remaining(), seed=self.seed,
+                rel_gap=DEFAULT_REL_GAP if rel_gap is None else rel_gap,
+                abs_gap=DEFAULT_ABS_GAP if abs_gap is None else abs_gap,
+                threads=threads, tee=self.display, options=extra, work_limit=work_limit,
+            )
+        if out.limit == "time":
+            self.cut(what)
+        return out
+
+    def solve_cpsat(self, model: Any, *, work_limit: float | None = None,
+                    on_solution: Callable[[Any], Any] | None = None, what: str = "CP-SAT",
+                    deadline: Deadline | None = None) -> Any:
+        """Solve a CP-SAT model by the remaining deadline; see
+        :func:`dmlsched.cpsat.solve_cpsat`.  ``on_solution(values)`` turns
+        each improving CP-SAT solution into a family solution that is offered
+        as an incumbent."""
+        from .cpsat import solve_cpsat
+
+        extra, threads = self.solver_settings()
+        dl = deadline or self.deadline
+        cb = None
+        if on_solution is not None:
+            def cb(values: Any, bound: float | None) -> None:
+                self.incumbent(on_solution(values), bound=bound)
+        with self.stage("solve"):
+            out = solve_cpsat(model, time_limit=dl.remaining(), seed=self.seed, workers=threads,
+                              work_limit=work_limit, display=self.display, options=extra, callback=cb)
+        if out.limit == "time":
+            self.cut(what)
+        return out
+
+    # -- the one step from an outcome to a Result --------------------------------
+    def result(
+        self,
+        *,
+        solution: Any = None,
+        bound: float | Sequence[float | None] | None = None,
+        outcome: Any = None,
+        status: Status | None = None,
+        objective: float | None = None,
+        **details: Any,
+    ) -> Result:
+        """The method's :class:`Result` from what it found.
+
+        Parameters
+        ----------
+        solution
+            The best feasible solution found (the run's best incumbent is used
+            when it is better or when ``solution`` is ``None``).
+        bound
+            A proven bound on the optimum (family sense), or several: the
+            tightest is kept.  Non-finite values are ignored.
+        outcome
+            The last :class:`~dmlsched.solvers.SolveOutcome` (its status,
+            message and bound are folded in; ``details["solver_status"]``).
+        status
+            Forces the status (otherwise derived, see below).
+        objective
+            The method's own value of ``solution`` (cross-checked by
+            :func:`dmlsched.solve`), or the value of a bound method.
+        details
+            Extra ``details`` entries.
+
+        Status: with a solution, ``optimal`` when the method is exact and the
+        solver proved optimality or the solution meets the proven bound within
+        :data:`OPTIMALITY_GAP`, else ``feasible``.  Without one: ``infeasible``
+        when proven, ``time_limit`` when a limit stopped the search, else
+        ``error``.  A bound method's value is its ``bound``.
+        """
+        self.details.update(details)
+        bounds = list(bound) if isinstance(bound, (list, tuple)) else [bound]
+        if outcome is not None:
+            self.details["solver_status"] = outcome.message
+            self.details.setdefault("solver_objective", outcome.objective)
+            self.details.setdefault("solver_bound", outcome.bound)
+            if self.kind != "heuristic":
+                bounds.append(outcome.bound)
+        best_bound = tightest(self.sense, bounds + [self.best_bound])
+        value = None
+        if solution is not None:
+            value = float(self._spec.evaluate(self._instance, solution))
+        if self.best is not None and (solution is None or self.better(self.best_value, value)):
+            solution, value = self.best, self.best_value
+            self.details["source"] = self.details.get("incumbent_source", "incumbent")
+        if status is None:
+            status = self._derive_status(solution, value, best_bound, outcome)
+        if solution is not None and best_bound is not None and value is not None:
+            # a solver's bound may pass the re-evaluated optimum by its tolerances
+            over = best_bound > value if self.sense == "min" else best_bound < value
+            if over and abs(best_bound - value) <= slack(value, best_bound, OPTIMALITY_GAP):
+                best_bound = value
+        if self.kind == "bound" and objective is None and solution is None:
+            objective = best_bound
+        return Result(
+            self.problem, self.method, status,
+            objective=objective if objective is not None else value,
+            bound=best_bound, solution=solution, solver=self.solver,
+            details=self.details, sense=self.sense,
+        )
+
+    def _derive_status(self, solution: Any, value: float | None, bound: float | None, outcome: Any) -> Status:
+        if solution is None:
+            if self.kind == "bound":
+                if bound is None:
+                    return Status.TIME_LIMIT if (outcome is not None and outcome.limit) else Status.ERROR
+                proven = outcome is None or outcome.status == Status.OPTIMAL
+                return Status.OPTIMAL if proven else Status.FEASIBLE
+            if outcome is not None and outcome.status == Status.INFEASIBLE:
+                return Status.INFEASIBLE
+            if (outcome is not None and outcome.limit) or self.details.get("deadline_cut"):
+                return Status.TIME_LIMIT
+            return Status.ERROR
+        if self.kind != "exact":
+            return Status.FEASIBLE
+        if outcome is not None and outcome.status == Status.OPTIMAL and self.details.get("source") != "incumbent":
+            return Status.OPTIMAL
+        if bound is not None and value is not None and meets(self.sense, value, bound):
+            self.details.setdefault("closed_by", "bound")
+            return Status.OPTIMAL
+        return Status.FEASIBLE
+
+
+def tightest(sense: str, bounds: Sequence[float | None]) -> float | None:
+    """The tightest finite bound on the optimum (max for min problems)."""
+    vals = [float(b) for b in bounds if b is not None and math.isfinite(float(b))]
+    if not vals:
+        return None
+    return max(vals) if sense == "min" else min(vals)
+
+
+def meets(sense: str, value: float, bound: float, gap: float = OPTIMALITY_GAP) -> bool:
+    """Whether ``value`` is within relative ``gap`` of the proven ``bound``."""
+    diff = value - bound if sense == "min" else bound - value
+    return diff <= gap * max(1.0, abs(value))
+
+
+# ---------------------------------------------------------------------------
+# the decorator
+
+
+def method(
+    problem: str,
+    name: str,
+    *,
+    kind: str,
+    options: Sequence[Option] = (),
+    description: str = "",
+    bound: Callable[[Any], float | None] | None = None,
+    bound_name: str | None = None,
+    uses_solver: bool = False,
+    space: str | None = None,
+    replace: bool = False,
+) -> Callable[[Callable[[Any, Run], Result]], Callable[..., Result]]:
+    """Register ``body(instance, run) -> Result`` as method ``name`` of ``problem``.
+
+    The registered function has the one method signature
+    ``fn(instance, *, solver="highs", time_limit=None, seed=0, **options)``;
+    ``options`` are checked against the declarations (and :data:`COMMON_OPTIONS`,
+    plus :data:`SOLVER_OPTIONS` when ``uses_solver``).  ``NotApplicable`` raised
+    by the body (or by :meth:`Run.require`) becomes status ``n/a``; a
+    ``KeyboardInterrupt`` returns the best incumbent if there is one.
+    """
+    from .registry import get_problem, register_method
+
+    declared = tuple(options) + (SOLVER_OPTIONS if uses_solver else ())
+    names = [o.name for o in declared]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{problem}/{name}: duplicate option names in {names}")
+
+    def deco(body: Callable[[Any, Run], Result]) -> Callable[..., Result]:
+        @functools.wraps(body)
+        def fn(instance: Any, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
+               **given: Any) -> Result:
+            deadline = given.pop("_deadline", None) or Deadline(time_limit)
+            opts, common = check_options(problem, name, declared, given)
+            spec = get_problem(problem)
+            run = Run(
+                problem=problem, method=name, kind=kind, sense=spec.sense,
+                solver=solver if uses_solver else None, seed=int(seed), deadline=deadline,
+                options=opts, display=bool(common["display"]),
+                memory_limit=float(common["memory_limit"]) * 2**30,
+                _spec=spec, _instance=instance,
+            )
+            run.details["reproducible"] = True
+            try:
+                res = body(instance, run)
+            except NotApplicable as e:
+                d = {"error": str(e), "not_applicable": True}
+                if isinstance(e, ResourceLimit):
+                    d["refused"] = e.what
+                return Result(problem, name, Status.NOT_APPLICABLE, details={**run.details, **d}, sense=spec.sense)
+            except KeyboardInterrupt:
+                if run.best is None:
+                    raise
+                run.details["interrupted"] = True
+                run.details["reproducible"] = False
+                res = run.result(solution=run.best)
+            res.problem, res.method, res.sense = problem, name, spec.sense
+            res.details.setdefault("reproducible", run.details.get("reproducible", True))
+            res.runtime_s = res.runtime_s or deadline.elapsed()
+            return res
+
+        fn.body = body  # type: ignore[attr-defined]
+        register_method(
+            problem, name, kind=kind, description=description or _first_line(body.__doc__),
+            bound=bound, bound_name=bound_name, uses_solver=uses_solver, space=space,
+            options=declared, replace=replace,
+        )(fn)
+        return fn
+
+    return deco
+
+
+def _first_line(doc: str | None) -> str:
+    lines = (doc or "").strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+# ---------------------------------------------------------------------------
+# formatting
+
+
+def fmt_bytes(n: float) -> str:
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.3g} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.3g} TiB"  # pragma: no cover
+
+
+def fmt_count(n: float) -> str:
+    """A count as a person reads it: ``12,345`` up to 10^7, then ``about 2.8 x 10^99``."""
+    try:
+        n = int(n)
+    except (OverflowError, ValueError):
+        return str(n)
+    if abs(n) < 10**7:
+        return f"{n:,}"
+    s = str(abs(n))
+    k = len(s) - 1
+    mant = f"{s[0]}.{s[1]}" if len(s) > 1 else s[0]
+    return f"about {'-' if n < 0 else ''}{mant} x 10^{k}"
