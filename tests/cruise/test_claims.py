@@ -70,7 +70,7 @@ def test_counterexamples_to_integer_claim(name):
     cf = dmlsched.solve(inst, "closed-form")
     ex = dmlsched.solve(inst, "exact")
     assert ex.status == Status.OPTIMAL
-    assert close(cf.objective, inst.expected["closed_form"])
+    assert close(cf.objective, inst.expected["objective"]["closed-form"])
     assert close(ex.objective, inst.expected["optimum"])
     assert cf.objective > ex.objective * (1 + 1e-6)
     rep = dmlsched.compare(inst, cf, ex)

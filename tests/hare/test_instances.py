@@ -27,7 +27,8 @@ def test_instances_present():
     assert len(FILES) >= 5
     for f in FILES:
         inst = dmlsched.load(f)
-        assert {"exact", "relaxation", "relaxation_queyranne"} <= set(inst.expected), f.name
+        assert "optimum" in inst.expected and "relaxation" in inst.expected["bound"], f.name
+        assert "relaxation_queyranne" in inst.expected["facts"], f.name
 
 
 HEAVY = {"identical_gpus", "small_10"}  # a few seconds each on a loaded 2-core machine
@@ -43,12 +44,12 @@ def test_recorded_optimum(path):
     exp = inst.expected
     res = dmlsched.solve(inst, "exact")
     assert res.status == Status.OPTIMAL
-    assert _close(res.objective, exp["exact"]), (res.objective, exp["exact"])
+    assert _close(res.objective, exp["optimum"]), (res.objective, exp["optimum"])
     rl = solve_relaxation(inst, kind="rl")
     qy = solve_relaxation(inst, kind="queyranne")
     assert rl.status == qy.status == Status.OPTIMAL
-    assert _close(rl.value, exp["relaxation"]), (rl.value, exp["relaxation"])
-    assert _close(qy.value, exp["relaxation_queyranne"]), (qy.value, exp["relaxation_queyranne"])
+    assert _close(rl.value, exp["bound"]["relaxation"]), (rl.value, exp["bound"]["relaxation"])
+    assert _close(qy.value, exp["facts"]["relaxation_queyranne"]), (qy.value, exp["facts"]["relaxation_queyranne"])
     assert rl.value <= qy.value + REL * max(1.0, qy.value)
     assert qy.value <= res.objective + REL * max(1.0, res.objective)
 
@@ -57,10 +58,10 @@ def test_recorded_optimum(path):
                          ids=lambda p: p.stem)
 def test_recorded_optimum_by_brute_force(path):
     inst = dmlsched.load(path)
-    assert "brute_force" in inst.expected["exact_verified_by"]
+    assert "brute_force" in inst.expected["facts"]["exact_verified_by"]
     bf, best = brute_force(inst)
     dmlsched.validate(inst, best)
-    assert _close(bf, inst.expected["exact"])
+    assert _close(bf, inst.expected["optimum"])
 
 
 def test_rl_optimum_violates_a_prefix_inequality():
@@ -76,4 +77,4 @@ def test_rl_optimum_violates_a_prefix_inequality():
     check_relaxed(inst, rl.x_hat, rl.y_hat, "rl")
     with pytest.raises(dmlsched.InvalidSolutionError, match="Queyranne"):
         check_relaxed(inst, rl.x_hat, rl.y_hat, "queyranne")
-    assert rl.value < inst.expected["relaxation_queyranne"] - 0.1
+    assert rl.value < inst.expected["facts"]["relaxation_queyranne"] - 0.1

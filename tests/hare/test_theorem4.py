@@ -98,18 +98,18 @@ def test_rl_counterexample_is_violated(solver):
     exp = inst.expected
     assert alpha(inst) == 1.0 and theorem4_ratio(inst) == 3.0
     opt, _ = brute_force(inst)
-    assert opt == pytest.approx(exp["exact"], abs=1e-9)
+    assert opt == pytest.approx(exp["optimum"], abs=1e-9)
     rep = dmlsched.check(inst, "list", reference="exact", solver=solver)
     assert rep.verdict == "violated"
     assert rep.bound == 3.0
-    assert rep.reference_objective == pytest.approx(exp["exact"], rel=1e-6)
-    assert rep.objective == pytest.approx(exp["list_rl"], rel=1e-6)
-    assert rep.ratio == pytest.approx(exp["ratio_list_rl"], rel=1e-5) and rep.ratio > 3.28
+    assert rep.reference_objective == pytest.approx(exp["optimum"], rel=1e-6)
+    assert rep.objective == pytest.approx(exp["facts"]["list_rl_earliest_available"], rel=1e-6)
+    assert rep.ratio == pytest.approx(exp["facts"]["ratio_list_rl"], rel=1e-5) and rep.ratio > 3.28
     # the mechanism: the three light tasks run before the heavy job
     res = dmlsched.solve(inst, "list", solver=solver)
     heavy = inst.task_index(0, 0, 0)
     assert res.solution.start[heavy] == pytest.approx(3.0)
-    assert res.lower_bound == pytest.approx(exp["relaxation_rl"], rel=1e-6)
+    assert res.lower_bound == pytest.approx(exp["bound"]["relaxation"], rel=1e-6)
 
 
 def test_queyranne_relaxation_solves_the_counterexample_optimally():
@@ -124,14 +124,14 @@ def test_literal_rl_five_task_counterexample():
     inst = dmlsched.load(TRAP5)
     exp = inst.expected
     value, x_hat = literal_rl_single_gpu(inst)
-    assert value == pytest.approx(exp["relaxation_rl"], abs=1e-9)
+    assert value == pytest.approx(exp["bound"]["relaxation"], abs=1e-9)
     assert x_hat.tolist() == pytest.approx([0, 0, 0, 0, 11.0], abs=1e-7)
     order, sched = algorithm1(inst, x_hat)
     dmlsched.validate(inst, sched)
     got = evaluate(inst, sched)
-    assert got == pytest.approx(exp["list_rl"], abs=1e-9)
+    assert got == pytest.approx(exp["facts"]["list_rl_earliest_available"], abs=1e-9)
     ref = dmlsched.solve(inst, "exact")
-    assert ref.status == Status.OPTIMAL and ref.objective == pytest.approx(exp["exact"], rel=1e-6)
+    assert ref.status == Status.OPTIMAL and ref.objective == pytest.approx(exp["optimum"], rel=1e-6)
     res = Result("hare", "list", Status.FEASIBLE, objective=got, bound=value, solution=sched)
     rep = dmlsched.compare(inst, res, ref)
     assert rep.verdict == "violated" and rep.ratio > 3.3
@@ -329,8 +329,8 @@ def test_paper_lemma2_fails_with_both_relaxations(kind):
     pos = int(np.flatnonzero(order == j1)[0])
     prefix = order[: pos + 1]
     load = float(inst.tc[inst.task_job[prefix], m][sched.gpu[prefix] == m].sum())
-    assert load == pytest.approx(inst.expected["lemma2_prefix_load"])
-    assert 2 * H[j1] == pytest.approx(inst.expected["lemma2_rhs"])
+    assert load == pytest.approx(inst.expected["facts"]["lemma2_prefix_load"])
+    assert 2 * H[j1] == pytest.approx(inst.expected["facts"]["lemma2_rhs"])
     # the mended form (relaxed assignment) holds on the same prefix
     assert prefix_loads_relaxed(inst, order, rel.y_hat)[pos] <= 2 * H[j1] + 1e-9
     assert dmlsched.check(inst, "list", reference="exact", relaxation=kind).verdict == "holds"
@@ -342,12 +342,12 @@ def test_22_fails_with_queyranne_relaxation_after_a_release_date(kind):
     rel = models.solve_relaxation(inst, kind=kind)
     order, sched = algorithm1(inst, rel.x_hat)
     j0 = inst.task_index(0, 0, 0)
-    assert sched.start[j0] + inst.tc[0, sched.gpu[j0]] == pytest.approx(inst.expected["eq22_lhs"])
+    assert sched.start[j0] + inst.tc[0, sched.gpu[j0]] == pytest.approx(inst.expected["facts"]["eq22_lhs"])
     H = middle_completion_priority(inst, rel.x_hat)
-    assert (2 + alpha(inst)) * H[j0] == pytest.approx(inst.expected["eq22_rhs"])
+    assert (2 + alpha(inst)) * H[j0] == pytest.approx(inst.expected["facts"]["eq22_rhs"])
     rep = dmlsched.check(inst, "list", reference="exact", relaxation=kind)
-    assert rep.objective == pytest.approx(inst.expected["list_" + kind])
-    assert rep.reference_objective == pytest.approx(inst.expected["exact"])
+    assert rep.objective == pytest.approx(inst.expected["facts"]["list_" + kind + "_earliest_available"])
+    assert rep.reference_objective == pytest.approx(inst.expected["optimum"])
     assert rep.verdict == "holds"
 
 
@@ -357,7 +357,7 @@ def test_16_fails_but_lemma3_holds(kind):
     round 0 (u(0)), which precedes J0's round 1 in pi: (16) is false; (14) holds."""
     inst = dmlsched.load(CX_DIR / "hare-lemma3-eq16.json")
     exp = inst.expected
-    assert alpha(inst) == exp["alpha"]
+    assert alpha(inst) == exp["facts"]["alpha"]
     rel = models.solve_relaxation(inst, kind=kind)
     H = middle_completion_priority(inst, rel.x_hat)
     order, sched = algorithm1(inst, rel.x_hat)
@@ -366,11 +366,11 @@ def test_16_fails_but_lemma3_holds(kind):
     gap_start = sched.start[j0r1] + inst.tc[0, 0]
     assert sched.start[j1r1] > gap_start  # a gap on GPU 0 ...
     assert sched.start[j1r0] <= gap_start  # ... whose chain starts with u(0) = J1 round 0
-    assert H[j1r0] == pytest.approx(exp["H_u0"]) and H[j0r1] == pytest.approx(exp["H_prev"])
+    assert H[j1r0] == pytest.approx(exp["facts"]["H_u0"]) and H[j0r1] == pytest.approx(exp["facts"]["H_prev"])
     assert H[j1r0] < H[j0r1]  # (16) fails
     idle = idle_before_on_every_gpu(inst, order, sched)
     k = int(np.flatnonzero(order == j1r1)[0])
-    assert idle[k, 0] == pytest.approx(exp["idle_before"])
+    assert idle[k, 0] == pytest.approx(exp["facts"]["idle_before"])
     assert idle[k, 0] <= alpha(inst) * H[j1r1]  # (14) holds
 
 

@@ -75,8 +75,8 @@ def test_files_expected_values(path):
     inst = dmlsched.load(path)
     o = dmlsched.solve(inst, "oracle")
     h = dmlsched.solve(inst, "harmony")
-    assert o.objective == pytest.approx(inst.expected["optimal_utilisation"], abs=1e-9)
-    assert h.objective == pytest.approx(inst.expected["harmony_utilisation"], abs=1e-9)
+    assert o.objective == pytest.approx(inst.expected["optimum"], abs=1e-9)
+    assert h.objective == pytest.approx(inst.expected["objective"]["harmony"], abs=1e-9)
 
 
 def _milp_equals_oracle(inst, solver):

@@ -19,7 +19,7 @@ from .conftest import harmony_files
 def test_files_load_and_round_trip(path):
     inst = dmlsched.load(path)
     assert isinstance(inst, HarmonyInstance)
-    assert "optimal_utilisation" in inst.expected
+    assert "optimum" in inst.expected
     again = dmlsched.loads(dmlsched.dumps(inst))
     assert dmlsched.to_dict(again) == dmlsched.to_dict(inst)
 

@@ -252,6 +252,6 @@ def test_offline_exact_on_fig12_is_shortest_first():
     inst = dmlsched.load(Path(__file__).resolve().parents[2] / "instances" / "hlas" / "fig12.json")
     ref = dmlsched.solve(inst, "offline-exact", time_limit=30)
     assert ref.status == dmlsched.Status.OPTIMAL
-    assert ref.objective == pytest.approx(16 / 3) == pytest.approx(inst.expected["avg_jct"]["srtf"])
+    assert ref.objective == pytest.approx(16 / 3) == pytest.approx(inst.expected["objective"]["srtf"])
     rep = dmlsched.check(inst, "hlas", time_limit=30)  # default reference: offline-exact
     assert rep.reference == "offline-exact" and rep.ratio == pytest.approx(1.25)

@@ -25,10 +25,10 @@ def test_fig12_average_jct(policy):
     """HLAS 20/3 (paper: 6.7), shortest-first 16/3 (5.3), HLAS-P with 'J3 >= 3 rounds' 17/3 (5.7)."""
     inst = dmlsched.load(FIG12)
     res = dmlsched.solve(inst, policy)
-    assert res.objective == pytest.approx(inst.expected["avg_jct"][policy], abs=1e-12)
-    assert round(res.objective, 1) == inst.expected["paper_rounded"][policy]
+    assert res.objective == pytest.approx(inst.expected["objective"][policy], abs=1e-12)
+    assert round(res.objective, 1) == inst.expected["facts"]["paper_rounded"][policy]
     done = {r["job"]: r["finish"] for r in res.details["records"]}
-    assert done == pytest.approx(inst.expected["completion"][policy])
+    assert done == pytest.approx(inst.expected["facts"]["completion"][policy])
 
 
 def test_fig12_sequences():
@@ -60,7 +60,7 @@ def _times(inst, job, gpus):
 def test_fig10_task_gpu_time_depends_on_idle_gpus():
     """Fig. 10: on GPUs 1-2, B's task-GPU time 8 < A's 12; on GPUs 3-4, A's 7.2 < B's 9."""
     inst = dmlsched.load(FIG9)
-    exp = inst.expected["task_gpu_time"]
+    exp = inst.expected["facts"]["task_gpu_time"]
     got = {}
     for label, gpus in (("GPU1+GPU2", [0, 1]), ("GPU3+GPU4", [2, 3])):
         got[label] = {inst.jobs[n].id: task_gpu_time(_times(inst, n, gpus), inst.jobs[n].tasks_per_round)
@@ -80,8 +80,8 @@ def test_hlas_service_does_not_depend_on_idle_gpus():
     grouping gives every job near-equal groups: J_A's round takes the same time on both."""
     inst = dmlsched.load(FIG9)
     groups, details = resolve_groups(inst, True, grouping_method="exact")
-    assert sorted(map(sorted, groups)) == inst.expected["grouping_members"]
-    assert details["grouping_objective"] == pytest.approx(inst.expected["grouping_optimum"])
+    assert sorted(map(sorted, groups)) == inst.expected["facts"]["grouping_members"]
+    assert details["grouping_objective"] == pytest.approx(inst.expected["facts"]["grouping_optimum"])
     ta = group_round_times(inst, 0, groups)
     assert ta[0] == pytest.approx(ta[1])  # J_A: identical groups
     tb = group_round_times(inst, 1, groups)

@@ -34,7 +34,7 @@ def T(i, v, arr=0.0, den=1, pmax=1, mem=0.0, user="u"):
 
 def test_paper_worked_example(instances_dir):
     inst = dmlsched.load(instances_dir / "moldable" / "paper-hpc2n-example.json")
-    exp = inst.expected["avg_flow"]
+    exp = inst.expected["facts"]["avg_flow"]
     for method, value in exp.items():
         res = dmlsched.solve(inst, method)
         assert res.details["metrics"]["avg_flow"] == pytest.approx(value), method
@@ -243,7 +243,7 @@ def test_instance_files_expected_values(instances_dir):
     assert len(files) >= 2
     for f in files:
         inst = dmlsched.load(f)
-        for method, value in inst.expected.get("total_flow", {}).items():
+        for method, value in inst.expected.get("objective", {}).items():
             res = dmlsched.solve(inst, method)
             assert res.objective == pytest.approx(value), (f.name, method)
             if method == "exact":
