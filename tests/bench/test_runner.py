@@ -203,3 +203,22 @@ def test_failed_reference_gives_inconclusive_not_a_crash(toy_plugin, tmp_path: P
     f2 = {r["method"]: r for r in run_sweep(s2, workers=0, progress=False).records}["first"]
     assert f2["ratio"] is None and f2["ratio_to_bound"] == pytest.approx(4.0)  # against a bound only
     assert f2["verdict"] == "inconclusive"  # 4 > 1.5 vs a bound only proves nothing
+
+
+def test_variants_run_one_method_under_several_options(toy_plugin, tmp_path: Path):
+    """A method entry NAME@LABEL runs NAME with suite.options["NAME@LABEL"]; records carry both."""
+    from dmlsched.bench.runner import entry_options, split_variant
+
+    assert split_variant("list@proof") == ("list", "proof") and split_variant("list") == ("list", None)
+    opts = Suite(sources=[], options={"a": {"x": 1, "y": 2}, "a@b": {"y": 3}})
+    assert entry_options(opts, "a@b") == {"x": 1, "y": 3} and entry_options(opts, "a") == {"x": 1, "y": 2}
+    d = tmp_path / "toy"
+    write_toy(d, "a", [3, 1, 2])
+    s = Suite(sources=[Source("path", pattern=str(d))], methods=["seeded", "seeded@again"],
+              reference="exact", repetitions=2, plugins=[toy_plugin], time_limit=5)
+    res = run_sweep(s, workers=0, progress=False)
+    recs = [r for r in res.records if r["method"] == "seeded"]
+    assert sorted((r["variant"], r["seed"]) for r in recs) == [
+        ("seeded", 0), ("seeded", 1), ("seeded@again", 0), ("seeded@again", 1)]
+    assert len({r["key"] for r in recs}) == 4
+    assert all(r["verdict"] == "no_bound" and r["ratio"] is not None for r in recs)

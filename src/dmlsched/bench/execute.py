@@ -27,7 +27,7 @@ from .store import json_safe
 
 #: record fields copied from the job
 JOB_FIELDS = ("key", "suite", "label", "source", "instance_hash", "problem", "size",
-              "method", "seed", "solver", "time_limit")
+              "method", "variant", "seed", "solver", "time_limit")
 
 
 class _RecordedSolution:
@@ -187,7 +187,7 @@ def _execute(job: dict, rec: dict) -> None:
     rec["details"] = {**rec["details"], **details}
     rec["jct"] = extract_jct(inst, spec, res)
     ref_rec = job.get("reference_record")
-    if job.get("reference") == job["method"] and ref_rec is None:
+    if job.get("reference") == job.get("variant", job["method"]) and ref_rec is None:
         ref = res  # the reference line: compared with itself
     elif ref_rec is not None:
         ref = result_from_record(ref_rec)

@@ -70,9 +70,9 @@ def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, 
             chosen = names
         else:
             wanted_all.update(want)
-            chosen = [m for m in want if m in names]
+            chosen = [m for m in want if split_variant(m)[0] in names]
             found.update(chosen)
-            missing = [m for m in want if m not in names]
+            missing = [m for m in want if split_variant(m)[0] not in names]
             if missing:
                 notes.append(f"{fam}: method(s) {', '.join(missing)} not registered for this family (skipped)")
         per[fam] = chosen
@@ -82,7 +82,7 @@ def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, 
             if ref is not None and ref not in names:
                 notes.append(f"{fam}: default reference {ref!r} is not registered: runs without reference")
                 ref = None
-        elif ref is not None and ref not in names:
+        elif ref is not None and split_variant(ref)[0] not in names:
             notes.append(f"{fam}: reference {ref!r} not registered for this family: runs without reference")
             ref = None
         refs[fam] = ref
@@ -95,10 +95,27 @@ def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, 
     return per, refs, notes
 
 
+def split_variant(entry: str) -> tuple[str, str | None]:
+    """``"list@proof"`` -> ``("list", "proof")``; ``"list"`` -> ``("list", None)``."""
+    method, sep, label = entry.partition("@")
+    return method, (label if sep else None)
+
+
+def entry_options(suite: Suite, entry: str) -> dict:
+    """Options of a method entry: ``suite.options[method]`` updated by
+    ``suite.options["method@label"]`` for a variant."""
+    method, label = split_variant(entry)
+    opts = dict(suite.options.get(method, {}))
+    if label is not None:
+        opts.update(suite.options.get(entry, {}))
+    return opts
+
+
 def _key(suite: Suite, it: InstanceItem, method: str, seed: int, reference: str | None) -> str:
-    """The run's key; a reference run's own reference is ``None``."""
-    ctx = run_context(suite.options.get(method), reference,
-                      suite.options.get(reference) if reference else None)
+    """The run's key; a reference run's own reference is ``None``.  ``method``
+    may be a variant entry ``"NAME@LABEL"`` (the label is part of the key)."""
+    ctx = run_context(entry_options(suite, method), reference,
+                      entry_options(suite, reference) if reference else None)
     return run_key(it.hash, method, seed, suite.solver, suite.time_limit, ctx)
 
 
@@ -125,7 +142,8 @@ def plan(suite: Suite, items: list[InstanceItem]) -> tuple[list[PlannedRun], lis
 
 
 #: fields of the reference's record that travel with the other runs of its instance
-REF_FIELDS = ("key", "problem", "method", "status", "objective", "lower_bound", "has_solution", "runtime_s", "solver")
+REF_FIELDS = ("key", "problem", "method", "variant", "status", "objective", "bound", "sense", "has_solution",
+              "runtime_s", "solver")
 
 
 def make_job(suite: Suite, run: PlannedRun, ref_record: dict | None) -> dict:
@@ -141,11 +159,12 @@ def make_job(suite: Suite, run: PlannedRun, ref_record: dict | None) -> dict:
         "instance_hash": it.hash,
         "problem": it.problem,
         "size": it.size,
-        "method": run.method,
+        "method": split_variant(run.method)[0],
+        "variant": run.method,
         "seed": run.seed,
         "solver": suite.solver,
         "time_limit": suite.time_limit,
-        "options": dict(suite.options.get(run.method, {})),
+        "options": entry_options(suite, run.method),
         "reference": run.reference,
         "reference_record": None if run.is_reference else ref_record,
         "plugins": list(suite.plugins),
