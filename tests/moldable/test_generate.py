@@ -24,3 +24,37 @@ def test_policies_run_on_generated_instances():
              for m in ("moldable-equi", "malleable-equi", "moldable-prop", "malleable-prop")}
     flows["rigid-fcfs"] = dmlsched.solve(rigid, "rigid-fcfs").details["metrics"]["avg_flow"]
     assert all(v > 0 for v in flows.values())
+
+
+def test_swf_generator_whole_trace_sizes_and_load(traces_dir):
+    from dmlsched.generate.moldable import offered_load, swf
+
+    if not (traces_dir / "swf" / "lublin_256.swf").exists():
+        import pytest
+
+        pytest.skip("lublin_256.swf is absent")
+    whole = swf()  # the paper's scale: the whole trace on the trace's own machine size
+    assert whole.num_tasks == 10_000 and whole.gpus == 256
+    assert {t.p_max for t in whole.tasks} == {256}
+    assert all(t.p_req == t.request for t in whole.tasks)
+    big = swf(gpus=1024, jobs=50)
+    assert big.num_tasks == 50 and {t.p_max for t in big.tasks} == {256}  # capped at the machine size
+    assert {t.p_max for t in swf(gpus=1024, jobs=50, moldable_max="cluster").tasks} == {1024}
+    light = swf(load=0.25)
+    assert abs(offered_load(light) - 0.25) < 0.01 and light.gpus > 256
+    assert swf(seed=1, jobs=20).name == swf(seed=2, jobs=20).name  # the trace is fixed
+
+
+def test_swf_generator_rejects_bad_arguments():
+    import pytest
+
+    from dmlsched.generate.moldable import swf
+
+    with pytest.raises(ValueError, match="gpus or load"):
+        swf(gpus=8, load=0.5)
+    with pytest.raises(ValueError, match="load"):
+        swf(load=-1)
+    with pytest.raises(ValueError, match="jobs"):
+        swf(jobs=0)
+    with pytest.raises(TypeError):
+        swf(0)  # keyword-only, seed included

@@ -29,9 +29,20 @@ def test_small_file(tmp_path):
     assert (a.p_max, a.volume, a.arrival, a.user) == (4, 400.0, 0.0, "3")
     assert (b.p_max, b.volume) == (1, 50.0)
     assert (d.p_max, d.volume) == (8, 112.0)
+    assert [t.p_req for t in rigid.tasks] == [4, 1, 8]
+    # the paper's moldable cap is the machine size (MaxProcs 8) at every simulated size
     mold = swf_to_moldable(tr, mode="moldable", gpus=16)
-    assert {t.p_max for t in mold.tasks} == {16} and {t.pmin_den for t in mold.tasks} == {1}
+    assert {t.p_max for t in mold.tasks} == {8} and {t.pmin_den for t in mold.tasks} == {1}
+    assert [t.p_req for t in mold.tasks] == [4, 1, 8]
     assert mold.speedup.speed(16) == 16 and mold.speedup.speed(3) == 3
+    whole = swf_to_moldable(tr, mode="moldable", gpus=16, moldable_max="cluster")
+    assert {t.p_max for t in whole.tasks} == {16} and [t.p_req for t in whole.tasks] == [4, 1, 16]
+    small = swf_to_moldable(tr, mode="moldable", gpus=4)
+    assert {t.p_max for t in small.tasks} == {4} and [t.p_req for t in small.tasks] == [4, 1, 4]
+    assert swf_to_moldable(tr, moldable_max=2).tasks[0].p_max == 2
+    assert {t.arrival for t in swf_to_moldable(tr, offline=True).tasks} == {0.0}
+    with pytest.raises(ValueError, match="moldable_max"):
+        swf_to_moldable(tr, moldable_max="all")
     # rigid FCFS on it is valid
     assert dmlsched.solve(rigid, "rigid-fcfs").objective > 0
 
@@ -84,3 +95,21 @@ def test_lublin_prefix_all_policies_valid(traces_dir):
         for m in methods:
             res = dmlsched.solve(inst, m)  # validated: capacity at every event, unit allocations
             assert res.details["metrics"]["tasks"] == inst.num_tasks
+
+
+def test_rigid_fcfs_allocates_the_requested_processors(tmp_path):
+    """Issue 15 item 8: on the moldable conversion (p_max = machine size) Rigid
+    FCFS gives every task exactly its requested processors, not p_max."""
+    p = tmp_path / "x.swf"
+    p.write_text(GOOD)
+    inst = swf_to_moldable(read_swf(p), mode="moldable", gpus=16)
+    res = dmlsched.solve(inst, "rigid-fcfs")
+    sched = res.solution
+    for j in range(sched.num_segments):
+        k = int(sched.task[j])
+        assert int(sched.share_den[j]) == 1
+        assert len(sched.gpus_of(j)) == inst.tasks[k].p_req
+    assert sched.num_segments == inst.num_tasks  # rigid: one segment per task
+    # the moldable policies may use the whole moldable range
+    eq = dmlsched.solve(inst, "moldable-equi").solution
+    assert max(len(eq.gpus_of(j)) for j in range(eq.num_segments)) == 8

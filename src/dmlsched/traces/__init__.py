@@ -5,9 +5,12 @@
 
 Malformed rows raise :class:`TraceError` naming the file and line; with
 ``skip_bad=True`` they are skipped and listed in the result's ``bad`` field.
+
+:func:`traces_dir` finds the shared traces folder (``$DMLSCHED_TRACES``, else
+``../shared/traces`` next to the project's checkout).
 """
 
-from .common import TraceError
+from .common import TraceError, TracesNotFound, trace_path, traces_dir
 from .openb import OpenbTrace, openb_to_moldable, read_openb
 from .swf import SWFTrace, read_swf, swf_to_moldable
 
@@ -15,8 +18,11 @@ __all__ = [
     "OpenbTrace",
     "SWFTrace",
     "TraceError",
+    "TracesNotFound",
     "openb_to_moldable",
     "read_openb",
     "read_swf",
     "swf_to_moldable",
+    "trace_path",
+    "traces_dir",
 ]

@@ -110,46 +110,87 @@ def swf_to_moldable(
     *,
     gpus: int | None = None,
     mode: str = "moldable",
+    moldable_max: int | str = "machine",
     preemption_overhead: float = 0.0,
     preemption_min_remaining: float = 300.0,
     limit: int | None = None,
+    offline: bool = False,
     name: str | None = None,
 ):
     """Convert SWF jobs to a moldable instance (the paper's Section VI setup).
 
     Each job with a known run time and processor count becomes a task with
-    ``arrival = submit``, ``p_req`` = requested processors (allocated ones
-    when the request is missing), ``volume = run time * p_req`` and linear
-    speedup (a processor is treated as a GPU).  ``mode="rigid"`` gives
-    ``p_max = p_req`` (the rigid policies allocate ``p_max``; ``p_min = 1``
-    since the model's ``p_min`` is a unit fraction), ``mode="moldable"``
-    gives ``(p_min, p_max) = (1, gpus)``.  ``p_req`` above ``gpus`` is clipped
-    to ``gpus``.  Jobs without run time or processors (``-1``/``0``) are
-    dropped; their count is in ``instance.source["dropped"]``.
+    ``arrival = submit`` (``0`` with ``offline``, Section VI-B), ``p_req`` =
+    requested processors (allocated ones when the request is missing),
+    ``volume = run time * p_req`` and linear speedup (a processor is treated
+    as a GPU).  ``p_req`` above the cluster (or above ``p_max``) is clipped.
+
+    Parameters
+    ----------
+    gpus
+        Simulated cluster size (default: the trace's ``MaxProcs``, else the
+        largest processor count in it).
+    mode
+        ``"moldable"``: ``(p_min, p_max) = (1, cap)`` with ``cap`` from
+        ``moldable_max``, and ``p_req`` kept for the rigid policies, so that one
+        instance serves both ("We set (p_min, p_max) = (1, 240) for the
+        moldable/malleable algorithms and (p_min, p_max) = (p_req, p_req) for
+        the rigid algorithms", Section VI).  ``"rigid"``: ``p_max = p_req``
+        (the model's ``p_min`` is a unit fraction, so it stays 1; the rigid
+        policies allocate ``p_req``).
+    moldable_max
+        The moldable cap: ``"machine"`` (default, the paper's reading: the
+        trace's machine size, 240 for HPC2N, 256 for Lublin, whatever the
+        simulated size, clipped to ``gpus``), ``"cluster"`` (the whole
+        simulated cluster, ``|G|``), or an integer.
+    limit
+        Keep only the first ``limit`` usable jobs (``None``: the whole trace).
+
+    Jobs without run time or processors (``-1``/``0``) are dropped; their
+    count is in ``instance.source["dropped"]``.
     """
     from ..problems.moldable.instance import MoldableInstance, MoldableTask, SpeedupCurve
 
     if mode not in ("rigid", "moldable"):
         raise ValueError(f"mode must be 'rigid' or 'moldable', got {mode!r}")
     c = trace.columns
-    G = int(gpus if gpus is not None else (trace.max_procs or int(max(c["alloc_procs"].max(), c["req_procs"].max()))))
+    observed = int(max(c["alloc_procs"].max(), c["req_procs"].max())) if len(trace) else 1
+    machine = int(trace.max_procs or observed)
+    G = int(gpus if gpus is not None else machine)
+    if G < 1:
+        raise ValueError(f"gpus must be >= 1, got {G}")
+    if isinstance(moldable_max, str):
+        if moldable_max == "machine":
+            cap = min(machine, G)
+        elif moldable_max == "cluster":
+            cap = G
+        else:
+            raise ValueError(f"moldable_max must be 'machine', 'cluster' or an integer, got {moldable_max!r}")
+    else:
+        if int(moldable_max) < 1:
+            raise ValueError(f"moldable_max must be >= 1, got {moldable_max}")
+        cap = min(int(moldable_max), G)
     procs = np.where(c["req_procs"] > 0, c["req_procs"], c["alloc_procs"])
     ok = (c["run"] > 0) & (procs > 0)
     idx = np.flatnonzero(ok)
     if limit is not None:
         idx = idx[:limit]
     tasks = []
+    clipped = 0
     for i in idx:
-        p = int(min(procs[i], G))
+        preq = int(procs[i])
+        p = min(preq, G if mode == "rigid" else cap)
+        clipped += p < preq
         tasks.append(
             MoldableTask(
                 id=str(int(c["job"][i])),
                 user=str(int(c["user"][i])),
-                arrival=float(c["submit"][i]),
+                arrival=0.0 if offline else float(c["submit"][i]),
                 volume=float(c["run"][i] * procs[i]),
                 pmin_den=1,
-                p_max=p if mode == "rigid" else G,
+                p_max=p if mode == "rigid" else cap,
                 memory=0.0,
+                p_req=p,
             )
         )
     return MoldableInstance(
@@ -160,5 +201,6 @@ def swf_to_moldable(
         preemption_overhead=preemption_overhead,
         preemption_min_remaining=preemption_min_remaining,
         name=name or f"{trace.source}-{mode}-{G}",
-        source={"trace": trace.source, "mode": mode, "dropped": int((~ok).sum()), "bad_rows": len(trace.bad)},
+        source={"trace": trace.source, "mode": mode, "machine": machine, "moldable_max": cap,
+                "dropped": int((~ok).sum()), "clipped": int(clipped), "bad_rows": len(trace.bad)},
     )

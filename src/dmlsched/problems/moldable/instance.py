@@ -4,7 +4,10 @@ Identical GPUs ``G`` with ``gpu_memory`` each.  Task ``k`` arrives at
 ``t_k^arr`` with volume ``v_k`` (its runtime alone on one GPU), a minimum
 amount of processor ``p_k^min = 1/n`` (it may share a GPU with up to ``n-1``
 others), a maximum ``p_k^max`` in N (dedicated GPUs) and a device-memory need
-``m_k`` (same unit as ``gpu_memory``).  The runtime on ``p`` processors is
+``m_k`` (same unit as ``gpu_memory``), and optionally the number of dedicated
+GPUs ``p_k^req`` the user requested (what the rigid baselines allocate; the
+paper's rigid setting is ``(p^min, p^max) = (p^req, p^req)``, Section VI;
+``p_max`` when absent).  The runtime on ``p`` processors is
 ``f(v, p) = v / s(p)`` with the speedup curve ``s`` given as points
 (:class:`SpeedupCurve`).
 
@@ -123,7 +126,8 @@ def _check_curve(points: tuple[tuple[float, float], ...], path: str) -> None:
 
 @dataclass(frozen=True)
 class MoldableTask:
-    """One task; ``p_min = 1/pmin_den``."""
+    """One task; ``p_min = 1/pmin_den``; ``p_req`` the requested dedicated GPUs
+    (``None``: ``p_max``), what the rigid policies allocate."""
 
     id: str
     user: str
@@ -132,10 +136,16 @@ class MoldableTask:
     pmin_den: int
     p_max: int
     memory: float = 0.0
+    p_req: int | None = None
 
     @property
     def p_min(self) -> float:
         return 1.0 / self.pmin_den
+
+    @property
+    def request(self) -> int:
+        """GPUs a rigid policy allocates: ``p_req``, or ``p_max`` when it is not given."""
+        return self.p_max if self.p_req is None else self.p_req
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,6 +214,10 @@ class MoldableInstance:
         return [t.p_max for t in self.tasks]
 
     @cached_property
+    def _request_list(self) -> list[int]:
+        return [t.request for t in self.tasks]
+
+    @cached_property
     def _memory_list(self) -> list[float]:
         return [float(t.memory) for t in self.tasks]
 
@@ -254,6 +268,10 @@ def _validate(inst: MoldableInstance) -> None:
             raise InstanceError(
                 f"{p}.p_max", f"must be an integer in [1, gpus={inst.gpus}], got {t.p_max}"
             )
+        if t.p_req is not None and not 1 <= t.p_req <= t.p_max:
+            raise InstanceError(
+                f"{p}.p_req", f"must be an integer in [1, p_max={t.p_max}], got {t.p_req}"
+            )
         if not (math.isfinite(t.memory) and 0 <= t.memory <= inst.gpu_memory):
             raise InstanceError(
                 f"{p}.memory", f"must be in [0, gpu_memory={inst.gpu_memory}], got {t.memory}"
@@ -281,7 +299,7 @@ def _unit_fraction(r: Reader) -> int:
     return n
 
 
-TASK_KEYS = ("id", "user", "arrival", "volume", "p_min", "p_max", "memory")
+TASK_KEYS = ("id", "user", "arrival", "volume", "p_min", "p_max", "p_req", "memory")
 TOP_KEYS = ("gpus", "gpu_memory", "speedup", "preemption_overhead", "preemption_min_remaining", "tasks")
 
 
@@ -330,6 +348,7 @@ def from_dict(data: Any) -> MoldableInstance:
                 pmin_den=_unit_fraction(tr["p_min"]) if tr.has("p_min") else 1,
                 p_max=tr.integer("p_max", 1, ge=1, le=gpus),
                 memory=tr.number("memory", 0.0, ge=0, le=gpu_memory),
+                p_req=tr.integer("p_req", ge=1, le=gpus) if tr.has("p_req") else None,
             )
         )
     expected = r["expected"].obj() if r.has("expected") else {}
@@ -350,6 +369,21 @@ def _pmin_json(n: int) -> Any:
     return 1 if n == 1 else f"1/{n}"
 
 
+def _task_json(t: MoldableTask) -> dict:
+    d: dict[str, Any] = {
+        "id": t.id,
+        "user": t.user,
+        "arrival": t.arrival,
+        "volume": t.volume,
+        "p_min": _pmin_json(t.pmin_den),
+        "p_max": t.p_max,
+    }
+    if t.p_req is not None:
+        d["p_req"] = t.p_req
+    d["memory"] = t.memory
+    return d
+
+
 def to_dict(inst: MoldableInstance) -> dict:
     d: dict[str, Any] = {"problem": "moldable"}
     if inst.name:
@@ -362,18 +396,7 @@ def to_dict(inst: MoldableInstance) -> dict:
         speedup=[[p, s] for p, s in inst.speedup.points],
         preemption_overhead=inst.preemption_overhead,
         preemption_min_remaining=inst.preemption_min_remaining,
-        tasks=[
-            {
-                "id": t.id,
-                "user": t.user,
-                "arrival": t.arrival,
-                "volume": t.volume,
-                "p_min": _pmin_json(t.pmin_den),
-                "p_max": t.p_max,
-                "memory": t.memory,
-            }
-            for t in inst.tasks
-        ],
+        tasks=[_task_json(t) for t in inst.tasks],
     )
     if inst.expected:
         d["expected"] = dict(inst.expected)

@@ -209,7 +209,9 @@ def _alloc_amount(inst, cluster, k, p_den, p_n, current):
 # Rigid
 def rigid(order_key: str, blocking: bool = False) -> Callable:
     """Rigid FCFS (``order_key="arrival"``) or Rigid Shortest (``"volume"``):
-    allocate ``p_k^max`` dedicated GPUs to each queued task in that order.
+    allocate the requested ``p_k^req`` dedicated GPUs (the paper's rigid
+    setting ``(p^min, p^max) = (p^req, p^req)``; ``p_max`` when the task has
+    no ``p_req``) to each queued task in that order.
 
     With ``blocking`` the scan stops at the first task that does not fit
     (strict FCFS); by default later tasks that fit are still started.
@@ -221,8 +223,9 @@ def rigid(order_key: str, blocking: bool = False) -> Callable:
         if order_key == "volume":
             ks.sort(key=lambda k: (inst.tasks[k].volume, _pos(inst, k)))
         free = int((cluster.count == 0).sum())
+        req = inst._request_list
         for k in ks:
-            pm = inst.tasks[k].p_max
+            pm = req[k]
             if pm > free:
                 if blocking:
                     break
