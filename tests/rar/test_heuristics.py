@@ -122,8 +122,10 @@ def test_kappa_and_lambda_options():
     r8 = dmlsched.solve(inst, "sjf-bco", kappa=1, lam=8.0)
     assert r8.details["lambda"] == 8.0
     assert r8.solution.gpus != r1.solution.gpus  # a wider server choice changes the placement
-    with pytest.raises(ValueError):
+    with pytest.raises(dmlsched.OptionError, match="lam"):
         dmlsched.solve(inst, "sjf-bco", lam=0.5)
+    with pytest.raises(dmlsched.OptionError, match="bogus"):
+        dmlsched.solve(inst, "ff", bogus=1)
 
 
 def test_heuristic_reports_error_when_horizon_too_short():

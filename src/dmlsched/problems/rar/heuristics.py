@@ -19,7 +19,9 @@ from typing import Callable
 
 import numpy as np
 
-from .bounds import rho_hat
+from ...kit import Option, Run, method
+from ...result import Result, Status
+from .bounds import rho_hat, theorem5_ratio
 from .instance import RarInstance
 from .solution import Engine, RarSchedule
 
@@ -208,6 +210,33 @@ def random_rule(rng: np.random.Generator, theta: float) -> Chooser:
     return choose
 
 
+def random_server_rule(rng: np.random.Generator, theta: float) -> Chooser:
+    """RAND baseline, reading ``servers``: servers in a random order, and on each
+    server in turn as many of its eligible idle GPUs (drawn at random) as the
+    job still needs, until it has ``G_j``."""
+
+    def choose(d: Dispatch, j: int):
+        ok = d.U + d.rhat[j] <= theta
+        free = ok & ~d.busy
+        g = int(d.inst.G[j])
+        if np.count_nonzero(free) < g:
+            return NEVER if np.count_nonzero(ok) < g else None
+        off = d.inst.offsets
+        picked: list[np.ndarray] = []
+        need = g
+        for s in rng.permutation(d.inst.num_servers).tolist():
+            loc = np.flatnonzero(free[off[s]:off[s + 1]]) + off[s]
+            if len(loc):
+                take = min(need, len(loc))
+                picked.append(rng.choice(loc, size=take, replace=False))
+                need -= take
+                if need == 0:
+                    break
+        return np.sort(np.concatenate(picked))
+
+    return choose
+
+
 # ---------------------------------------------------------------------------
 def kappa_representatives(inst: RarInstance) -> list[int]:
     """The values of ``kappa`` in ``1..n_g`` giving distinct runs.
@@ -232,19 +261,24 @@ def job_order(inst: RarInstance, order: str) -> np.ndarray:
 
 def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Chooser]]] | None,
               order: np.ndarray, rhat: np.ndarray, theta_range: tuple[int, int] | None = None,
-              inner: Callable | None = None) -> dict:
+              inner: Callable | None = None, stop: Callable[[], bool] | None = None) -> dict:
     """Lines 5-31 of Algorithm 1: bisection on integer ``theta_u`` over ``[1, T]``.
 
     ``rules(theta)`` lists the inner runs (one per ``kappa``), or ``inner(theta,
     m)`` performs them and returns ``(m_theta, schedule, index, T, runs)``.  A
     run counts only if it places every job and finishes by the horizon (``m <= T``).
+    ``stop()`` is asked before every probe after the first (the method's
+    deadline); when it says stop, ``best["cut"]`` is ``True``.
     """
     T = inst.horizon
     left, right = theta_range or (1, T)
-    best: dict = {"m": T + 1, "sched": None, "theta": None, "index": None, "T": None}
+    best: dict = {"m": T + 1, "sched": None, "theta": None, "index": None, "T": None, "cut": False}
     runs = 0
-    trail = []
+    trail: list[tuple[int, int | None]] = []
     while left <= right:
+        if trail and stop is not None and stop():
+            best["cut"] = True
+            break
         theta = (left + right) // 2
         m_theta, y_theta, idx_theta, T_theta = T + 1, None, None, None
         if inner is not None:
@@ -258,7 +292,7 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
                     m_theta, y_theta, idx_theta, T_theta = out[0], out[1], idx, out[2]
         trail.append((theta, m_theta if y_theta is not None else None))
         if m_theta < best["m"]:
-            best = {"m": m_theta, "sched": y_theta, "theta": theta, "index": idx_theta, "T": T_theta}
+            best.update(m=m_theta, sched=y_theta, theta=theta, index=idx_theta, T=T_theta)
             right = theta - 1
         else:
             left = theta + 1
@@ -267,7 +301,8 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
     return best
 
 
-def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0) -> dict:
+def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0,
+                   stop: Callable[[], bool] | None = None) -> dict:
     """Algorithm 1 (SJF-BCO) with FA-FFP for ``G_j <= kappa`` and LBSGF otherwise."""
     rhat = rho_hat(inst)
     order = job_order(inst, "sjf")
@@ -318,81 +353,95 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
                 break
         return m_theta, y_theta, idx_theta, T_theta, n
 
-    best = bisection(inst, None, order, rhat, inner=inner)
+    best = bisection(inst, None, order, rhat, inner=inner, stop=stop)
     best["kappa"] = kappas[best["index"]] if best["index"] is not None else None
     return best
 
 
+
+
 # ---------------------------------------------------------------------------
-from ...registry import register_method  # noqa: E402
-from ...result import Result, Status  # noqa: E402
-from .bounds import theorem5_ratio  # noqa: E402
+# registration (the method kit)
+
+#: the job order of the baselines (the paper does not say; ``models/rar.md``, "Readings")
+ORDER_OPTION = Option(
+    "order", str, "sjf",
+    "job order: 'sjf' (non-decreasing G_j, Algorithm 1 line 4) or 'input' (as listed); the paper "
+    "does not say which order FF, LS and RAND use", choices=("sjf", "input"),
+)
 
 
-def _result(method: str, inst: RarInstance, best: dict, extra: dict) -> Result:
+def _finish(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
+    """The result of a list-dispatch search (``best`` from :func:`bisection`)."""
+    if best.get("cut"):
+        run.cut("bisection on theta_u")
     if best["sched"] is None:
-        return Result("rar", method, Status.ERROR, details={
-            "error": f"no schedule within the horizon T = {inst.horizon}", "runs": best.get("runs"), **extra})
-    T = best["T"]
-    return Result("rar", method, Status.FEASIBLE, objective=float(best["m"]), solution=best["sched"],
-                  details={"average_jct": float(np.mean(T)), "theta_u": best["theta"],
-                           "runs": best.get("runs"), **extra})
+        if best.get("cut"):
+            return run.result(runs=best.get("runs"), **extra)
+        return run.result(status=Status.ERROR, error=f"no schedule within the horizon T = {inst.horizon}",
+                          runs=best.get("runs"), **extra)
+    return run.result(solution=best["sched"], average_jct=float(np.mean(best["T"])), theta_u=best["theta"],
+                      runs=best.get("runs"), **extra)
 
 
-@register_method(
+@method(
     "rar", "sjf-bco", kind="heuristic",
     description="Algorithm 1 (SJF-BCO): bisection on theta_u, kappa loop, FA-FFP / LBSGF",
     bound=theorem5_ratio, bound_name="SJF-BCO Theorem 5: n_g * phi * u / l (false in general)",
+    options=[
+        Option("kappa", int, None, "fix kappa (default: the loop over 1..max_j G_j of line 8)", minimum=1),
+        Option("lam", float, 1.0, "lambda_j of LBSGF, the same for every job (paper: 1)", minimum=1.0),
+    ],
 )
-def solve_sjf_bco(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
-                  seed: int = 0, kappa: int | None = None, lam: float = 1.0, **options) -> Result:
-    """SJF-BCO (Algorithm 1).
-
-    Options
-    -------
-    kappa
-        Fix ``kappa`` (default: the loop over ``1..max_j G_j`` of line 8).
-    lam
-        ``lambda_j`` of LBSGF, the same for every job (paper: 1).
-    """
-    if lam < 1:
-        raise ValueError(f"lam (lambda_j) must be >= 1, got {lam}")
-    best = sjf_bco_search(inst, kappa=kappa, lam=lam)
-    return _result("sjf-bco", inst, best, {"kappa": best.get("kappa"), "lambda": lam})
+def solve_sjf_bco(inst: RarInstance, run: Run) -> Result:
+    """SJF-BCO (Algorithm 1): jobs by non-decreasing ``G_j``, FA-FFP for ``G_j <= kappa``,
+    LBSGF otherwise, bisection on ``theta_u``.  The bisection stops early only at the
+    deadline (then ``details["reproducible"]`` is false)."""
+    kappa, lam = run.options["kappa"], run.options["lam"]
+    with run.stage("search"):
+        best = sjf_bco_search(inst, kappa=kappa, lam=lam, stop=run.expired)
+    return _finish(run, inst, best, kappa=best.get("kappa"), **{"lambda": lam})
 
 
-def _baseline(method: str, rule: Callable[[float], Chooser], inst: RarInstance, order: str) -> Result:
+def _baseline(run: Run, rule: Callable[[float], Chooser], inst: RarInstance) -> Result:
     rhat = rho_hat(inst)
-    best = bisection(inst, lambda theta: [lambda j, c=rule(theta): c], job_order(inst, order), rhat)
-    return _result(method, inst, best, {"order": order})
+    order = run.options["order"]
+    with run.stage("search"):
+        best = bisection(inst, lambda theta: [lambda j, c=rule(theta): c], job_order(inst, order), rhat,
+                         stop=run.expired)
+    return _finish(run, inst, best, order=order)
 
 
-@register_method("rar", "ff", kind="heuristic",
-                 description="First-Fit baseline: first G_j eligible GPUs server by server, bisection on theta")
-def solve_ff(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
-             order: str = "input", **options) -> Result:
-    """FF baseline (Section 7): first eligible GPUs, jobs in ``order`` (default input order)."""
-    return _baseline("ff", first_fit, inst, order)
+@method("rar", "ff", kind="heuristic", options=[ORDER_OPTION],
+        description="First-Fit baseline: first G_j eligible GPUs server by server, bisection on theta")
+def solve_ff(inst: RarInstance, run: Run) -> Result:
+    """FF baseline (Section 7): the first ``G_j`` eligible idle GPUs, server by server."""
+    return _baseline(run, first_fit, inst)
 
 
-@register_method("rar", "ls", kind="heuristic",
-                 description="List-Scheduling baseline: least-loaded G_j GPUs, bisection on theta")
-def solve_ls(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
-             order: str = "input", **options) -> Result:
-    """LS baseline (Section 7): least ``U_g`` GPUs cluster-wide, jobs in ``order``."""
-    return _baseline("ls", least_loaded, inst, order)
+@method("rar", "ls", kind="heuristic", options=[ORDER_OPTION],
+        description="List-Scheduling baseline: least-loaded G_j GPUs, bisection on theta")
+def solve_ls(inst: RarInstance, run: Run) -> Result:
+    """LS baseline (Section 7): the ``G_j`` eligible idle GPUs with least ``U_g`` cluster-wide."""
+    return _baseline(run, least_loaded, inst)
 
 
-@register_method("rar", "rand", kind="heuristic",
-                 description="RAND baseline: random eligible GPUs, theta = T, seeded")
-def solve_rand(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
-               order: str = "input", **options) -> Result:
-    """RAND baseline (Section 7): uniformly random eligible GPUs, ``theta_u = T``; one run."""
-    rng = np.random.default_rng(seed)
+@method("rar", "rand", kind="heuristic",
+        description="RAND baseline: random eligible GPUs, theta = T, seeded",
+        options=[ORDER_OPTION,
+                 Option("pick", str, "gpus",
+                        "'gpus': G_j eligible idle GPUs uniformly at random; 'servers': servers in a "
+                        "random order, random GPUs of each in turn", choices=("gpus", "servers"))])
+def solve_rand(inst: RarInstance, run: Run) -> Result:
+    """RAND baseline (Section 7): random eligible GPUs, ``theta_u = T``; one run, seeded."""
+    rng = np.random.default_rng(run.seed)
     rhat = rho_hat(inst)
-    c = random_rule(rng, inst.horizon)
-    out = run_list(inst, job_order(inst, order), lambda j: c, rhat, cutoff=inst.horizon + 1)
+    rule = random_rule if run.options["pick"] == "gpus" else random_server_rule
+    c = rule(rng, inst.horizon)
+    with run.stage("search"):
+        out = run_list(inst, job_order(inst, run.options["order"]), lambda j: c, rhat,
+                       cutoff=inst.horizon + 1)
     best = {"m": None, "sched": None, "theta": inst.horizon, "T": None, "runs": 1}
     if out is not None:
         best.update(m=out[0], sched=out[1], T=out[2])
-    return _result("rand", inst, best, {"order": order, "seed": seed})
+    return _finish(run, inst, best, order=run.options["order"], pick=run.options["pick"], seed=run.seed)

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InvalidSolutionError, NotApplicable
+from ...kit import Deadline, Option, Run, fmt_count, method
+from ...result import Result, Status
 from .bounds import load_lower_bound, rho_hat
 from .instance import RarInstance
 from .solution import Engine, RarSchedule
@@ -165,14 +167,27 @@ class EnumerationTooLarge(Exception):
     """The schedule set exceeds ``max_schedules``."""
 
 
-def _placement_combos(inst: RarInstance, budget: int, factor: int = 1):
-    """Every job's count vectors, after checking ``factor * prod_j |vectors_j| <= budget``."""
-    size = factor
+def placement_combos_count(inst: RarInstance) -> int:
+    """``prod_j |count vectors of j|`` (exact integer)."""
+    out = 1
     for j in range(inst.num_jobs):
-        size *= count_vectors_size(inst, j)
-        if size > budget:
-            raise EnumerationTooLarge(f"schedule enumeration exceeds max_schedules = {budget}")
-    return [count_vectors(inst, j) for j in range(inst.num_jobs)]
+        out *= count_vectors_size(inst, j)
+    return out
+
+
+def nondelay_count(inst: RarInstance) -> int:
+    """Combinations ``Y_nd`` enumerates: ``J! * prod_j |vectors_j|``."""
+    return math.factorial(inst.num_jobs) * placement_combos_count(inst)
+
+
+def all_count(inst: RarInstance, ub: int) -> int:
+    """Combinations ``Y_all(ub)`` enumerates: start vectors x count vectors."""
+    ub = min(int(ub), inst.horizon)
+    rmin = inst.rho_range[0]
+    starts = 1
+    for j in range(inst.num_jobs):
+        starts *= max(0, ub - int(rmin[j])) + 1
+    return starts * placement_combos_count(inst)
 
 
 def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000) -> ScheduleSet:
@@ -180,9 +195,11 @@ def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000) -> Sched
 
     Only schedules finishing by the horizon are kept; duplicates are removed.
     """
-    if inst.num_jobs > 12:
-        raise EnumerationTooLarge(f"{inst.num_jobs}! job orders exceed max_schedules = {max_schedules}")
-    per_job = _placement_combos(inst, max_schedules, math.factorial(inst.num_jobs))
+    count = nondelay_count(inst)
+    if count > max_schedules:
+        raise EnumerationTooLarge(f"{fmt_count(count)} (job order, count vectors) combinations exceed "
+                                  f"max_schedules = {fmt_count(max_schedules)}")
+    per_job = [count_vectors(inst, j) for j in range(inst.num_jobs)]
     seen: dict[tuple, int] = {}
     out = ScheduleSet([], [], [], 0)
     for vecs in itertools.product(*per_job):
@@ -230,9 +247,11 @@ def _dispatch_counts(inst: RarInstance, order, vecs):
 def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000) -> ScheduleSet:
     """``Y_all(ub)``: every capacity-feasible schedule with starts in ``0..ub-1`` and makespan ``<= ub``."""
     ub = min(int(ub), inst.horizon)
-    if inst.num_jobs > 64 or ub ** inst.num_jobs > max_schedules:
-        raise EnumerationTooLarge(f"{ub}^{inst.num_jobs} start vectors exceed max_schedules = {max_schedules}")
-    per_job = _placement_combos(inst, max_schedules, ub ** inst.num_jobs)
+    count = all_count(inst, ub)
+    if count > max_schedules:
+        raise EnumerationTooLarge(f"{fmt_count(count)} (start vector, count vectors) combinations exceed "
+                                  f"max_schedules = {fmt_count(max_schedules)}")
+    per_job = [count_vectors(inst, j) for j in range(inst.num_jobs)]
     rmin = inst.rho_range[0]
     out = ScheduleSet([], [], [], 0)
     ranges = [range(0, max(0, ub - int(rmin[j])) + 1) for j in range(inst.num_jobs)]
@@ -325,113 +344,143 @@ def build_schedule_ilp(inst: RarInstance, Y: ScheduleSet):
     return m
 
 
-def solve_schedule_ilp(inst: RarInstance, Y: ScheduleSet, solver: str, time_limit, seed):
-    """Solve (10)-(13) over ``Y``; returns ``(outcome, chosen k or None)``."""
-    import pyomo.environ as pyo
-
-    from ...solvers import solve_model
-
-    m = build_schedule_ilp(inst, Y)
-    out = solve_model(m, solver, time_limit=time_limit, seed=seed)
-    if not out.has_solution:
-        return out, None
-    k = max(m.K, key=lambda k: pyo.value(m.x[0, k]))
-    return out, int(k)
-
-
 # ---------------------------------------------------------------------------
-from ...registry import register_method  # noqa: E402
-from ...result import Result, Status  # noqa: E402
+# registration (the method kit)
+
+#: seconds per schedule the enumerations take (measured; used to refuse before starting)
+SECONDS_PER_SCHEDULE = 4e-5
+#: seconds per model variable Pyomo spends around a solver call (writing, reading back; measured)
+PYOMO_SECONDS_PER_VAR = 4e-5
+#: bytes per schedule kept in a schedule set (starts, vectors, completions)
+BYTES_PER_SCHEDULE = 600
 
 
-@register_method(
+def ilp_bound_memory(inst: RarInstance) -> float:
+    """Bytes the Pyomo model of ILP (14)-(16) needs: about 2 KiB per binary ``x[j, g]``."""
+    return 2048.0 * inst.num_jobs * inst.num_gpus
+
+
+@method(
     "rar", "ilp-bound", kind="bound", uses_solver=True,
     description="ILP (14)-(16) with rho_hat = rho_min (u = 1), min theta: a lower bound on the makespan",
+    options=[Option("max_binaries", int, 5000,
+                    "solve the ILP only up to this many binaries x[j, g]; beyond, the value is the load "
+                    "bound (the ILP's LP relaxation)", minimum=0)],
 )
-def solve_ilp_bound(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
-                    seed: int = 0, **options) -> Result:
+def solve_ilp_bound(inst: RarInstance, run: Run) -> Result:
     """theta* of ILP (14)-(16): every GPU's total busy time is at most the makespan and
-    every job runs at least ``rho_min_j`` slots, so ``theta* <= OPT``.  On a time limit the
-    solver's proven bound is returned (status ``feasible``)."""
-    from ...solvers import solve_model
+    every job runs at least ``rho_min_j`` slots, so ``theta* <= OPT``.  The value is the
+    larger of the solver's proven bound and the load bound (which the ILP's LP relaxation
+    equals, so a cut run never returns less).  Beyond ``max_binaries`` the ILP is not
+    built (a deterministic size rule: at the paper's 160 jobs x 264 GPUs HiGHS ends 5 s
+    with bound 285 below the load bound 287 and overruns its limit by seconds)."""
+    load = float(load_lower_bound(inst))
+    nbin = inst.num_jobs * inst.num_gpus
+    if nbin > run.options["max_binaries"]:
+        return run.result(bound=load, objective=load, status=Status.FEASIBLE, load_bound=load,
+                          ilp=f"not built: {fmt_count(nbin)} binaries > max_binaries; value = load bound")
+    run.require(memory_bytes=ilp_bound_memory(inst), what="the ILP (14)-(16)")
+    with run.stage("build"):
+        m = build_ilp_bound(inst)
+    overhead = PYOMO_SECONDS_PER_VAR * inst.num_jobs * inst.num_gpus
+    rem = run.remaining()
+    if rem is not None and rem <= 2 * overhead:
+        run.cut("ILP (14)-(16) before the solver started")
+        return run.result(bound=load, objective=load, status=Status.FEASIBLE, load_bound=load)
+    # Pyomo hands the model over and reads it back after the solver's own limit: keep that time
+    dl = None if rem is None else Deadline(rem - overhead)
+    out = run.solve_model(m, what="ILP (14)-(16)", deadline=dl)
+    bound = max(load, float(out.bound)) if out.bound is not None and math.isfinite(out.bound) else load
+    status = Status.OPTIMAL if out.status == Status.OPTIMAL else Status.FEASIBLE
+    extra = {"load_bound": load}
+    if out.status == Status.OPTIMAL and out.objective is not None:
+        extra["ceil"] = math.ceil(float(out.objective) - 1e-6)
+    return run.result(bound=bound, objective=bound, outcome=out, status=status, **extra)
 
-    m = build_ilp_bound(inst)
-    out = solve_model(m, solver, time_limit=time_limit, seed=seed)
-    details = {"solver_status": out.message, "solver_objective": out.objective, "solver_bound": out.bound}
-    if out.status == Status.OPTIMAL:
-        val = float(out.objective)
-        details["ceil"] = math.ceil(val - 1e-6)
-        # "optimal" is within the solver's gap: the proven bound is the safe lower bound
-        lb = min(val, float(out.bound)) if out.bound is not None and math.isfinite(out.bound) else val
-        return Result("rar", "ilp-bound", Status.OPTIMAL, objective=val, bound=lb, solver=solver,
-                      details=details)
-    if out.bound is not None and math.isfinite(out.bound):
-        b = float(out.bound)
-        return Result("rar", "ilp-bound", Status.FEASIBLE, objective=b, bound=b, solver=solver,
-                      details=details)
-    return Result("rar", "ilp-bound", out.status if out.status != Status.FEASIBLE else Status.TIME_LIMIT,
-                  solver=solver, details=details)
+
+def _enumerate_checked(run: Run, count: int, what: str) -> None:
+    """Refuse (n/a) an enumeration of ``count`` schedules that cannot fit the time or memory."""
+    run.require(memory_bytes=BYTES_PER_SCHEDULE * count, seconds=SECONDS_PER_SCHEDULE * count,
+                what=f"enumerating {fmt_count(count)} schedules ({what})")
 
 
-def _from_set(method: str, inst: RarInstance, Y: ScheduleSet, solver, time_limit, seed, status_if_opt,
-              lower_bound, details) -> Result:
+def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, **details) -> Result:
+    """Solve ILP (10)-(13) over ``Y`` and cross-check its optimum with the enumeration."""
+    import pyomo.environ as pyo
+
     if len(Y) == 0:
-        return Result("rar", method, Status.ERROR, solver=solver,
-                      details={**details, "error": "schedule set Y is empty within the horizon"})
+        return run.result(status=Status.ERROR, error="schedule set Y is empty within the horizon", **details)
     spans = Y.makespans()
     details.update(Y_size=len(Y), enumerated=int(Y.enumerated), enumeration_min=int(spans.min()))
-    out, k = solve_schedule_ilp(inst, Y, solver, time_limit, seed)
-    details.update(solver_status=out.message, solver_objective=out.objective, solver_bound=out.bound)
-    if k is None:
-        return Result("rar", method, out.status, solver=solver, details=details)
-    if out.status == Status.OPTIMAL and abs(out.objective - spans.min()) > 1e-6:
-        raise RuntimeError(f"{method}: ILP optimum {out.objective} != enumeration minimum {spans.min()}")
-    sched = assign_gpus(inst, Y.starts[k], Y.vecs[k], Y.T[k])
-    status = status_if_opt if out.status == Status.OPTIMAL else Status.FEASIBLE
-    lb = lower_bound if status != Status.OPTIMAL else float(spans[k])
-    return Result("rar", method, status, objective=float(spans[k]), bound=lb, solution=sched,
-                  solver=solver, details={**details, "average_jct": float(np.mean(Y.T[k]))})
+    kbest = int(np.argmin(spans))
+    run.incumbent(assign_gpus(inst, Y.starts[kbest], Y.vecs[kbest], Y.T[kbest]))
+    with run.stage("build"):
+        m = build_schedule_ilp(inst, Y)
+    out = run.solve_model(m, what="ILP (10)-(13)")
+    sched = None
+    if out.has_solution:
+        with run.stage("extract"):
+            k = int(max(m.K, key=lambda k: pyo.value(m.x[0, k])))
+        if out.status == Status.OPTIMAL and abs(out.objective - spans.min()) > 1e-6:
+            raise RuntimeError(f"{run.method}: ILP optimum {out.objective} != enumeration minimum {spans.min()}")
+        sched = assign_gpus(inst, Y.starts[k], Y.vecs[k], Y.T[k])
+        details["average_jct"] = float(np.mean(Y.T[k]))
+    # the enumeration's minimum is the optimum over Y whatever the solver says
+    return run.result(solution=sched, bound=[float(spans.min()), float(load_lower_bound(inst))], outcome=out,
+                      **details)
 
 
-@register_method(
-    "rar", "exact-nd", kind="exact", uses_solver=True,
+@method(
+    "rar", "exact-nd", kind="exact", uses_solver=True, space="non-delay in-order",
     description="ILP (10)-(13) over Y_nd (non-delay in-order schedules): optimal over Y_nd only, "
                 "NOT a proven global optimum",
+    options=[Option("max_schedules", int, 200_000, "refuse when Y_nd would hold more schedules", minimum=1)],
 )
-def solve_exact_nd(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
-                   seed: int = 0, max_schedules: int = 200_000, **options) -> Result:
+def solve_exact_nd(inst: RarInstance, run: Run) -> Result:
     """Best schedule of ``Y_nd`` by ILP (10)-(13), cross-checked by enumeration.
 
-    Status is ``feasible`` with ``lower_bound`` = the solver-free load bound: a
-    delayed start can beat every schedule of ``Y_nd`` (see ``models/rar.md``).
-    """
-    try:
-        Y = nondelay_schedules(inst, max_schedules)
-    except EnumerationTooLarge as e:
-        raise NotApplicable(str(e)) from None
-    return _from_set("exact-nd", inst, Y, solver, time_limit, seed, Status.FEASIBLE,
-                     float(load_lower_bound(inst)), {"Y": "non-delay in-order (optimal over Y_nd only)"})
+    Optimal over ``Y_nd`` only (``space``): a delayed start can beat every schedule of
+    ``Y_nd`` (``models/rar.md``), so ``check`` uses it as a feasible value, never as a
+    proven optimum, for methods outside that space."""
+    budget = run.options["max_schedules"]
+    count = nondelay_count(inst)
+    if count > budget:
+        raise NotApplicable(f"Y_nd would enumerate {fmt_count(count)} (job order, count vectors) "
+                            f"combinations, more than max_schedules = {fmt_count(budget)}")
+    _enumerate_checked(run, count, "Y_nd")
+    with run.stage("enumerate"):
+        Y = nondelay_schedules(inst, budget)
+    return _from_set(run, inst, Y, space_note="non-delay in-order (optimal over Y_nd only)")
 
 
-@register_method(
+@method(
     "rar", "exact", kind="exact", uses_solver=True,
     description="ILP (10)-(13) over Y_all(UB), every schedule with makespan <= UB (UB from Y_nd): "
                 "global optimum for tiny instances",
+    options=[Option("max_schedules", int, 200_000, "refuse when the enumeration would exceed this many "
+                    "schedules", minimum=1)],
 )
-def solve_exact(inst: RarInstance, *, solver: str = "highs", time_limit: float | None = None,
-                seed: int = 0, max_schedules: int = 200_000, **options) -> Result:
+def solve_exact(inst: RarInstance, run: Run) -> Result:
     """Global optimum of tiny instances: ILP (10)-(13) over ``Y_all(UB)``.
 
     ``UB`` is the best makespan of ``Y_nd`` (or ``T`` if ``Y_nd`` is empty);
     ``Y_all(UB)`` holds every capacity-feasible (start, count-vector) schedule with
-    makespan ``<= UB``, so it contains an optimal schedule.
-    """
-    try:
-        Ynd = nondelay_schedules(inst, max_schedules)
-        ub = int(Ynd.makespans().min()) if len(Ynd) else inst.horizon
-        Y = all_schedules(inst, ub, max_schedules)
-    except EnumerationTooLarge as e:
-        raise NotApplicable(str(e)) from None
-    return _from_set("exact", inst, Y, solver, time_limit, seed, Status.OPTIMAL,
-                     float(load_lower_bound(inst)),
-                     {"Y": "all schedules with makespan <= UB", "UB_nondelay": ub if len(Ynd) else None})
+    makespan ``<= UB``, so it contains an optimal schedule.  ``exact-cp`` answers
+    far larger instances; this method is the paper's ILP over an explicit set."""
+    budget = run.options["max_schedules"]
+    count = nondelay_count(inst)
+    if count > budget:
+        raise NotApplicable(f"Y_nd (for UB) would enumerate {fmt_count(count)} combinations, more than "
+                            f"max_schedules = {fmt_count(budget)}; use exact-cp")
+    _enumerate_checked(run, count, "Y_nd, for UB")
+    with run.stage("enumerate"):
+        Ynd = nondelay_schedules(inst, budget)
+    ub = int(Ynd.makespans().min()) if len(Ynd) else inst.horizon
+    count = all_count(inst, ub)
+    if count > budget:
+        raise NotApplicable(f"Y_all(UB = {ub}) would enumerate {fmt_count(count)} schedules, more than "
+                            f"max_schedules = {fmt_count(budget)}; use exact-cp")
+    _enumerate_checked(run, count, f"Y_all(UB = {ub})")
+    with run.stage("enumerate"):
+        Y = all_schedules(inst, ub, budget)
+    return _from_set(run, inst, Y, space_note="all schedules with makespan <= UB", UB_nondelay=ub if len(Ynd) else None)
