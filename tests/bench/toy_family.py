@@ -112,3 +112,49 @@ def generate(seed: int = 0, n: int = 3, sleep: float = 0.0):
     rng = random.Random(seed)
     return {"problem": "benchtoy", "name": f"toy-{n}-{seed}",
             "values": [rng.randint(1, 9) for _ in range(n)], "sleep": sleep}
+
+
+# -- methods written with the method kit: incumbents, stop requests, kills -----
+from dmlsched.kit import Run, method  # noqa: E402
+
+
+def _offer_descending(inst, run: Run) -> None:
+    """Offer every index whose value improves on the previous, 0.3 s apart
+    (the kit forwards at most one incumbent per 0.2 s to the bench)."""
+    best = None
+    for i, v in enumerate(inst.values):
+        if best is None or v < best:
+            best = v
+            run.incumbent(i, bound=min(inst.values) / 2)
+            time.sleep(0.3)
+
+
+@method("benchtoy", "incumbents", kind="heuristic")
+def _incumbents(inst, run: Run):
+    """Offers improving incumbents, then sleeps ``instance.sleep`` seconds
+    (a stop request interrupts the sleep: the kit returns the best incumbent)."""
+    _offer_descending(inst, run)
+    time.sleep(inst.sleep)
+    return run.result(solution=run.best)
+
+
+@method("benchtoy", "stubborn", kind="heuristic")
+def _stubborn(inst, run: Run):
+    """Offers improving incumbents, then ignores stop requests and sleeps
+    ``instance.sleep`` seconds: only a kill ends it."""
+    _offer_descending(inst, run)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        time.sleep(inst.sleep)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    return run.result(solution=run.best)
+
+
+@register_method("benchtoy", "flaky", kind="heuristic")
+def _flaky(inst, *, solver, time_limit, seed, **options):
+    """Fails while the environment variable DMLSCHED_TOY_FAIL is set, else picks the minimum."""
+    if os.environ.get("DMLSCHED_TOY_FAIL"):
+        raise RuntimeError("toy method failed (DMLSCHED_TOY_FAIL is set)")
+    i = min(range(len(inst.values)), key=lambda k: inst.values[k])
+    return Result("benchtoy", "flaky", Status.FEASIBLE, solution=i)

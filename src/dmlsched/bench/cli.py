@@ -25,20 +25,32 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", default=None, metavar="S",
                         help="seconds per run, enforced by killing the run after S + grace (default 60; 'none')")
     parser.add_argument("--grace", type=float, default=None, metavar="S",
-                        help="extra seconds before a run over its limit is killed (default 5 + limit/4)")
+                        help="a run over its limit is asked to stop (and return its best incumbent) at limit + "
+                             "S/2 and killed at limit + S (default S = 5 + limit/4)")
     parser.add_argument("--solver", default=None, choices=["highs", "gurobi"], help="MIP solver (default highs)")
     parser.add_argument("--seed", type=int, default=None, help="base seed (default 0)")
     parser.add_argument("--repetitions", type=int, default=None, metavar="R",
                         help="runs per (instance, method) with seeds seed..seed+R-1 (default 1)")
     parser.add_argument("--out", default=None, metavar="FILE",
-                        help="append one JSON line per run to FILE; runs already in it are skipped")
+                        help="append one JSON line per run to FILE; runs already in it are skipped "
+                             "(an existing file that is not a results file is refused)")
+    parser.add_argument("--retry", default=None, metavar="WHAT",
+                        help="run again the recorded runs that ended so: a comma-separated list of errors, "
+                             "killed (killed or stopped at the limit), not-reproducible (a wall clock cut them); "
+                             "the new line replaces the old one")
+    parser.add_argument("--any-version", action="store_true",
+                        help="count runs recorded by another dmlsched version as done (the run key "
+                             "carries the package version)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="parallel worker processes (default: number of cores; 0: in this process, no hard limit)")
     parser.add_argument("--dask", default=None, metavar="ADDRESS",
                         help="run on a Dask cluster at ADDRESS, or 'local' for a LocalCluster of --workers workers")
+    parser.add_argument("--dashboard", default=None, metavar="ADDRESS", nargs="?", const=":8787",
+                        help="serve the local Dask cluster's dashboard (default address :8787); off unless given")
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                         help="import MODULE (or a .py file) registering extra families/methods (repeatable)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress display on stderr (a bar on a terminal, else a line every 15 s)")
     parser.add_argument("--max-rows", type=int, default=1000, help="rows of the per-run summary table (default 1000)")
 
 
@@ -78,11 +90,16 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
 
 
 def cli_bench(args: argparse.Namespace) -> int:
-    """Run ``dmlsched bench``; 0 when the sweep ran, 2 on bad input, 130 on Ctrl-C."""
+    """Run ``dmlsched bench``.
+
+    Exit code 0 when every run produced a result (including ``n/a``
+    refusals, runs at the time limit and violated claims), 1 when a run ended
+    in ``error`` (a real failure), 2 on bad input, 130 on Ctrl-C.
+    """
     from ..solvers import check_solver_name
-    from .runner import run_sweep
+    from .runner import parse_retry, run_sweep
     from .store import StoreLockedError
-    from .summary import summary_text
+    from .summary import exit_code, summary_text
 
     try:
         suite = suite_from_args(args)
@@ -91,10 +108,17 @@ def cli_bench(args: argparse.Namespace) -> int:
             raise SuiteError("--workers: must be >= 0")
         if args.dask and args.workers == 0:
             raise SuiteError("--workers 0 (in-process) cannot be combined with --dask")
+        dashboard = getattr(args, "dashboard", None)
+        if dashboard and args.dask != "local":
+            raise SuiteError("--dashboard: only for --dask local (a remote cluster serves its own)")
+        retry = parse_retry(getattr(args, "retry", None))
         out = args.out if args.out is not None else (
             str((suite.base_dir / suite.out).resolve()) if suite.out else None)
-        outcome = run_sweep(suite, out=out, workers=args.workers, dask=args.dask,
-                            progress=not args.no_progress)
+        if retry and out is None:
+            raise SuiteError("--retry: needs a results file (--out, or the suite's out)")
+        outcome = run_sweep(suite, out=out, workers=args.workers, dask=args.dask, dashboard=dashboard,
+                            progress=not args.no_progress, retry=retry,
+                            any_version=bool(getattr(args, "any_version", False)))
     except KeyboardInterrupt:
         print("\nbench: interrupted; finished runs are in the results file, rerun to resume",
               file=sys.stderr)
@@ -103,10 +127,10 @@ def cli_bench(args: argparse.Namespace) -> int:
         print(f"dmlsched bench: error: {e}", file=sys.stderr)
         return 2
     print(summary_text(outcome.records, ran=outcome.ran, skipped=outcome.skipped,
-                       elapsed_s=outcome.elapsed_s, max_rows=args.max_rows))
+                       elapsed_s=outcome.elapsed_s, max_rows=args.max_rows, retried=outcome.retried))
     if out:
         print(f"results: {out}")
-    return 0
+    return exit_code(outcome.records)
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -119,22 +143,21 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 def cli_report(args: argparse.Namespace) -> int:
     """Write ``DIR/report.md`` and its plots from results files."""
     from .report import write_report
-    from .store import read_records
+    from .store import latest_records
 
-    records: list[dict] = []
-    seen: set[str] = set()
     for p in args.results:
-        if not Path(p).exists():
+        if not Path(p).is_file():
             print(f"dmlsched report: error: {p}: no such file", file=sys.stderr)
             return 2
-        for r in read_records(p):
-            if r["key"] not in seen:
-                seen.add(r["key"])
-                records.append(r)
+    records = latest_records(args.results)  # a retried run: its newest line
     if not records:
         print("dmlsched report: error: no benchmark records in " + ", ".join(args.results), file=sys.stderr)
         return 2
-    path = write_report(records, args.out, title=args.title, sources=args.results)
+    try:
+        path = write_report(records, args.out, title=args.title, sources=args.results)
+    except OSError as e:
+        print(f"dmlsched report: error: --out {args.out}: {e}", file=sys.stderr)
+        return 2
     print(f"report: {path}")
     return 0
 

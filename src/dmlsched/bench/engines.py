@@ -1,7 +1,7 @@
 """Engines that execute benchmark jobs: in-process, local processes, Dask.
 
 Every engine has the same small interface (:class:`Engine`): ``submit(job,
-hard_limit)``, ``next_result()`` (blocks until some submitted job finishes and
+hard_limit, stop_after)``, ``next_result()`` (blocks until some submitted job finishes and
 returns its record) and ``close()``.  The runner (:mod:`.runner`) does the
 scheduling, the store writes and the progress display, so the records are the
 same whichever engine ran them; only ``engine``, ``host``, ``pid`` and the
@@ -18,22 +18,39 @@ timings differ.
   :class:`~.child.ChildProcess`, so hard limits and crash isolation hold on
   the cluster too.  A Dask worker killed mid-run makes Dask retry its tasks
   elsewhere; a task that keeps killing workers is recorded as ``error``.
+  Dask's own logging is quiet (errors only) and a local cluster serves no
+  dashboard unless asked (``dashboard=":8787"``, ``--dashboard``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import threading
 from typing import Any, Protocol
 
+from ..errors import DmlschedError
 from .execute import base_record, execute_job, finish_record
+
+
+class EngineError(DmlschedError, RuntimeError):
+    """An engine cannot be started (a missing package, an unreachable cluster)."""
+
+
+def check_dask_available() -> None:
+    """Raise :class:`EngineError` unless ``distributed`` can be imported."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise EngineError("--dask needs the 'distributed' package: pip install 'dmlsched[dask]' "
+                          "(or run without --dask: local worker processes)") from None
 
 
 class Engine(Protocol):
     name: str
 
-    def submit(self, job: dict, hard_limit: float | None) -> None: ...
+    def submit(self, job: dict, hard_limit: float | None, stop_after: float | None = None) -> None: ...
 
     def next_result(self) -> dict: ...
 
@@ -56,7 +73,7 @@ class InProcessEngine:
     def __init__(self) -> None:
         self._jobs: list[dict] = []
 
-    def submit(self, job: dict, hard_limit: float | None) -> None:
+    def submit(self, job: dict, hard_limit: float | None, stop_after: float | None = None) -> None:
         self._jobs.append(job)
 
     def next_result(self) -> dict:
@@ -101,19 +118,19 @@ class LocalEngine:
                 continue
             if item is None:
                 break
-            job, hard_limit = item
+            job, hard_limit, stop_after = item
             try:
-                rec = child.run(job, hard_limit)
+                rec = child.run(job, hard_limit, stop_after)
             except Exception as e:  # could not even start a worker process
                 rec = base_record(job)
-                rec.update(status="error", error=f"{type(e).__name__}: {e}", verdict="inconclusive")
+                rec.update(status="error", error=f"{type(e).__name__}: {e}", verdict="n/a")
                 rec = finish_record(rec, self.name)
             self._results.put(rec)
         child.close()
 
-    def submit(self, job: dict, hard_limit: float | None) -> None:
+    def submit(self, job: dict, hard_limit: float | None, stop_after: float | None = None) -> None:
         self._ensure_started()
-        self._jobs.put((job, hard_limit))
+        self._jobs.put((job, hard_limit, stop_after))
 
     def next_result(self) -> dict:
         while True:
@@ -137,11 +154,17 @@ class LocalEngine:
 
 # ---------------------------------------------------------------------------
 # Dask
+def quiet_dask_logging(level: int = logging.ERROR) -> None:
+    """Dask and distributed log only errors (their INFO lines are not the user's business)."""
+    for name in ("distributed", "dask", "bokeh", "tornado"):
+        logging.getLogger(name).setLevel(level)
+
+
 _DASK_CHILDREN: dict[int, Any] = {}
 _DASK_LOCK = threading.Lock()
 
 
-def dask_run(job: dict, hard_limit: float | None) -> dict:
+def dask_run(job: dict, hard_limit: float | None, stop_after: float | None = None) -> dict:
     """The Dask task: run ``job`` in this worker's (per-thread) worker process."""
     from .child import ChildProcess
 
@@ -150,7 +173,7 @@ def dask_run(job: dict, hard_limit: float | None) -> dict:
         child = _DASK_CHILDREN.get(tid)
         if child is None:
             child = _DASK_CHILDREN[tid] = ChildProcess(engine="dask")
-    rec = child.run(job, hard_limit)
+    rec = child.run(job, hard_limit, stop_after)
     rec["engine"] = "dask"
     return rec
 
@@ -165,34 +188,47 @@ class DaskEngine:
         ``LocalCluster`` of ``workers`` single-threaded worker processes.
     workers
         Workers of the local cluster (default: the number of cores).
+    dashboard
+        Address of the local cluster's dashboard (``":8787"``); ``None``
+        (default): no dashboard.
     """
 
     name = "dask"
 
-    def __init__(self, address: str = "local", workers: int | None = None):
-        try:
-            from distributed import Client, LocalCluster, as_completed
-        except ImportError as e:  # pragma: no cover - optional dependency
-            raise RuntimeError("--dask needs the 'distributed' package (pip install dmlsched[dask])") from e
+    def __init__(self, address: str = "local", workers: int | None = None, dashboard: str | None = None):
+        check_dask_available()
+        quiet_dask_logging()
+        from distributed import Client, LocalCluster, as_completed
+
         self._cluster = None
-        if address == "local":
-            self._cluster = LocalCluster(
-                n_workers=workers or default_workers(),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=40,
-            )
-            self.client = Client(self._cluster)
-        else:
-            self.client = Client(address)
+        try:
+            if address == "local":
+                self._cluster = LocalCluster(
+                    n_workers=workers or default_workers(),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=dashboard,
+                    worker_dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                self.client = Client(self._cluster)
+            else:
+                self.client = Client(address, timeout=30)
+        except (OSError, TimeoutError) as e:
+            if self._cluster is not None:
+                self._cluster.close()
+            raise EngineError(f"--dask {address}: cannot connect: {e}") from None
+        if dashboard and self._cluster is not None:
+            import sys
+
+            print(f"bench: Dask dashboard at {self.client.dashboard_link}", file=sys.stderr, flush=True)
         self._ac = as_completed()
         self._jobs: dict[str, dict] = {}
         self._n = 0
 
-    def submit(self, job: dict, hard_limit: float | None) -> None:
+    def submit(self, job: dict, hard_limit: float | None, stop_after: float | None = None) -> None:
         self._n += 1
-        fut = self.client.submit(dask_run, job, hard_limit, pure=False,
+        fut = self.client.submit(dask_run, job, hard_limit, stop_after, pure=False,
                                  key=f"dmlsched-bench-{self._n}-{job['key']}")
         self._jobs[fut.key] = job
         self._ac.add(fut)
@@ -204,7 +240,7 @@ class DaskEngine:
             return fut.result()
         except Exception as e:  # KilledWorker, a lost connection, ...
             rec = base_record(job)
-            rec.update(status="error", verdict="inconclusive",
+            rec.update(status="error", verdict="n/a",
                        error=f"dask: {type(e).__name__}: {e}")
             return finish_record(rec, self.name)
         finally:

@@ -42,6 +42,7 @@ class _RecordedSolution:
 
 
 def base_record(job: dict) -> dict:
+    """A record of ``job`` with every field, nothing run yet (status ``error``)."""
     rec = {k: job.get(k) for k in JOB_FIELDS}
     rec.update(
         instance_name=(job.get("instance") or {}).get("name", ""),
@@ -65,10 +66,86 @@ def base_record(job: dict) -> dict:
         verdict=None,
         error=None,
         has_solution=False,
+        killed=False,
         details={},
         jct=None,
     )
     return rec
+
+
+def incumbent_record(job: dict, incumbent: dict | None, *, elapsed: float | None = None,
+                     reason: str = "", killed: bool = True) -> dict:
+    """The record of a run that never returned: killed at its hard limit
+    (``killed``), or stopped at its time limit without returning.
+
+    With an ``incumbent`` (the last side message of the worker: a solution the
+    family's validator accepted), the status is ``feasible`` with its
+    objective and bound, and the verdict is derived as for a finished run;
+    without one the status is ``time_limit``.  Either way the run is not
+    reproducible (the wall clock decided where it stopped).
+    """
+    rec = base_record(job)
+    rec.update(runtime_s=elapsed, wall_s=elapsed, killed=killed, reproducible=False, error=reason or None)
+    rec["details"] = {"killed": killed, "reproducible": False}
+    if incumbent is None or not isinstance(incumbent.get("objective"), (int, float)):
+        rec.update(status="time_limit", verdict="n/a")
+        try:  # the claimed bound and the reference's figures still belong to the record
+            _judge(job, rec, None)
+        except Exception as e:  # pragma: no cover - the record must be written anyway
+            rec["details"]["judge_error"] = f"{type(e).__name__}: {e}"
+        return rec
+    rec.update(status="feasible", objective=float(incumbent["objective"]), bound=incumbent.get("bound"),
+               has_solution=True)
+    rec["details"]["incumbent_elapsed_s"] = incumbent.get("elapsed_s")
+    rec["details"]["source"] = "last incumbent before the run was " + ("killed" if killed else "stopped")
+    try:
+        _judge(job, rec, rec["objective"])
+    except Exception as e:  # pragma: no cover - the record must be written anyway
+        rec["details"]["judge_error"] = f"{type(e).__name__}: {e}"
+    return rec
+
+
+def _judge(job: dict, rec: dict, objective: float | None) -> None:
+    """Fill kind, sense, claimed bound, ratios and verdict of a run that did
+    not return a :class:`~dmlsched.result.Result` (from its incumbent)."""
+    from ..api import compare
+    from ..io import from_dict
+    from ..registry import get_method, problem_of
+    from ..result import Result, Status
+    from .suite import import_plugins
+
+    import_plugins(job.get("plugins") or [])
+    inst = from_dict(job["instance"])
+    spec = problem_of(inst)
+    m = get_method(spec.name, job["method"])
+    rec["kind"] = m.kind
+    rec["bound_name"] = m.bound_name
+    rec["sense"] = spec.sense
+    status = Status.FEASIBLE if objective is not None else Status.TIME_LIMIT
+    res = Result(spec.name, job["method"], status, objective=objective, bound=rec.get("bound"),
+                 solution=_RecordedSolution() if objective is not None else None,
+                 runtime_s=rec.get("runtime_s") or 0.0, sense=spec.sense)
+    ref_rec = job.get("reference_record")
+    if job.get("reference") == job.get("variant", job["method"]) and ref_rec is None:
+        ref = res  # the reference run itself
+    elif ref_rec is not None:
+        ref = result_from_record(ref_rec)
+    else:
+        ref = None
+    _fill_check(rec, compare(inst, res, ref))
+
+
+def _fill_check(rec: dict, report: Any) -> None:
+    rec["reference"] = report.reference
+    rec["reference_objective"] = report.reference_objective
+    rec["reference_status"] = report.reference_status
+    rec["reference_bound"] = report.reference_bound
+    rec["reference_optimal"] = report.reference_optimal
+    rec["ratio"] = report.ratio
+    rec["ratio_to_bound"] = report.ratio_to_bound
+    rec["claimed_bound"] = report.bound
+    rec["verdict"] = report.verdict.value
+    rec["details"]["check"] = report.details
 
 
 def finish_record(rec: dict, engine: str = "") -> dict:
@@ -148,6 +225,7 @@ def execute_job(job: dict, engine: str = "") -> dict:
         _execute(job, rec)
     except Exception as e:
         rec["status"] = "error"
+        rec["verdict"] = "n/a"
         rec["error"] = f"{type(e).__name__}: {e}"
         rec["details"] = {**(rec.get("details") or {}), "traceback": traceback.format_exc(limit=8)}
         rec["objective"] = None
@@ -179,6 +257,7 @@ def _execute(job: dict, rec: dict) -> None:
     rec["bound"] = res.bound
     rec["sense"] = res.sense
     rec["reproducible"] = res.reproducible
+    rec["killed"] = False
     rec["runtime_s"] = res.runtime_s
     rec["has_solution"] = res.solution is not None
     details = {k: v for k, v in res.details.items() if k != "jct"}
@@ -193,14 +272,4 @@ def _execute(job: dict, rec: dict) -> None:
         ref = result_from_record(ref_rec)
     else:
         ref = None
-    report = compare(inst, res, ref)
-    rec["reference"] = report.reference
-    rec["reference_objective"] = report.reference_objective
-    rec["reference_status"] = report.reference_status
-    rec["reference_bound"] = report.reference_bound
-    rec["reference_optimal"] = report.reference_optimal
-    rec["ratio"] = report.ratio
-    rec["ratio_to_bound"] = report.ratio_to_bound
-    rec["claimed_bound"] = report.bound
-    rec["verdict"] = report.verdict.value
-    rec["details"]["check"] = report.details
+    _fill_check(rec, compare(inst, res, ref))

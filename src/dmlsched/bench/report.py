@@ -3,8 +3,14 @@ benchmark records.
 
 For each problem family in the records:
 
-* a table per method: runs, statuses, ratio to the reference (mean, median,
-  max), the proven bound, verdicts, mean runtime;
+* a table per method (variant): runs, statuses (``n/a`` apart), geometric mean
+  and max of the ratio to the reference's objective, geometric mean of the
+  ratio to the reference's proven bound, the claimed bound, verdicts,
+  shifted geometric mean of run times (the definitions are those of
+  :mod:`.summary`);
+* the head-to-head matrix (wins/ties/losses between any two methods);
+* ``<family>-profile.png``: Dolan-Moré performance profiles of solution
+  quality and of run time;
 * ``<family>-ratios.png``: the distribution of ratio-to-reference per method,
   the proven bound drawn as a red line (a band when it varies by instance);
 * ``<family>-runtime.png``: runtime against an instance size measure
@@ -12,7 +18,9 @@ For each problem family in the records:
 * ``<family>-jct.png``: CDFs of job completion times (completion minus
   arrival) per method, when records carry per-job values (online policies'
   simulator records, or solutions with per-job completion times);
-* every bound violation and every error, with instance and message.
+* every bound violation, every error, every run killed or stopped at its
+  limit, and (apart from errors) every refusal (``n/a``), with instance and
+  message.
 """
 
 from __future__ import annotations
@@ -23,7 +31,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
-from .summary import STAT_COLUMNS, _num, format_table, method_stats, stat_rows
+from .summary import (
+    LEGEND,
+    STAT_COLUMNS,
+    STATS_LEGEND,
+    _num,
+    format_table,
+    head_to_head_table,
+    method_stats,
+    notes_of,
+    performance_profile,
+    profile_curve,
+    stat_rows,
+    status_of,
+    variant_of,
+    verdict_of,
+    was_killed,
+    was_stopped,
+)
 
 #: size measures preferred on the runtime plot's x axis, in order
 SIZE_PREFERENCE = ("tasks", "jobs", "gpus", "machines", "values")
@@ -51,8 +76,11 @@ def family_plots(records: list[dict], fam: str, out: Path) -> list[tuple[str, st
 
     made: list[tuple[str, str]] = []
     by_method: OrderedDict[str, list[dict]] = OrderedDict()
-    for r in sorted(records, key=lambda r: str(r.get("method"))):
-        by_method.setdefault(str(r["method"]), []).append(r)
+    for r in sorted(records, key=variant_of):
+        by_method.setdefault(variant_of(r), []).append(r)
+    prof = plot_profiles(records, fam, out)
+    if prof:
+        made.append(prof)
     ratios = {m: [r["ratio"] for r in rs if isinstance(r.get("ratio"), (int, float))] for m, rs in by_method.items()}
     ratios = {m: v for m, v in ratios.items() if v}
     if ratios:
@@ -94,6 +122,38 @@ def family_plots(records: list[dict], fam: str, out: Path) -> list[tuple[str, st
     return made
 
 
+def plot_profiles(records: list[dict], fam: str, out: Path) -> tuple[str, str] | None:
+    """``<family>-profile.png``: performance profiles of quality and of time."""
+    import math
+
+    from .. import plot
+
+    q = performance_profile(records, "objective")
+    if len(q["ratios"]) < 2 or not q["instances"]:
+        return None
+    t = performance_profile(records, "time")
+    plt = plot._plt()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    for ax, data, what in ((axes[0], q, "objective"), (axes[1], t, "run time")):
+        finite = [r for rs in data["ratios"].values() for r in rs if math.isfinite(r)]
+        hi = max(finite + [1.0]) * 1.05
+        taus = sorted({1.0, hi} | set(finite))
+        for i, (name, rs) in enumerate(data["ratios"].items()):
+            ax.step(taus, profile_curve(rs, taus), where="post", label=name,
+                    linestyle=("-", "--", ":", "-.")[i // 10 % 4])
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(1.0, hi)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel(f"tau (ratio of {what} to the best method on the instance)")
+        ax.set_ylabel("fraction of instances within tau")
+        ax.set_title(f"{fam}: performance profile, {what} ({len(data['instances'])} instances)")
+    axes[1].legend(fontsize=7, loc="lower right")
+    plot.savefig(axes[0], str(out / f"{_slug(fam)}-profile.png"))
+    return ("Dolan-Moré performance profiles: fraction of instances on which a method is within a factor tau of "
+            "the best method, for the objective (left) and the run time of runs with a solution (right); a "
+            "method without a solution on an instance never reaches it", f"{_slug(fam)}-profile.png")
+
+
 def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = None,
                  sources: list[str] | None = None) -> Path:
     """Write ``out_dir/report.md`` and its PNGs; returns the report's path."""
@@ -112,11 +172,12 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
         f"- runs: {len(recs)}; families: {', '.join(fams) or '-'}; engines: {', '.join(engines) or '-'}; "
         f"hosts: {', '.join(hosts) or '-'}; dmlsched {', '.join(versions) or '?'}",
         "",
-        "`ratio` is objective / reference objective for minimisation (reference / objective for "
-        "maximisation), so >= 1 means worse than the reference; for bound methods it is the bound's "
-        "value relative to the reference. `bound` is the paper's proven approximation ratio; the verdict "
-        "is `holds` when the ratio to a proven reference is within it, `violated` when even a feasible "
-        "reference shows it exceeded.",
+        LEGEND.replace("'", "`"),
+        "",
+        STATS_LEGEND + " Head-to-head: wins/ties/losses of the row method against the column method on the "
+        "instances both solved (objectives averaged over seeds). The verdict is `holds` when the ratio to a "
+        "proven bound on the optimum is within the claim, `violated` when even the reference's feasible "
+        "value shows it exceeded, `inconclusive` otherwise.",
         "",
     ]
     load_errors = [r for r in recs if not r.get("problem")]
@@ -138,6 +199,9 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
                 bnames.setdefault(r["method"], r["bound_name"])
         if bnames:
             lines += ["Proven bounds: " + "; ".join(f"`{m}`: {b}" for m, b in bnames.items()), ""]
+        h2h = head_to_head_table(fr, markdown=True)
+        if h2h:
+            lines += ["Head-to-head (row vs column: wins/ties/losses):", "", h2h, ""]
         try:
             plots = family_plots(fr, fam, out)
         except ImportError as e:  # matplotlib missing: tables only
@@ -145,19 +209,33 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
             lines += [f"(plots skipped: {e})", ""]
         for cap, name in plots:
             lines += [f"![{cap}]({name})", "", f"*{cap}.*", ""]
-        viol = [r for r in fr if r.get("verdict") == "violated"]
+        viol = [r for r in fr if verdict_of(r) == "violated"]
         if viol:
             lines += ["### Bound violations", ""]
-            lines += [format_table(["instance", "method", "ratio", "bound", "reference"],
-                                   [[str(r.get("label")), str(r["method"]), _num(r.get("ratio")), _num(r.get("claimed_bound")),
+            lines += [format_table(["instance", "method", "ratio", "claim", "reference"],
+                                   [[str(r.get("label")), variant_of(r), _num(r.get("ratio")), _num(r.get("claimed_bound")),
                                      f"{r.get('reference')} = {_num(r.get('reference_objective'))}"] for r in viol],
                                    markdown=True), ""]
-        errs = [r for r in fr if r.get("status") in ("error", "time_limit")]
+        errs = [r for r in fr if status_of(r) == "error"]
         if errs:
-            lines += ["### Errors and runs stopped at the time limit", ""]
-            lines += [format_table(["instance", "method", "status", "message"],
-                                   [[str(r.get("label")), str(r["method"]), str(r["status"]),
-                                     str(r.get("error") or "")[:200]] for r in errs], markdown=True), ""]
+            lines += ["### Errors (real failures)", ""]
+            lines += [format_table(["instance", "method", "message"],
+                                   [[str(r.get("label")), variant_of(r), str(r.get("error") or "")[:200]]
+                                    for r in errs], markdown=True), ""]
+        limit = [r for r in fr if status_of(r) == "time_limit" or was_killed(r) or was_stopped(r)]
+        if limit:
+            lines += ["### Runs at the time limit", ""]
+            lines += [format_table(["instance", "method", "status", "objective", "note", "message"],
+                                   [[str(r.get("label")), variant_of(r), status_of(r), _num(r.get("objective")),
+                                     notes_of(r), str(r.get("error") or "")[:160]] for r in limit],
+                                   markdown=True), ""]
+        na = [r for r in fr if status_of(r) == "n/a"]
+        if na:
+            lines += ["### Not applicable (the method refused the instance)", ""]
+            lines += [format_table(["instance", "method", "reason"],
+                                   [[str(r.get("label")), variant_of(r),
+                                     str(r.get("error") or (r.get("details") or {}).get("error") or "")[:200]]
+                                    for r in na], markdown=True), ""]
     if load_errors:
         lines += ["## Files that could not be loaded", ""]
         lines += [format_table(["file", "error"], [[str(r.get("label")), str(r.get("error"))[:300]] for r in load_errors],

@@ -1,14 +1,26 @@
 """The sweep: plan runs, skip what is done, feed an engine, record, summarise.
 
 For each instance of the suite and each requested method of its family (by
-default every registered method) and each repetition seed, one run is
-planned, keyed by ``(instance hash, method, seed, solver, time limit)``.  The
+default every registered method, or those of the suite's ``kinds``) and each
+repetition seed, one run is planned, keyed by ``(instance hash, method, seed,
+solver, time limit, options and reference, package version)``.  The
 reference method (default: the family's ``default_reference``) runs first,
 once per instance, with the suite's base seed; its record then travels with
 every other run of that instance so that the worker derives ratio, bound and
 verdict with :func:`dmlsched.api.compare`.  Runs already in the results file
 are not run again (a rerun resumes a killed sweep); the reference record is
 taken from the file too.
+
+Retries (``retry={"errors", "killed", "not-reproducible"}``) run again the
+keys whose newest record is an error, a run the benchmark had to stop or kill,
+or a run whose result a wall clock cut; the new line is appended and becomes
+the key's record.  A retried reference also re-runs the runs compared with it
+(their verdicts depend on it).
+
+Requested methods are checked before anything runs: a method registered for
+none of the families present (or not for the family whose table names it),
+an unknown kind, or an option a method does not declare is a
+:class:`~dmlsched.bench.suite.SuiteError`.
 """
 
 from __future__ import annotations
@@ -19,10 +31,50 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from ..errors import DmlschedError
 from .execute import base_record, finish_record
 from .progress import Progress
-from .store import ResultStore, run_context, run_key
+from .store import ResultStore, package_version, run_context, run_key
 from .suite import InstanceItem, Suite, SuiteError, import_plugins, materialize
+
+#: what ``retry`` may name
+RETRY_CHOICES = ("errors", "killed", "not-reproducible")
+
+
+def parse_retry(value: str | list[str] | tuple[str, ...] | set[str] | None) -> frozenset[str]:
+    """``"errors,killed"`` (or a list) -> the set; unknown words are a :class:`SuiteError`."""
+    if not value:
+        return frozenset()
+    words = value.split(",") if isinstance(value, str) else list(value)
+    out = {w.strip() for w in words if w.strip()}
+    bad = sorted(out - set(RETRY_CHOICES))
+    if bad:
+        raise SuiteError(f"--retry: unknown {', '.join(map(repr, bad))}; choose from {', '.join(RETRY_CHOICES)}")
+    return frozenset(out)
+
+
+def was_killed(rec: dict) -> bool:
+    """Whether the benchmark had to kill the run, or stop it at its limit."""
+    d = rec.get("details") or {}
+    return bool(rec.get("killed") or d.get("killed") or d.get("stopped_by_bench"))
+
+
+def is_not_applicable(rec: dict) -> bool:
+    """Status ``n/a``, or an older record's ``error`` flagged ``not_applicable``."""
+    return rec.get("status") == "n/a" or bool((rec.get("details") or {}).get("not_applicable"))
+
+
+def wants_retry(rec: dict | None, retry: frozenset[str]) -> bool:
+    """Whether a recorded run falls under ``retry``."""
+    if rec is None or not retry or rec.get("method") is None:
+        return False
+    if "errors" in retry and rec.get("status") == "error" and not is_not_applicable(rec):
+        return True
+    if "killed" in retry and was_killed(rec):
+        return True
+    if "not-reproducible" in retry and rec.get("reproducible") is False:
+        return True
+    return False
 
 log = logging.getLogger("dmlsched.bench")
 
@@ -47,34 +99,52 @@ class SweepOutcome:
     elapsed_s: float
     notes: list[str] = field(default_factory=list)
     engine: str = ""
+    retried: int = 0
 
 
 def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, list[str]], dict[str, str | None], list[str]]:
     """Methods and reference per family present in ``items``.
 
-    Raises :class:`SuiteError` when a requested method or reference exists for
-    none of the families (a typo must not silently run nothing).
+    Raises :class:`SuiteError` when a requested method is registered for none
+    of the families present (or, in a per-family table, not for its family),
+    when a kind is unknown, when a method's options are not the ones it
+    declares, or when the reference exists for none of the families (a typo
+    must not silently run nothing).
     """
-    from ..registry import get_problem, methods as registered
+    from ..kit import check_options
+    from ..registry import KINDS, get_method, get_problem, methods as registered
 
     fams = sorted({it.problem for it in items if it.problem})
     per: dict[str, list[str]] = {}
     refs: dict[str, str | None] = {}
     notes: list[str] = []
-    wanted_all: set[str] = set()
-    found: set[str] = set()
+    bad_kinds = sorted(set(suite.kinds or ()) - set(KINDS))
+    if bad_kinds:
+        raise SuiteError(f"kinds: unknown {', '.join(map(repr, bad_kinds))}; choose from {', '.join(KINDS)}")
+    known: dict[str, list[str]] = {fam: [m.name for m in registered(fam)] for fam in fams}
+    flat = suite.methods if isinstance(suite.methods, list) else None
+    if flat is not None and fams:
+        nowhere = [m for m in flat if not any(split_variant(m)[0] in known[f] for f in fams)]
+        if nowhere:
+            raise SuiteError(
+                f"method(s) {', '.join(nowhere)} not registered for "
+                + ("the family " if len(fams) == 1 else "any of the families ") + ", ".join(fams)
+                + "; known: " + "; ".join(f"{f}: {', '.join(known[f])}" for f in fams))
     for fam in fams:
-        names = [m.name for m in registered(fam)]
+        names = known[fam]
         want = suite.methods_for(fam)
         if want is None:
-            chosen = names
+            chosen = list(names)
         else:
-            wanted_all.update(want)
-            chosen = [m for m in want if split_variant(m)[0] in names]
-            found.update(chosen)
             missing = [m for m in want if split_variant(m)[0] not in names]
+            if missing and flat is None:
+                raise SuiteError(f"methods.{fam}: {', '.join(missing)} not registered for {fam}; "
+                                 f"known: {', '.join(names)}")
+            chosen = [m for m in want if split_variant(m)[0] in names]
             if missing:
                 notes.append(f"{fam}: method(s) {', '.join(missing)} not registered for this family (skipped)")
+        if suite.kinds:
+            chosen = [m for m in chosen if get_method(fam, split_variant(m)[0]).kind in suite.kinds]
         per[fam] = chosen
         ref = suite.reference
         if ref == "default":
@@ -86,9 +156,13 @@ def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, 
             notes.append(f"{fam}: reference {ref!r} not registered for this family: runs without reference")
             ref = None
         refs[fam] = ref
-    if wanted_all and not found and fams:
-        raise SuiteError(f"none of the methods {', '.join(sorted(wanted_all))} is registered for "
-                         f"the families present ({', '.join(fams)})")
+        for entry in chosen + ([ref] if ref else []):
+            name = split_variant(entry)[0]
+            m = get_method(fam, name)
+            try:
+                check_options(fam, name, m.options, entry_options(suite, entry))
+            except DmlschedError as e:
+                raise SuiteError(f"options of {entry} ({fam}): {e}") from None
     ref_req = suite.reference
     if ref_req not in (None, "default") and fams and all(refs[f] is None for f in fams):
         raise SuiteError(f"reference {ref_req!r} is registered for none of the families present ({', '.join(fams)})")
@@ -113,10 +187,11 @@ def entry_options(suite: Suite, entry: str) -> dict:
 
 def _key(suite: Suite, it: InstanceItem, method: str, seed: int, reference: str | None) -> str:
     """The run's key; a reference run's own reference is ``None``.  ``method``
-    may be a variant entry ``"NAME@LABEL"`` (the label is part of the key)."""
+    may be a variant entry ``"NAME@LABEL"`` (the label is part of the key).
+    The key ends with the package version."""
     ctx = run_context(entry_options(suite, method), reference,
                       entry_options(suite, reference) if reference else None)
-    return run_key(it.hash, method, seed, suite.solver, suite.time_limit, ctx)
+    return run_key(it.hash, method, seed, suite.solver, suite.time_limit, ctx, version=package_version())
 
 
 def plan(suite: Suite, items: list[InstanceItem]) -> tuple[list[PlannedRun], list[str]]:
@@ -174,21 +249,21 @@ def make_job(suite: Suite, run: PlannedRun, ref_record: dict | None) -> dict:
 def error_record(suite: Suite, it: InstanceItem) -> dict:
     """The record of an instance that could not be loaded or generated."""
     job = {
-        "key": run_key(it.hash, None, suite.seed, suite.solver, suite.time_limit),
+        "key": run_key(it.hash, None, suite.seed, suite.solver, suite.time_limit, version=package_version()),
         "suite": suite.name, "label": it.label, "source": it.source, "instance": None,
         "instance_hash": it.hash, "problem": None, "size": {}, "method": None,
         "seed": suite.seed, "solver": suite.solver, "time_limit": suite.time_limit,
     }
     rec = base_record(job)
-    rec.update(status="error", error=it.error, verdict="inconclusive")
+    rec.update(status="error", error=it.error, verdict="n/a")
     return finish_record(rec, "runner")
 
 
-def make_engine(workers: int | None = None, dask: str | None = None) -> Any:
+def make_engine(workers: int | None = None, dask: str | None = None, dashboard: str | None = None) -> Any:
     from .engines import DaskEngine, InProcessEngine, LocalEngine
 
     if dask:
-        return DaskEngine(dask, workers=workers)
+        return DaskEngine(dask, workers=workers, dashboard=dashboard)
     if workers == 0:
         return InProcessEngine()
     return LocalEngine(workers)
@@ -200,9 +275,13 @@ def run_sweep(
     out: str | None = None,
     workers: int | None = None,
     dask: str | None = None,
+    dashboard: str | None = None,
     engine: Any = None,
     progress: bool = True,
     stream: TextIO | None = None,
+    retry: str | list[str] | frozenset[str] | None = None,
+    any_version: bool = False,
+    progress_interval: float | None = None,
 ) -> SweepOutcome:
     """Run (or resume) ``suite`` and return its records in plan order.
 
@@ -210,24 +289,44 @@ def run_sweep(
     ----------
     out
         JSON-lines results file (append-only; runs found in it are skipped).
-        ``None`` keeps results in memory.
+        ``None`` keeps results in memory.  An existing file that is not a
+        results file is refused, untouched.
     workers
         Local worker processes (default: the number of cores); ``0`` runs in
-        this process without hard time limits.
+        this process without time limits enforced by the bench.
     dask
         A Dask scheduler address, or ``"local"`` for a LocalCluster of
         ``workers`` workers.
+    dashboard
+        Address of the Dask dashboard of a local cluster (``":8787"``);
+        ``None``: no dashboard.
     engine
         An engine object (overrides ``workers``/``dask``).
+    retry
+        Run again the recorded runs of these kinds: ``"errors"``,
+        ``"killed"``, ``"not-reproducible"`` (a comma-separated string or a
+        collection); the newest line of a key counts.
+    any_version
+        Count runs recorded by another dmlsched version as done.
+    progress_interval
+        Seconds between progress lines when the stream is not a terminal
+        (default :data:`~dmlsched.bench.progress.LOG_INTERVAL_S`).
     """
     t0 = time.monotonic()
+    retry_set = parse_retry(retry)
+    if dask and engine is None:
+        from .engines import check_dask_available
+
+        check_dask_available()
     import_plugins(suite.plugins)
     items = materialize(suite)
     runs, notes = plan(suite, items)
-    store = ResultStore(out if out is not None else suite.out)
+    store = ResultStore(out if out is not None else suite.out, any_version=any_version)
     stream = stream if stream is not None else sys.stderr
     order: list[str] = []
     skipped = 0
+    retried = 0
+    ran = 0
     eng = None
     try:
         # instances that failed to load: one error line each
@@ -239,14 +338,22 @@ def run_sweep(
                     store.append(rec)
                     print(f"bench: {it.label}: {it.error}", file=stream, flush=True)
         order.extend(r.key for r in runs)
-        todo = [r for r in runs if not store.done(r.key)]
+        todo_keys = {r.key for r in runs if not store.done(r.key) or wants_retry(store.get(r.key), retry_set)}
+        # a retried reference re-runs the runs compared with it
+        redo_refs = {r.key for r in runs if r.is_reference and r.key in todo_keys and store.done(r.key)}
+        for r in runs:
+            if r.reference and not r.is_reference:
+                if _key(suite, r.item, r.reference, suite.seed, None) in redo_refs:
+                    todo_keys.add(r.key)
+        todo = [r for r in runs if r.key in todo_keys]
+        retried = sum(1 for r in todo if store.done(r.key))
         skipped = len(runs) - len(todo)
-        prog = Progress(len(todo), skipped=skipped, stream=stream, enabled=progress)
+        prog = Progress(len(todo), skipped=skipped, retried=retried, stream=stream, enabled=progress,
+                        interval=progress_interval)
         for n in notes:
             print(f"bench: note: {n}", file=stream, flush=True)
-        ran = 0
         if todo:
-            eng = engine if engine is not None else make_engine(workers, dask)
+            eng = engine if engine is not None else make_engine(workers, dask, dashboard)
         try:
             ran = _drive(suite, todo, store, eng, prog) if todo else 0
         finally:
@@ -258,36 +365,45 @@ def run_sweep(
     records = [store.get(k) for k in order if store.get(k) is not None]
     return SweepOutcome(records=records, ran=ran, skipped=skipped,
                         elapsed_s=time.monotonic() - t0, notes=notes,
-                        engine=getattr(eng, "name", "") if eng is not None else "")
+                        engine=getattr(eng, "name", "") if eng is not None else "", retried=retried)
 
 
 def _drive(suite: Suite, todo: list[PlannedRun], store: ResultStore, eng: Any, prog: Progress) -> int:
     hard = suite.hard_limit()
+    stop = suite.stop_after()
     waiting: dict[str, list[PlannedRun]] = {}
     in_flight = 0
     todo_keys = {r.key for r in todo}
+
+    def submit(r: PlannedRun, ref_record: dict | None) -> None:
+        eng.submit(make_job(suite, r, ref_record), hard, stop)
+
     # references first: their records travel with the other runs of their instance
     for r in todo:
         if r.is_reference:
-            eng.submit(make_job(suite, r, None), hard)
+            submit(r, None)
             in_flight += 1
     for r in todo:
         if r.is_reference:
             continue
         ref_key = _key(suite, r.item, r.reference, suite.seed, None) if r.reference else None
-        if ref_key is not None and ref_key in todo_keys and not store.done(ref_key):
+        if ref_key is not None and ref_key in todo_keys:
             waiting.setdefault(ref_key, []).append(r)
         else:
-            eng.submit(make_job(suite, r, store.get(ref_key) if ref_key else None), hard)
+            submit(r, store.get(ref_key) if ref_key else None)
             in_flight += 1
     ran = 0
     while in_flight:
         rec = eng.next_result()
         in_flight -= 1
         ran += 1
-        store.append(rec)
+        prev = store.get(rec["key"])
+        if prev is not None:  # a retry: say what it replaces
+            rec.setdefault("details", {})["replaces"] = {
+                k: prev.get(k) for k in ("status", "killed", "reproducible", "finished_at", "version")}
+        store.append(rec, replace=True)
         prog.update(rec)
         for r in waiting.pop(rec["key"], []):
-            eng.submit(make_job(suite, r, store.get(rec["key"])), hard)
+            submit(r, store.get(rec["key"]))
             in_flight += 1
     return ran

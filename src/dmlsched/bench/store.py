@@ -1,14 +1,19 @@
 """Append-only JSON-lines store of benchmark records.
 
 One line per run, keyed by ``(instance hash, method, seed, solver, time
-limit, context)`` where the context fingerprints the method's options and the
-reference (see :func:`run_key`).  The runner is the only writer (an exclusive
-``flock`` on the file keeps a second sweep out); every line is written with a
-single ``write`` call, flushed and ``fsync``-ed before the next run is
-recorded, so a sweep killed at any point (Ctrl-C, ``kill -9``) loses at most
-the runs in flight.  A line cut short by a kill during the write is
-ignored (with a warning) when the file is read back, and the next append
-starts on a fresh line, so finished lines are never altered.
+limit, context, package version)`` where the context fingerprints the
+method's options and the reference (see :func:`run_key`).  The runner is the
+only writer (an exclusive ``flock`` on the file keeps a second sweep out);
+every line is written with a single ``write`` call, flushed and ``fsync``-ed
+before the next run is recorded, so a sweep killed at any point (Ctrl-C,
+``kill -9``) loses at most the runs in flight.  A line cut short by a kill
+during the write is ignored (with a warning) when the file is read back, and
+the next append starts on a fresh line, so finished lines are never altered.
+
+The file is append-only: a run retried (``dmlsched bench --retry``) gets a
+new line and the *newest* line of a key is the one that counts.  A file that
+is not a results file (for example an instance given as ``--out`` by mistake)
+is refused before anything is written to it (:class:`NotAResultsFile`).
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import logging
 import math
 import os
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
+
+from ..errors import DmlschedError
 
 log = logging.getLogger("dmlsched.bench")
 
@@ -31,6 +38,10 @@ def format_time_limit(time_limit: float | None) -> str:
     return str(int(t)) if t.is_integer() else repr(t)
 
 
+#: marker of the package-version part of a run key
+VERSION_TAG = "|v="
+
+
 def run_key(
     instance_hash: str,
     method: str | None,
@@ -38,15 +49,34 @@ def run_key(
     solver: str,
     time_limit: float | None,
     context: str = "",
+    version: str | None = None,
 ) -> str:
-    """The identity of one run: ``hash|method|seed|solver|time_limit[|context]``.
+    """The identity of one run: ``hash|method|seed|solver|time_limit[|context][|v=version]``.
 
     ``context`` (:func:`run_context`) fingerprints what else changes the record:
     the method's options and the reference (with its options), whose verdict
-    the record carries.
+    the record carries.  ``version`` is the package version that ran it
+    (:func:`key_core` drops it, for ``dmlsched bench --any-version``).
     """
     key = f"{instance_hash}|{method or '-'}|{int(seed)}|{solver}|{format_time_limit(time_limit)}"
-    return f"{key}|{context}" if context else key
+    if context:
+        key += f"|{context}"
+    if version:
+        key += f"{VERSION_TAG}{version}"
+    return key
+
+
+def key_core(key: str) -> str:
+    """A run key without its package-version part."""
+    i = key.rfind(VERSION_TAG)
+    return key[:i] if i >= 0 else key
+
+
+def package_version() -> str:
+    """The installed dmlsched version (part of every run key)."""
+    from .. import __version__
+
+    return str(__version__)
 
 
 def run_context(options: dict | None, reference: str | None, reference_options: dict | None) -> str:
@@ -108,6 +138,19 @@ def read_records(path: str | os.PathLike) -> list[dict]:
     return list(iter_records(path))
 
 
+def latest_records(paths: Iterable[str | os.PathLike]) -> list[dict]:
+    """The newest record of every key over ``paths`` (in order of first appearance).
+
+    A retried run appends a new line under its key; this is what a results
+    file means once retries are taken into account.
+    """
+    out: dict[str, dict] = {}
+    for p in paths:
+        for rec in iter_records(p):
+            out[rec["key"]] = rec  # a later line replaces the value, keeps the position
+    return list(out.values())
+
+
 def iter_records(path: str | os.PathLike) -> Iterator[dict]:
     p = Path(path)
     if not p.exists():
@@ -132,6 +175,37 @@ class StoreLockedError(RuntimeError):
     """Another process is appending to the same results file."""
 
 
+class NotAResultsFile(DmlschedError, ValueError):
+    """``--out`` names an existing file that is not a JSON-lines results file."""
+
+
+def check_results_file(path: Path) -> None:
+    """Raise :class:`NotAResultsFile` unless ``path`` is missing, empty or a
+    results file (its first non-blank line is a record with a ``key``)."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise NotAResultsFile(f"{path}: is a folder, not a results file")
+    try:
+        with path.open("rb") as f:
+            head = f.read(1 << 20)
+    except OSError as e:
+        raise NotAResultsFile(f"{path}: cannot be read: {e}") from None
+    for raw in head.splitlines():
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            rec = None
+        if isinstance(rec, dict) and isinstance(rec.get("key"), str):
+            return
+        raise NotAResultsFile(
+            f"{path}: exists and is not a results file of dmlsched bench (its first line is not a "
+            "benchmark record); refusing to append to it: give another --out")
+    # only blank lines (or nothing): a results file with nothing in it yet
+
+
 def _lock(fh, path: Path) -> None:
     """Exclusive advisory lock: two sweeps appending to one file could duplicate runs."""
     try:
@@ -152,8 +226,16 @@ class ResultStore:
     Parameters
     ----------
     path
-        The file (created with its folders if missing); ``None`` keeps the
-        records in memory only.
+        The file (created with its folders if missing; removed again on
+        :meth:`close` if this store created it and recorded nothing);
+        ``None`` keeps the records in memory only.  An existing file that is
+        not a results file raises :class:`NotAResultsFile`, untouched.
+    any_version
+        Match keys without their package-version part, so runs recorded by
+        another version of dmlsched count as done.
+
+    The newest line of a key is the one that counts (a retried run appends a
+    new line; nothing is ever rewritten).
 
     Examples
     --------
@@ -163,22 +245,26 @@ class ResultStore:
     True
     """
 
-    def __init__(self, path: str | os.PathLike | None):
+    def __init__(self, path: str | os.PathLike | None, *, any_version: bool = False):
         self.path = Path(path) if path is not None else None
+        self.any_version = any_version
+        self._index: Callable[[str], str] = key_core if any_version else (lambda k: k)
         self.records: dict[str, dict] = {}
         self._fh = None
+        self._created = False
+        self._appended = 0
         if self.path is not None:
+            check_results_file(self.path)
             self._open()  # takes the file's lock before reading what is done
             for rec in iter_records(self.path):
-                # first line of a key wins: the file is append-only, a rerun never
-                # rewrites a key, so duplicates only come from manual concatenation
-                self.records.setdefault(rec["key"], rec)
+                # the newest line of a key wins (a retried run appends a new line)
+                self.records[self._index(rec["key"])] = rec
 
     def done(self, key: str) -> bool:
-        return key in self.records
+        return self._index(key) in self.records
 
     def get(self, key: str) -> dict | None:
-        return self.records.get(key)
+        return self.records.get(self._index(key))
 
     def __len__(self) -> int:
         return len(self.records)
@@ -186,6 +272,7 @@ class ResultStore:
     def _open(self):
         if self._fh is None and self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._created = self._created or not self.path.exists()
             needs_newline = False
             if self.path.exists() and self.path.stat().st_size > 0:
                 with self.path.open("rb") as f:
@@ -198,10 +285,14 @@ class ResultStore:
                 self._fh.flush()
         return self._fh
 
-    def append(self, record: dict) -> None:
-        """Record one finished run: one line, flushed and fsynced."""
-        key = record["key"]
-        if key in self.records:
+    def append(self, record: dict, *, replace: bool = False) -> None:
+        """Record one finished run: one line, flushed and fsynced.
+
+        A key already recorded is ignored unless ``replace`` (a retry): then
+        the new line is appended and becomes the key's record.
+        """
+        key = self._index(record["key"])
+        if key in self.records and not replace:
             return
         line = dumps_record(record)
         fh = self._open()
@@ -209,6 +300,7 @@ class ResultStore:
             fh.write(line + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+            self._appended += 1
         self.records[key] = json.loads(line)
 
     def extend(self, records: Iterable[dict]) -> None:
@@ -219,6 +311,13 @@ class ResultStore:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+            # a file this store created and never wrote to is not left behind
+            if self._created and not self._appended and self.path is not None:
+                try:
+                    if self.path.stat().st_size == 0:
+                        self.path.unlink()
+                except OSError:  # pragma: no cover
+                    pass
 
     def __enter__(self) -> "ResultStore":
         return self

@@ -9,12 +9,15 @@ file (``benchmarks/suites/*.toml``)::
                                         # [methods] hare = ["list"], rar = ["sjf-bco"]
                                         # (families not listed, or no methods at all:
                                         # every registered method; "*" = default list)
+    kinds = ["exact"]                   # only methods of these kinds (exact, heuristic,
+                                        # bound, policy); default: every kind
     reference = "exact"                 # "default" (the family's), or "none"
     solver = "highs"
     time_limit = 20                     # seconds per run; "none" for no limit
     seed = 0
     repetitions = 1                     # seeds seed, seed+1, ... for every method run
-    grace = 5                           # extra seconds before a run is killed
+    grace = 5                           # a run is asked to stop at time_limit + grace/2
+                                        # and killed at time_limit + grace
     plugins = []                        # modules / .py files registering extra families
 
     [[instances]]
@@ -54,7 +57,7 @@ DEFAULT_TIME_LIMIT = 60.0
 
 _SUITE_KEYS = {
     "name", "description", "methods", "reference", "solver", "time_limit", "seed",
-    "repetitions", "grace", "plugins", "instances", "out", "options",
+    "repetitions", "grace", "plugins", "instances", "out", "options", "kinds",
 }
 _SOURCE_KEYS = {"glob", "path", "paths", "generator", "params", "seeds", "name"}
 
@@ -83,6 +86,7 @@ class Suite:
     name: str = "bench"
     description: str = ""
     methods: list[str] | dict[str, list[str]] | None = None
+    kinds: list[str] | None = None
     reference: str | None = "default"
     solver: str = "highs"
     time_limit: float | None = DEFAULT_TIME_LIMIT
@@ -117,6 +121,13 @@ class Suite:
         if self.time_limit is None:
             return None
         return self.time_limit + self.grace_s()
+
+    def stop_after(self) -> float | None:
+        """Seconds after which a run is asked to stop and return its best
+        incumbent: limit + half the grace."""
+        if self.time_limit is None:
+            return None
+        return self.time_limit + 0.5 * self.grace_s()
 
     def grace_s(self) -> float:
         if self.grace is not None:
@@ -177,6 +188,9 @@ def suite_from_dict(data: dict, *, base_dir: Path | None = None, default_name: s
                     raise SuiteError(f"methods.{fam}: must be a list of method names")
         else:
             raise SuiteError("methods: must be a list of names or a table of lists per family")
+    kinds = data.get("kinds")
+    if kinds is not None and (not isinstance(kinds, list) or not all(isinstance(k, str) and k for k in kinds)):
+        raise SuiteError("kinds: must be a list of method kinds (exact, heuristic, bound, policy)")
     plugins = data.get("plugins", [])
     if not isinstance(plugins, list) or not all(isinstance(x, str) for x in plugins):
         raise SuiteError("plugins: must be a list of module names or .py paths")
@@ -190,6 +204,7 @@ def suite_from_dict(data: dict, *, base_dir: Path | None = None, default_name: s
         name=str(data.get("name", default_name)),
         description=str(data.get("description", "")),
         methods=methods,
+        kinds=kinds,
         reference=parse_reference(data.get("reference", "default")),
         solver=_parse_str(data, "solver", "highs"),
         time_limit=parse_time_limit(data.get("time_limit", DEFAULT_TIME_LIMIT)),
