@@ -25,6 +25,13 @@ def _cmd(d: Path, out: Path) -> list[str]:
             "--time-limit", "5", "--out", str(out), "--no-progress"]
 
 
+def _default_sigint() -> None:
+    """In the runner we start: SIGINT back to its default, so that the runner
+    turns it into KeyboardInterrupt even when pytest was started with SIGINT
+    ignored (a background job of a non-interactive shell passes that on)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_lines(out: Path, n: int, proc: subprocess.Popen, timeout: float = 60) -> None:
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
@@ -43,7 +50,8 @@ def test_killed_sweep_resumes(tmp_path: Path, sig: int):
     for i in range(N):
         write_toy(d, f"i{i:02d}", [i + 1, 2 * i + 1], sleep=0.25)
     out = tmp_path / "r.jsonl"
-    proc = subprocess.Popen(_cmd(d, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(_cmd(d, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_sigint)
     _wait_lines(out, 4, proc)
     os.kill(proc.pid, sig)
     _, err = proc.communicate(timeout=30)

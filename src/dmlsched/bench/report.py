@@ -141,7 +141,11 @@ def plot_profiles(records: list[dict], fam: str, out: Path) -> tuple[str, str] |
         for i, (name, rs) in enumerate(data["ratios"].items()):
             ax.step(taus, profile_curve(rs, taus), where="post", label=name,
                     linestyle=("-", "--", ":", "-.")[i // 10 % 4])
-        ax.set_xscale("log", base=2)
+        if hi > 4:  # Dolan-Moré's log2 axis for wide ranges, plain numbers otherwise
+            from matplotlib.ticker import ScalarFormatter
+
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.set_xlim(1.0, hi)
         ax.set_ylim(0, 1.02)
         ax.set_xlabel(f"tau (ratio of {what} to the best method on the instance)")
