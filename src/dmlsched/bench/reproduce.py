@@ -1,373 +1,141 @@
-"""``benchmarks/REPRODUCTION.md``: the papers' claims, our setups, our numbers.
+"""``dmlsched reproduce``: run every family's claims and write ``benchmarks/REPRODUCTION.md``.
 
-For each paper whose family is present in the package, a :class:`Claim`
-holds the claim as the paper states it, a suite generating the setup (seeded
-generator calls, run by the same sweep engine as ``dmlsched bench``) and a
-judge turning the records into a measured result and a verdict
-(``reproduced``, ``partially reproduced``, ``not reproduced``, or ``not run``
-when the family or its generator is missing).
+The claims are data owned by the families (``problems/<family>/claims.py``,
+collected by :func:`dmlsched.claims.all_claims`): each has the paper's quote,
+where it is, the paper's number, its readings, a suite per scale and a judge.
+This module only runs them:
+
+1. ``claim.suite(scale)`` (``"full"``: the paper's scale and load; ``"quick"``:
+   a small version for CI) on the benchmark engine, the same one as
+   ``dmlsched bench`` (local worker processes or Dask, per-run limits, a
+   results file that makes an interrupted run resume);
+2. ``claim.judge(records, scale)`` -> a :class:`~dmlsched.claims.Judgement`
+   whose verdict starts with one of :data:`~dmlsched.claims.VERDICTS`;
+3. one table per paper: the claim (quote, where), the paper's number, ours per
+   reading, the verdict and the caveats; then, per claim, the setup, the
+   readings with the sentence each comes from, and the runs; the machine,
+   the versions and the times.
+
+A family without a claims module gets a line saying so (nothing is judged
+for it here).
 
 Run::
 
-    python -m dmlsched.bench.reproduce --out benchmarks/REPRODUCTION.md [--workers 2] [--results FILE] [--quick]
+    dmlsched reproduce [--quick] [--results FILE] [--workers N | --dask ADDRESS] [--family F,...] [--claim KEY,...]
 
-``--results`` keeps the runs in a JSON-lines file so that an interrupted
-generation resumes; ``--quick`` uses fewer seeds (a smoke test, not the
-recorded numbers).
+``--quick`` writes ``REPRODUCTION-quick.md`` unless ``--out`` says otherwise, so
+a smoke test never overwrites the recorded report.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import platform
-import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+import traceback
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, TextIO
 
-from .suite import Source, Suite
+from ..claims import VERDICTS, Claim, Judgement
 
-SHARED_TRACES = Path(os.environ.get("DMLSCHED_TRACES", "/work/shared/traces"))
-
-
-# ---------------------------------------------------------------------------
-# setups that have no generator module of their own
-def moldable_swf(seed: int = 0, *, gpus: int = 256, jobs: int = 300, path: str | None = None) -> Any:
-    """The first ``jobs`` jobs of the Lublin SWF trace on ``gpus`` GPUs
-    (moldable range 1..gpus), via :func:`dmlsched.traces.swf.swf_to_moldable`.
-    ``seed`` is unused (the trace is fixed); fewer GPUs = heavier load."""
-    from ..traces.swf import read_swf, swf_to_moldable
-
-    p = path or str(SHARED_TRACES / "swf" / "lublin_256.swf")
-    return swf_to_moldable(read_swf(p), gpus=gpus, limit=jobs, name=f"lublin-{jobs}jobs-{gpus}gpus")
+#: where ``dmlsched reproduce`` writes by default
+DEFAULT_OUT = "benchmarks/REPRODUCTION.md"
+DEFAULT_QUICK_OUT = "REPRODUCTION-quick.md"
 
 
-# ---------------------------------------------------------------------------
 @dataclass
-class Claim:
-    family: str
-    paper: str
-    claim: str
-    setup: str
-    suite: Callable[[bool], Suite]
-    judge: Callable[[list[dict]], tuple[str, str]]
-    needs: tuple[str, ...] = ()
+class ClaimRun:
+    """What running one claim produced."""
+
+    claim: Claim
+    judgement: Judgement
+    records: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+    ran: int = 0
+    skipped: int = 0
+    problem: str = ""  # the setup or judge failure, if any
 
 
-def _ok(records: list[dict]) -> list[dict]:
-    return [r for r in records if r.get("status") in ("optimal", "feasible") and r.get("objective") is not None]
+def verdict_word(verdict: str) -> str:
+    """The :data:`~dmlsched.claims.VERDICTS` word a verdict starts with ('' if none)."""
+    for v in sorted(VERDICTS, key=len, reverse=True):  # "not reproduced" before "reproduced"
+        if verdict.startswith(v):
+            return v
+    return ""
 
 
-def _by_instance(records: list[dict]) -> dict[str, dict[str, dict]]:
-    out: dict[str, dict[str, dict]] = {}
-    for r in _ok(records):
-        out.setdefault(r["instance_hash"], {})[r["method"]] = r
-    return out
+class _LazyEngine:
+    """One engine for every claim, started on the first submitted run (a rerun
+    whose runs are all in the results file starts no worker and no cluster)."""
+
+    def __init__(self, workers: int | None, dask: str | None, dashboard: str | None):
+        self.workers, self.dask, self.dashboard = workers, dask, dashboard
+        self._eng: Any = None
+        self.name = "dask" if dask else ("inprocess" if workers == 0 else "local")
+
+    def _get(self) -> Any:
+        if self._eng is None:
+            from .runner import make_engine
+
+            self._eng = make_engine(self.workers, self.dask, self.dashboard)
+        return self._eng
+
+    def submit(self, job: dict, hard_limit: float | None, stop_after: float | None = None) -> None:
+        self._get().submit(job, hard_limit, stop_after)
+
+    def next_result(self) -> dict:
+        return self._get().next_result()
+
+    def close(self) -> None:
+        if self._eng is not None:
+            self._eng.close()
+            self._eng = None
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+def run_claim(claim: Claim, scale: str, *, results: str, engine: Any, progress: bool = False,
+              stream: TextIO | None = None, retry: Any = None) -> ClaimRun:
+    """Run one claim's suite at ``scale`` and judge it; failures become a
+    ``not run`` verdict naming them (one claim never hides the others)."""
+    from .runner import run_sweep
+
+    t0 = time.monotonic()
+    try:
+        suite = claim.suite(scale)  # type: ignore[arg-type]
+    except Exception as e:
+        msg = f"the setup failed: {type(e).__name__}: {e}"
+        return ClaimRun(claim, Judgement(verdict=f"not run ({msg})"), seconds=time.monotonic() - t0, problem=msg)
+    try:
+        res = run_sweep(suite, out=results, engine=engine, progress=progress, stream=stream, retry=retry)
+    except Exception as e:
+        msg = f"the sweep failed: {type(e).__name__}: {e}"
+        return ClaimRun(claim, Judgement(verdict=f"not run ({msg})"), seconds=time.monotonic() - t0, problem=msg)
+    try:
+        j = claim.judge(res.records, scale)  # type: ignore[arg-type]
+        if not isinstance(j, Judgement) or not verdict_word(str(j.verdict)):
+            raise TypeError(f"the judge must return a Judgement whose verdict starts with one of {VERDICTS}, "
+                            f"got {j!r}")
+        problem = ""
+    except Exception as e:
+        problem = f"the judge failed: {type(e).__name__}: {e}"
+        j = Judgement(verdict=f"not run ({problem})", measured=traceback.format_exc(limit=3))
+    return ClaimRun(claim, j, res.records, time.monotonic() - t0, res.ran, res.skipped, problem)
 
 
-def _errors(records: list[dict]) -> str:
-    bad = [r for r in records if r.get("status") not in ("optimal", "feasible")]
-    if not bad:
-        return ""
-    kinds: dict[str, int] = {}
-    for r in bad:
-        kinds[f"{r.get('method')} {r.get('status')}"] = kinds.get(f"{r.get('method')} {r.get('status')}", 0) + 1
-    return " Runs without a result (excluded): " + ", ".join(f"{k} x{v}" for k, v in sorted(kinds.items())) + "."
-
-
-def _setup_group(r: dict) -> str:
-    """The label of a generated instance without its seed: one group per setup."""
-    import re
-
-    g = re.sub(r",?\s*seed=\d+", "", str(r.get("label") or ""))
-    return g.replace("()", "")
-
-
-def judge_hare(records: list[dict]) -> tuple[str, str]:
-    base = {"fifo": "Gavel-FIFO", "srtf": "SRTF", "homo": "Sched_Homo", "allox": "Sched_Allox"}
-    groups: dict[str, dict[str, dict[str, dict]]] = {}
-    for r in _ok(records):
-        groups.setdefault(_setup_group(r), {}).setdefault(r["instance_hash"], {})[r["method"]] = r
-    parts = []
-    means = {}
-    for g, inst in sorted(groups.items()):
-        lines = []
-        for b, label in base.items():
-            red = [1 - d["list"]["objective"] / d[b]["objective"] for d in inst.values() if "list" in d and b in d]
-            if not red:
-                continue
-            means[(g, b)] = statistics.fmean(red)
-            lines.append(f"vs {label} mean {_pct(means[(g, b)])} (min {_pct(min(red))}, max {_pct(max(red))}, n={len(red)})")
-        if lines:
-            parts.append(f"*{g}*: " + "; ".join(lines))
-    if not means:
-        return "no comparable runs." + _errors(records), "not run"
-    variant = []
-    for g, inst in sorted(groups.items()):
-        red = {label: [1 - d["list-eft"]["objective"] / d[b]["objective"] for d in inst.values()
-                       if "list-eft" in d and b in d] for b, label in base.items()}
-        if any(red.values()):
-            variant.append(f"*{g}*: " + "; ".join(f"vs {label} mean {_pct(statistics.fmean(v))}"
-                                                  for label, v in red.items() if v))
-    rel = [r for r in records if r.get("method") == "list"]
-    unsolved = sum(1 for r in rel if (r.get("details") or {}).get("relaxation_status") not in (None, "optimal"))
-    text = ("Reduction of total weighted JCT by Hare (`list`) = 1 - W(list)/W(baseline), per instance. "
-            + ". ".join(parts) + "."
-            + (f" In {unsolved} of {len(rel)} `list` runs the relaxation was not solved to optimality within "
-               "the limit (its incumbent was used)." if unsolved else " Every relaxation was solved to optimality.")
-            + (" Variant `list-eft` (not Hare's algorithm: the same order, each task on the GPU where it "
-               "finishes earliest; benchmarks/hare_evaluation.md): " + ". ".join(variant) + "." if variant else "")
-            + _errors(records))
-    if all(m >= 0.476 for m in means.values()):
-        v = "reproduced"
-    elif all(m > 0 for m in means.values()):
-        v = "partially reproduced (Hare better than every baseline, by less than 47.6% somewhere)"
-    elif any(m > 0 for m in means.values()):
-        v = "not reproduced (Hare beats some baselines in some setups only)"
-    else:
-        v = "not reproduced (Hare is worse than every baseline on this setup)"
-    return text, v
-
-
-def judge_rar(records: list[dict]) -> tuple[str, str]:
-    inst = _by_instance(records)
-    lines = []
-    won: dict[str, bool] = {}
-    for metric, get in (("makespan", lambda r: r["objective"]),
-                        ("average JCT", lambda r: (r.get("details") or {}).get("average_jct"))):
-        vals: dict[str, list[float]] = {}
-        wins = 0
-        n = 0
-        for d in inst.values():
-            if not all(m in d for m in ("sjf-bco", "ff", "ls", "rand")):
-                continue
-            xs = {m: get(d[m]) for m in ("sjf-bco", "ff", "ls", "rand")}
-            if not all(isinstance(x, (int, float)) for x in xs.values()):
-                continue
-            n += 1
-            wins += all(xs["sjf-bco"] <= xs[m] for m in ("ff", "ls", "rand"))
-            for m, x in xs.items():
-                vals.setdefault(m, []).append(float(x))
-        if not n:
-            continue
-        means = {m: statistics.fmean(v) for m, v in vals.items()}
-        won[metric] = all(means["sjf-bco"] < means[m] for m in ("ff", "ls", "rand"))
-        lines.append(f"{metric} (mean over {n} seeds): " + ", ".join(f"{m} {means[m]:.1f}" for m in means)
-                     + f"; SJF-BCO best or tied on {wins}/{n} seeds")
-    if not lines:
-        return "no comparable runs." + _errors(records), "not run"
-    if all(won.values()):
-        v = "reproduced"
-    elif any(won.values()):
-        v = "partially reproduced (SJF-BCO wins on " + ", ".join(k for k, w in won.items() if w) + " only)"
-    else:
-        v = "not reproduced"
-    return "; ".join(lines) + "." + _errors(records), v
-
-
-def judge_gap(method: str, limit: float, what: str) -> Callable[[list[dict]], tuple[str, str]]:
-    def judge(records: list[dict]) -> tuple[str, str]:
-        gaps = [r["ratio"] - 1 for r in _ok(records) if r["method"] == method and isinstance(r.get("ratio"), (int, float))]
-        if not gaps:
-            return "no comparable runs." + _errors(records), "not run"
-        within = sum(g <= limit + 1e-9 for g in gaps)
-        text = (f"gap of `{method}` to the {what}: median {_pct(statistics.median(gaps))}, mean "
-                f"{_pct(statistics.fmean(gaps))}, max {_pct(max(gaps))}; {within}/{len(gaps)} instances within "
-                f"{_pct(limit)}." + _errors(records))
-        if within == len(gaps):
-            v = "reproduced"
-        elif statistics.median(gaps) <= limit:
-            v = "partially reproduced (median within, some instances beyond)"
-        else:
-            v = "not reproduced"
-        return text, v
-
-    return judge
-
-
-def judge_moldable(records: list[dict]) -> tuple[str, str]:
-    inst = _by_instance(records)
-    rows = []
-    light_ok = None
-    light_any: list[str] = []
-    for d in sorted(inst.values(), key=lambda d: -next(iter(d.values()))["size"].get("gpus", 0)):
-        if "rigid-fcfs" not in d:
-            continue
-        any_r = next(iter(d.values()))
-        base = d["rigid-fcfs"]["objective"]
-        parts = [f"{m} {d[m]['objective'] / base:.2f}x" for m in ("moldable-equi", "malleable-equi") if m in d]
-        rows.append(f"{any_r.get('instance_name') or any_r.get('label')}: " + ", ".join(parts))
-        if light_ok is None:  # the first (largest cluster) is the lightest load
-            gains = [m for m in ("moldable-equi", "malleable-equi") if m in d and d[m]["objective"] < base]
-            light_ok = len(gains) == 2
-            light_any = gains
-    if not rows:
-        return "no comparable runs." + _errors(records), "not run"
-    text = ("Total flow time relative to Rigid FCFS (< 1x is a gain), largest cluster (lightest load) first: "
-            + "; ".join(rows) + "." + _errors(records))
-    if light_ok:
-        return text, "reproduced"
-    if light_any:
-        return text, "partially reproduced (at the lightest load only " + ", ".join(light_any) + " gains)"
-    return text, "not reproduced"
-
-
-def judge_hlas(records: list[dict]) -> tuple[str, str]:
-    groups: dict[str, dict[str, dict[str, dict]]] = {}
-    for r in _ok(records):
-        groups.setdefault(_setup_group(r), {}).setdefault(r["instance_hash"], {})[r["method"]] = r
-    parts = []
-    factors: list[float] = []
-    for g, inst in sorted(groups.items()):
-        line = []
-        for b in ("fifo", "2d-las"):
-            f = [d[b]["objective"] / d["hlas"]["objective"] for d in inst.values() if "hlas" in d and b in d]
-            if f:
-                factors.append(statistics.fmean(f))
-                line.append(f"{b} / hlas = {statistics.fmean(f):.2f}x (n={len(f)})")
-        if line:
-            parts.append(f"*{g}*: " + ", ".join(line))
-    if not factors:
-        return "no comparable runs." + _errors(records), "not run"
-    text = ("Improvement factor = average JCT of the baseline / average JCT of HLAS (> 1: HLAS better), "
-            "mean over seeds. " + ". ".join(parts) + "." + _errors(records))
-    best = max(factors)
-    if best >= 0.9 * 2.94:
-        return text, "reproduced"
-    if min(factors) > 1:
-        return text, f"partially reproduced (HLAS better, best factor {best:.2f}x < 2.94x)"
-    return text, "not reproduced"
-
-
-def hare_testbed(seed: int = 0, **params: Any) -> Any:
-    """:func:`dmlsched.generate.hare.generate` on the paper's 15-GPU testbed (Section 7.1)."""
-    from ..generate.hare import TESTBED, generate as gen
-
-    return gen(seed, gpus=list(TESTBED), **params)
-
-
-def _suite(name: str, sources: list[Source], methods: list[str], reference: str | None,
-           time_limit: float = 30) -> Suite:
-    return Suite(sources=sources, name=name, methods=methods, reference=reference or "none",
-                 time_limit=time_limit, solver="highs")
-
-
-CLAIMS: list[Claim] = [
-    Claim(
-        family="hare",
-        paper="Hare (Chen et al., HPDC'22), Section 7, Fig. 12",
-        claim="Hare reduces total weighted JCT by 47.6%-75.3% compared with Gavel-FIFO, SRTF, Sched_Homo and Sched_Allox.",
-        setup=("`dmlsched.bench.reproduce:hare_testbed`: the paper's testbed of 15 GPUs (8 V100, 4 T4, 1 K80, "
-               "2 M60, listed in that order), 6 jobs of the paper's 8 models (Table 2, 25% per domain, per-GPU "
-               "times of `generate.hlas.job_times`), 2-5 rounds of 1, 2 or 4 tasks, weights 1-3; offered load "
-               "0.9 (Poisson arrivals) and 100 (near-simultaneous arrivals); seeds 1-3 each (1 with --quick). "
-               "Methods `list` (Algorithm 1 with the RL relaxation; 10 s per run, the relaxation's checked "
-               "feasible point when the limit hits), `fifo`, `srtf`, `homo`, `allox`, and the variant `list-eft` "
-               "(not Hare: the same order, earliest-finish GPU; benchmarks/hare_evaluation.md)."),
-        suite=lambda quick: _suite("repro-hare", [
-            Source("generator", generator="dmlsched.bench.reproduce:hare_testbed",
-                   params={"load": load, "num_jobs": 6},
-                   seeds=tuple(range(1, 2 if quick else 4))) for load in (0.9, 100.0)],
-            ["list", "list-eft", "fifo", "srtf", "homo", "allox"], None, time_limit=10),
-        judge=judge_hare,
-        needs=("dmlsched.generate.hlas",),
-    ),
-    Claim(
-        family="rar",
-        paper="SJF-BCO (Yu et al., MobiHoc'22), Section 6, Fig. 4",
-        claim="SJF-BCO achieves a smaller makespan and average JCT than FF, LS and RAND.",
-        setup=("`dmlsched.generate.rar:generate`: the paper's 160 jobs (80x1, 14x2, 26x4, 30x8, 8x16, 2x32 GPUs), "
-               "F_j in [1000, 6000], tau in [0.01, 0.05], 20 servers with capacities from {4, 8, 16, 32}, T = 1200; "
-               "seeds 1-10 (1-3 with --quick)."),
-        suite=lambda quick: _suite("repro-rar", [
-            Source("generator", generator="dmlsched.generate.rar:generate", params={},
-                   seeds=tuple(range(1, 4 if quick else 11)))],
-            ["sjf-bco", "ff", "ls", "rand"], None),
-        judge=judge_rar,
-        needs=("dmlsched.generate.rar",),
-    ),
-    Claim(
-        family="harmony",
-        paper="Harmony (Lee, dissertation ch. 4), Section 4.4.7, Fig. 4.17",
-        claim="Harmony's grouping is within about 2% of the exhaustive-search optimum.",
-        setup=("`dmlsched.generate.harmony:sample_workload`: 5 jobs drawn from the 80-job evaluation workload, "
-               "6 machines; seeds 1-20 (1-5 with --quick); `harmony` against the `oracle` (exhaustive search), in cluster utilisation."),
-        suite=lambda quick: _suite("repro-harmony", [
-            Source("generator", generator="dmlsched.generate.harmony:sample_workload",
-                   params={"jobs": 5, "machines": 6}, seeds=tuple(range(1, 6 if quick else 21)))],
-            ["harmony"], "oracle"),
-        judge=judge_gap("harmony", 0.02, "exhaustive optimum (oracle)"),
-        needs=("dmlsched.generate.harmony",),
-    ),
-    Claim(
-        family="cruise",
-        paper="Cruise (Lee, dissertation ch. 3), Table 3.4",
-        claim="On heterogeneous clusters the Cruise heuristic is within 0-6.5% of the optimal configuration.",
-        setup=("`dmlsched.generate.cruise:random_instance`: 6 machines with log-uniform heterogeneous compute and "
-               "bandwidth; seeds 1-10 (1-3 with --quick); `proportional` (the heterogeneous heuristic) against `exact` (MIP)."),
-        suite=lambda quick: _suite("repro-cruise", [
-            Source("generator", generator="dmlsched.generate.cruise:random_instance", params={"n": 6},
-                   seeds=tuple(range(1, 4 if quick else 11)))],
-            ["proportional"], "exact"),
-        judge=judge_gap("proportional", 0.065, "optimum (exact MIP)"),
-        needs=("dmlsched.generate.cruise",),
-    ),
-    Claim(
-        family="hlas",
-        paper="HLAS (Chen et al., IEEE journal 2024), Section VI, abstract",
-        claim="The non-clairvoyant HLAS policy outperforms existing schedulers with an average-JCT improvement of about 2.94x.",
-        setup=("`dmlsched.generate.hlas:generate`: the paper's simulation setup (8 job types of Table II, 25% per "
-               "domain, V100/T4/K80/M60 with heterogeneous speedups, Poisson arrivals at offered load 0.9, 40 GPU "
-               "groups) with 100 and 200 jobs on 160 GPUs; seeds 1-3 (1 with --quick); policies `hlas`, `fifo`, "
-               "`2d-las`; average JCT."),
-        suite=lambda quick: _suite("repro-hlas", [
-            Source("generator", generator="dmlsched.generate.hlas:generate",
-                   params={"num_jobs": n, "num_gpus": 160}, seeds=tuple(range(1, 2 if quick else 4)))
-            for n in (100, 200)],
-            ["hlas", "fifo", "2d-las"], None, time_limit=120),
-        judge=judge_hlas,
-        needs=("dmlsched.generate.hlas",),
-    ),
-    Claim(
-        family="moldable",
-        paper="Fujiwara et al., moldable and malleable scheduling of DL tasks, Section VI",
-        claim="Moldable and malleable Equipartition improve average flow time over Rigid FCFS when the cluster is lightly loaded.",
-        setup=("`dmlsched.bench.reproduce:moldable_swf`: the first 300 jobs of the Lublin SWF trace "
-               "(`traces/swf/lublin_256.swf`, a 256-processor trace) on 512, 256 and 128 GPUs (light, native and "
-               "heavy load; a processor is treated as a GPU, moldable range 1..GPUs); policies "
-               "`rigid-fcfs`, `moldable-equi`, `malleable-equi`; total flow time."),
-        suite=lambda quick: _suite("repro-moldable", [
-            Source("generator", generator="dmlsched.bench.reproduce:moldable_swf", params={"gpus": g}, seeds=(0,))
-            for g in (512, 256, 128)],
-            ["rigid-fcfs", "moldable-equi", "malleable-equi"], None),
-        judge=judge_moldable,
-        needs=("dmlsched.traces.swf",),
-    ),
-]
-
-
+# ---------------------------------------------------------------------------
+# the report
 def _versions() -> str:
-    out = [f"Python {platform.python_version()}"]
-    for mod in ("dmlsched", "pyomo", "highspy", "numpy", "scipy", "gurobipy", "distributed"):
-        try:
-            m = importlib.import_module(mod)
-            v = getattr(m, "__version__", None)
-            if v is None and mod == "highspy":
-                from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
-                v = version("highspy")
-            out.append(f"{mod} {v}")
-        except Exception:
+    out = [f"Python {platform.python_version()}"]
+    for dist in ("dmlsched", "pyomo", "highspy", "ortools", "numpy", "scipy", "gurobipy", "distributed"):
+        try:
+            out.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
             pass
     return ", ".join(out)
 
@@ -381,95 +149,278 @@ def _machine() -> str:
                 break
     except OSError:
         pass
-    return f"{platform.node()}: {platform.platform()}, {os.cpu_count()} cores ({cpu})"
+    mem = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem = f", {int(line.split()[1]) / 2**20:.0f} GiB"
+                break
+    except (OSError, ValueError):
+        pass
+    return f"{platform.node()}: {platform.platform()}, {os.cpu_count()} cores ({cpu}){mem}"
 
 
-def generate(out: str, *, workers: int | None = None, results: str | None = None, quick: bool = False,
-             stream: Any = None) -> Path:
-    """Run every claim's setup whose family is present and write the report."""
-    from ..registry import families
-    from .runner import run_sweep
+def _cell(text: Any) -> str:
+    """Text for one Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
 
+
+def _fmt_s(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _runs_line(cr: ClaimRun) -> str:
+    recs = [r for r in cr.records if r.get("method")]
+    st: dict[str, int] = {}
+    for r in recs:
+        s = "n/a" if (r.get("status") == "n/a" or (r.get("details") or {}).get("not_applicable")) else str(r.get("status"))
+        st[s] = st.get(s, 0) + 1
+    insts = len({r.get("instance_hash") for r in cr.records})
+    killed = sum(1 for r in recs if r.get("killed") or (r.get("details") or {}).get("stopped_by_bench"))
+    unrepro = sum(1 for r in recs if r.get("reproducible") is False)
+    out = (f"{len(recs)} run(s) on {insts} instance(s) ({', '.join(f'{k} {v}' for k, v in sorted(st.items())) or '-'}); "
+           f"{cr.ran} run now, {cr.skipped} taken from the results file; {_fmt_s(cr.seconds)}")
+    if killed:
+        out += f"; {killed} stopped or killed at the limit"
+    if unrepro:
+        out += f"; {unrepro} not reproducible (a wall clock cut them)"
+    return out
+
+
+def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], command: str, total_s: float,
+           engine: str, results: str | None, partial: bool = False, broken: dict[str, str] | None = None) -> str:
+    """The Markdown of REPRODUCTION.md."""
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# Reproduction of the papers' claims",
+        "",
+        f"Generated by `{command}` on {now}; total {_fmt_s(total_s)}.",
+        "",
+        f"- scale: **{scale}**" + (" (the papers' own scale, load and baselines)" if scale == "full" else
+                                   " (a small version of every claim for CI: a smoke test, not the result)"),
+        f"- machine: {_machine()}",
+        f"- versions: {_versions()}",
+        f"- engine: {engine}; every run through the `dmlsched bench` engine"
+        + ("" if engine == "in-process" else " (per-run time limits: a run over its limit is asked to stop and "
+                                              "keeps its last incumbent, killed only after a grace)"),
+    ]
+    if results:
+        lines.append(f"- runs: `{results}` (rerun the same command to resume; `--retry errors,killed` re-runs failures)")
+    if partial:
+        lines.append("- **partial run: only the claims selected by --family/--claim**")
+    lines += [
+        "",
+        "A claim is *not reproduced* only when it fails under every defensible reading at the paper's own "
+        "scale, load and baselines; otherwise the verdict names the reading. The readings, with the sentence "
+        "of the paper each comes from, are listed under each claim and in `models/<family>.md`.",
+        "",
+    ]
+    if runs:
+        lines += ["| paper | claim | where | paper's number | verdict |", "|---|---|---|---|---|"]
+    else:
+        lines.append("No claim was run.")
+    for cr in runs:
+        c = cr.claim
+        lines.append(f"| {_cell(c.paper)} | {_cell(_short(c.quote, 120))} | {_cell(c.where)} | {_cell(c.claimed)} | "
+                     f"**{_cell(cr.judgement.verdict)}** |")
+    lines.append("")
+    papers: dict[str, list[ClaimRun]] = {}
+    for cr in runs:
+        papers.setdefault(cr.claim.paper, []).append(cr)
+    for paper, crs in papers.items():
+        fams = sorted({cr.claim.family for cr in crs})
+        lines += [f"## {paper}", "", f"Family: {', '.join(f'`{f}`' for f in fams)}.", "",
+                  "| claim (quote, where) | paper's number | ours, per reading | verdict | caveats |",
+                  "|---|---|---|---|---|"]
+        for cr in crs:
+            c, j = cr.claim, cr.judgement
+            ours = "<br>".join(
+                _cell(f"{r.reading}: {r.ours}" + (f" ({r.verdict})" if r.verdict else "") + (f"; {r.note}" if r.note else ""))
+                for r in j.rows) or _cell(j.measured or "-")
+            cav = "<br>".join(_cell(x) for x in j.caveats) or "-"
+            lines.append(f"| \"{_cell(c.quote)}\" ({_cell(c.where)}) | {_cell(c.claimed)} | {ours} | "
+                         f"**{_cell(j.verdict)}** | {cav} |")
+        lines.append("")
+        for cr in crs:
+            c, j = cr.claim, cr.judgement
+            lines += [f"### `{c.key}`: {c.where}", "", f"> {c.quote}", "", f"**Setup ({scale}).** {c.setup}", ""]
+            if c.readings:
+                lines += ["**Readings.**", ""]
+                for rd in c.readings:
+                    lines.append(f"- `{rd.name}`{' (default)' if rd.default else ''}: {rd.what} "
+                                 f"From {rd.where}: \"{' '.join(rd.quote.split())}\"")
+                lines.append("")
+            if j.measured and not cr.problem:
+                lines += [f"**Measured.** {j.measured}", ""]
+            if cr.problem:
+                lines += [f"**Not run.** {cr.problem}", ""]
+            lines += [f"**Runs.** {_runs_line(cr)}." + (f" Documented full run: {c.full_time}." if c.full_time else ""),
+                      "", f"**Verdict.** {j.verdict}", ""]
+    if without_claims or broken:
+        lines += ["## Families without claims", ""]
+        for f in without_claims:
+            lines.append(f"- `{f}`: no claims module (`src/dmlsched/problems/{f}/claims.py`): nothing is judged here.")
+        for f, err in (broken or {}).items():
+            lines.append(f"- `{f}`: its claims module failed to import ({_cell(err)}): nothing is judged here.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _short(text: str, n: int) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[: n - 3] + "..."
+
+
+def generate(out: str | None = None, *, scale: str = "full", workers: int | None = None, dask: str | None = None,
+             dashboard: str | None = None, results: str | None = None, families: list[str] | None = None,
+             claim_keys: list[str] | None = None, retry: Any = None, progress: bool = False,
+             stream: TextIO | None = None, claims: list[Claim] | None = None) -> tuple[Path, list[ClaimRun]]:
+    """Run every claim (of ``families`` / ``claim_keys`` if given) at ``scale``
+    and write the report to ``out``; returns its path and the runs.
+
+    ``claims`` replaces :func:`dmlsched.claims.all_claims` (tests).
+    """
+    from ..problems import FAMILIES
+
+    if scale not in ("full", "quick"):
+        raise ValueError(f"scale must be 'full' or 'quick', got {scale!r}")
     stream = stream if stream is not None else sys.stderr
-    present = {f.name for f in families()}
+    out = out or (DEFAULT_QUICK_OUT if scale == "quick" else DEFAULT_OUT)
+    fams = list(families) if families else None
+    if fams:
+        unknown = sorted(set(fams) - set(FAMILIES))
+        if unknown:
+            from .suite import SuiteError
+
+            raise SuiteError(f"--family: unknown {', '.join(unknown)}; known: {', '.join(FAMILIES)}")
+    registered, broken = _collect_claims(fams or FAMILIES)
+    cl = list(claims) if claims is not None else registered
+    if fams:
+        cl = [c for c in cl if c.family in fams]
+    if claim_keys:
+        missing = sorted(set(claim_keys) - {c.key for c in cl})
+        if missing:
+            from .suite import SuiteError
+
+            raise SuiteError(f"--claim: unknown {', '.join(missing)}; known: {', '.join(c.key for c in cl) or 'none'}")
+        cl = [c for c in cl if c.key in claim_keys]
+    with_claims = {c.family for c in registered} | {c.family for c in cl} | set(broken)
+    without = [f for f in (fams or FAMILIES) if f not in with_claims]
     tmp = None
     if results is None:
         tmp = tempfile.mkdtemp(prefix="dmlsched-repro-")
         results = str(Path(tmp) / "reproduction.jsonl")
-    rows = []
-    details = []
-    t_all = time.monotonic()
-    for c in CLAIMS:
-        if c.family not in present:
-            rows.append((c, "family not in the package", "not run", 0.0))
-            continue
-        missing = []
-        for mod in c.needs:
-            try:
-                importlib.import_module(mod)
-            except ImportError:
-                missing.append(mod)
-        if missing:
-            rows.append((c, f"missing module(s): {', '.join(missing)}", "not run", 0.0))
-            continue
-        print(f"reproduce: {c.family}: {c.claim}", file=stream, flush=True)
-        t0 = time.monotonic()
-        try:
-            res = run_sweep(c.suite(quick), out=results, workers=workers, progress=False, stream=stream)
-            measured, verdict = c.judge(res.records)
-        except Exception as e:  # one claim's failure must not hide the others
-            measured, verdict = f"the setup failed: {type(e).__name__}: {e}", "not run"
-            res = None
-        rows.append((c, measured, verdict, time.monotonic() - t0))
-        if res is not None:
-            details.append((c, res.records))
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cmd = "python -m dmlsched.bench.reproduce --out " + out + (" --quick" if quick else "")
-    lines = [
-        "# Reproduction of the papers' claims",
-        "",
-        f"Generated by `{cmd}` on {now}.",
-        "",
-        f"- machine: {_machine()}",
-        f"- versions: {_versions()}",
-        f"- solver: HiGHS; every run through the `dmlsched bench` engine (local worker processes, "
-        f"per-run hard time limits); total {time.monotonic() - t_all:.0f} s",
-        f"- families present: {', '.join(sorted(present))}",
-        "" if not quick else "- **--quick run: fewer seeds than the recorded setup; a smoke test, not the result.**",
-        "",
-        "| paper | claim | verdict |",
-        "|---|---|---|",
-    ]
-    for c, _m, v, _t in rows:
-        lines.append(f"| {c.paper} | {c.claim} | **{v}** |")
-    lines.append("")
-    for c, m, v, t in rows:
-        lines += [f"## {c.family}: {c.paper}", "", f"**Claim.** {c.claim}", "", f"**Setup.** {c.setup}", "",
-                  f"**Measured.** {m}", "", f"**Verdict.** {v}" + (f" ({t:.0f} s)" if t else ""), ""]
-    lines += ["## Notes", "",
-              "- Ratios and gaps are against the reference named in each setup (optimum from an exact method "
-              "or exhaustive search when one is named). Runs that failed or hit the time limit are excluded and "
-              "counted in the measured text.",
-              "- The setups are scaled down from the papers' (exact references and the relaxation inside Hare's "
-              "Algorithm 1 must finish within the time limit); a claim not reproduced here is a statement about "
-              "this setup, and the proofs/ documents discuss the claims themselves.",
-              ""]
+    engine = _LazyEngine(workers, dask, dashboard)
+    t0 = time.monotonic()
+    runs: list[ClaimRun] = []
+    try:
+        for c in cl:
+            print(f"reproduce: {c.key} ({c.paper}, {c.where}) at {scale} scale", file=stream, flush=True)
+            cr = run_claim(c, scale, results=results, engine=engine, progress=progress, stream=stream, retry=retry)
+            print(f"reproduce: {c.key}: {cr.judgement.verdict} ({_fmt_s(cr.seconds)})", file=stream, flush=True)
+            runs.append(cr)
+    finally:
+        engine.close()
+    total = time.monotonic() - t0
+    cmd = "dmlsched reproduce" + (" --quick" if scale == "quick" else "")
+    if fams:
+        cmd += " --family " + ",".join(fams)
+    if claim_keys:
+        cmd += " --claim " + ",".join(claim_keys)
+    eng = (f"Dask ({dask})" if dask else "in-process" if workers == 0 else
+           f"{workers or _cores()} local worker process(es)")
+    text = render(runs, scale=scale, without_claims=without, command=cmd, total_s=total, engine=eng,
+                  results=None if tmp else results, partial=bool(fams or claim_keys), broken=broken)
+    from ..io import write_text_atomic
+
     p = Path(out)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text("\n".join(lines), encoding="utf-8")
-    return p
+    write_text_atomic(p, text + "\n")
+    return p, runs
 
 
+def _collect_claims(families: list[str]) -> tuple[list[Claim], dict[str, str]]:
+    """Every family's claims; a family whose claims module fails to import is
+    reported (``{family: error}``), not fatal to the others."""
+    from ..claims import all_claims
+
+    out: list[Claim] = []
+    broken: dict[str, str] = {}
+    for f in families:
+        try:
+            out.extend(all_claims([f]))
+        except Exception as e:
+            broken[f] = f"{type(e).__name__}: {e}"
+    keys = [c.key for c in out]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise ValueError(f"duplicate claim keys: {dup}")
+    return out, broken
+
+
+def _cores() -> int:
+    from .engines import default_workers
+
+    return default_workers()
+
+
+# ---------------------------------------------------------------------------
+# command line
 def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", default="benchmarks/REPRODUCTION.md", help="Markdown file to write")
-    parser.add_argument("--workers", type=int, default=None, help="local worker processes (default: cores)")
-    parser.add_argument("--results", default=None, help="keep the runs in this JSON-lines file (resumable)")
-    parser.add_argument("--quick", action="store_true", help="fewer seeds: a smoke test")
+    """Arguments of ``dmlsched reproduce``."""
+    parser.add_argument("--out", default=None, metavar="FILE",
+                        help=f"Markdown file to write (default {DEFAULT_OUT}; with --quick {DEFAULT_QUICK_OUT})")
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick scale of every claim (a smoke test for CI, not the result)")
+    parser.add_argument("--results", default=None, metavar="FILE",
+                        help="keep the runs in this JSON-lines file: a rerun resumes (default: a temporary file)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="local worker processes (default: number of cores; 0: in this process, no limits)")
+    parser.add_argument("--dask", default=None, metavar="ADDRESS",
+                        help="run on a Dask cluster at ADDRESS, or 'local' for a LocalCluster of --workers workers")
+    parser.add_argument("--dashboard", default=None, metavar="ADDRESS", nargs="?", const=":8787",
+                        help="serve the local Dask cluster's dashboard (default address :8787)")
+    parser.add_argument("--family", default=None, metavar="F,...", help="only the claims of these families")
+    parser.add_argument("--claim", default=None, metavar="KEY,...", help="only these claims (by key)")
+    parser.add_argument("--retry", default=None, metavar="WHAT",
+                        help="re-run recorded runs that ended so (errors, killed, not-reproducible)")
+    parser.add_argument("--progress", action="store_true", help="show each sweep's progress on stderr")
 
 
 def cli_reproduce(args: argparse.Namespace) -> int:
-    p = generate(args.out, workers=args.workers, results=args.results, quick=args.quick)
-    print(f"reproduction report: {p}")
+    """``dmlsched reproduce``: 0 when the report was written, 2 on bad input."""
+    from ..errors import DmlschedError
+    from .runner import parse_retry
+    from .suite import SuiteError
+
+    try:
+        if args.workers is not None and args.workers < 0:
+            raise SuiteError("--workers: must be >= 0")
+        if args.dask and args.workers == 0:
+            raise SuiteError("--workers 0 (in-process) cannot be combined with --dask")
+        if args.dask:
+            from .engines import check_dask_available
+
+            check_dask_available()
+        retry = parse_retry(args.retry)
+        split = (lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None)
+        if args.out is not None and Path(args.out).is_dir():
+            raise SuiteError(f"--out {args.out}: is a folder, expected a file")
+        p, runs = generate(args.out, scale="quick" if args.quick else "full", workers=args.workers,
+                           dask=args.dask, dashboard=args.dashboard, results=args.results,
+                           families=split(args.family), claim_keys=split(args.claim), retry=retry,
+                           progress=args.progress)
+    except KeyboardInterrupt:
+        print("\nreproduce: interrupted; with --results FILE a rerun resumes", file=sys.stderr)
+        return 130
+    except (DmlschedError, OSError) as e:
+        print(f"dmlsched reproduce: error: {e}", file=sys.stderr)
+        return 2
+    print(f"reproduction report: {p} ({len(runs)} claim(s))")
     return 0
 
 
