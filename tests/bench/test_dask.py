@@ -81,3 +81,42 @@ def test_dask_worker_killed_mid_sweep_loses_nothing(toy_plugin, tmp_path: Path):
     recs = read_records(out)
     assert len(recs) == len({r["key"] for r in recs}) == 8 == len(res.records)
     assert {r["status"] for r in recs} == {"feasible"}
+
+
+def _status_code(port: int) -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        return urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=10).status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+@pytest.mark.slow
+def test_dask_is_quiet_and_serves_a_dashboard_only_when_asked(hare_dir: Path, tmp_path: Path):
+    import subprocess
+    import sys
+
+    from dmlsched.bench.engines import DaskEngine
+
+    eng = DaskEngine("local", workers=1)
+    try:
+        port = eng._cluster.scheduler.http_server.port
+        assert port != 8787 and _status_code(port) == 404  # no dashboard page
+    finally:
+        eng.close()
+    eng = DaskEngine("local", workers=1, dashboard="127.0.0.1:0")
+    try:
+        assert _status_code(eng._cluster.scheduler.http_server.port) == 200
+    finally:
+        eng.close()
+    # the command line: no Dask INFO lines, only the bench's own
+    p = subprocess.run([sys.executable, "-c", "import sys; from dmlsched.cli import main; sys.exit(main())",
+                        "bench", str(hare_dir), "--methods", "fifo", "--reference", "none", "--dask", "local",
+                        "--workers", "1", "--out", str(tmp_path / "r.jsonl")],
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 1, p.stderr  # bad.json: one error line
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert all(x.startswith("bench:") for x in lines), lines
+    assert len(lines) <= 4

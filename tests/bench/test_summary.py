@@ -157,3 +157,31 @@ def test_report_from_a_hand_written_file(tmp_path: Path):
     assert "gm ratio" in text and "sgm time" in text and "shift 1 s" in text
     png = tmp_path / "rep" / "hare-profile.png"
     assert png.stat().st_size > 5000 and "](hare-profile.png)" in text
+
+
+def test_progress_off_a_terminal_prints_periodic_lines_not_one_per_run():
+    import io
+
+    from dmlsched.bench.progress import Progress
+
+    now = [0.0]
+    buf = io.StringIO()
+    p = Progress(282, stream=buf, interval=15, clock=lambda: now[0])
+    for i in range(282):  # the main job: 282 runs in about 40 s
+        now[0] += 40 / 282
+        p.update({"status": "optimal" if i % 3 else "n/a", "label": "x", "method": "m"})
+    p.close()
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "bench: 282 run(s) to do"
+    assert 2 <= len(lines) <= 5, lines  # 15 s, 30 s and the last one
+    assert lines[-1].startswith("bench: 282/282 100.0%") and "n/a 94" in lines[-1] and "optimal 188" in lines[-1]
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    t = Tty()
+    p = Progress(3, stream=t, clock=lambda: 0.0)
+    for _ in range(3):
+        p.update({"status": "feasible", "label": "x", "method": "m"})
+    assert t.getvalue().count("\r\x1b[2K[") == 3 and t.getvalue().endswith("\n")

@@ -203,13 +203,19 @@ class DaskEngine:
         self._cluster = None
         try:
             if address == "local":
+                # without a dashboard the scheduler still serves a few HTTP routes
+                # (health, metrics): on a free local port, never on the dashboard's 8787
+                kw: dict[str, Any] = (
+                    {"dashboard_address": dashboard} if dashboard else
+                    {"dashboard_address": None,
+                     "scheduler_kwargs": {"dashboard": False, "dashboard_address": "127.0.0.1:0"}})
                 self._cluster = LocalCluster(
                     n_workers=workers or default_workers(),
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=dashboard,
                     worker_dashboard_address=None,
                     silence_logs=logging.ERROR,
+                    **kw,
                 )
                 self.client = Client(self._cluster)
             else:
