@@ -8,8 +8,9 @@ Python API::
     for rec in outcome.records: ...
 
 Command line (wired by :mod:`dmlsched.cli`): ``dmlsched bench`` and
-``dmlsched report`` (see :mod:`.cli`); ``python -m dmlsched.bench.reproduce``
-writes ``benchmarks/REPRODUCTION.md``.
+``dmlsched report`` (see :mod:`.cli`); ``dmlsched reproduce`` runs every
+family's claims (:func:`dmlsched.claims.all_claims`) and writes
+``benchmarks/REPRODUCTION.md`` (see :mod:`.reproduce`).
 
 Modules
 -------
@@ -22,20 +23,24 @@ runner
 engines
     in-process, local worker processes (default: one per core), Dask.
 child
-    the persistent worker process; hard time limit by SIGKILL at limit + grace.
+    the persistent worker process: asked to stop at limit + grace/2 (the kit
+    returns its best incumbent), killed at limit + grace with its last
+    incumbent recorded; peak memory per run.
 execute
     one job in the current process: ``solve`` + ``compare`` -> a record.
 store
     the append-only, fsynced JSON-lines store keyed by
-    ``instance hash|method|seed|solver|time limit|context`` (the context fingerprints
-    the method's options and the reference).
+    ``instance hash|method|seed|solver|time limit|context|v=version`` (the
+    context fingerprints the method's options and the reference); the newest
+    line of a key counts (retries).
 progress, summary, report, reproduce
-    the progress bar, the summary tables, ``dmlsched report``, REPRODUCTION.md.
+    the progress display, the summary tables and statistics (geometric means,
+    head-to-head, performance profiles), ``dmlsched report``, REPRODUCTION.md.
 """
 
 from .cli import add_bench_arguments, add_report_arguments, cli_bench, cli_report, suite_from_args
 from .runner import SweepOutcome, run_sweep
-from .store import ResultStore, read_records, run_key
+from .store import ResultStore, latest_records, read_records, run_key
 from .suite import Source, Suite, SuiteError, load_suite, materialize
 
 
@@ -64,6 +69,7 @@ __all__ = [
     "cli_bench",
     "cli_report",
     "cli_reproduce",
+    "latest_records",
     "load_suite",
     "materialize",
     "read_records",
