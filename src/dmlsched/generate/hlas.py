@@ -150,4 +150,52 @@ def generate(
                         name=name or f"hlas-gen-{num_jobs}j-{num_gpus}g-s{seed}")
 
 
-__all__ = ["DOMAINS", "GPU_TYPES", "JOB_TYPES", "generate", "job_times"]
+def grouping(
+    num_jobs: int = 8,
+    num_gpus: int = 20,
+    groups: int = 5,
+    *,
+    seed: int = 0,
+    types: int | None = None,
+    speed_range: tuple[float, float] = (0.5, 5.0),
+    decimals: int = 3,
+    name: str | None = None,
+):
+    """A seeded random GPU_Grouping instance (speeds drawn uniformly in ``speed_range``).
+
+    ``types=None``: every GPU has its own random speed column (no two GPUs
+    alike); ``types=k``: ``k`` GPU types with random columns, the GPUs split as
+    evenly as possible among them (type ``i`` gets the ``i``-th share).
+    Speeds are rounded to ``decimals`` decimals (so they are exact at scale
+    ``10**decimals``).
+    """
+    from ..problems.gpugrouping import GroupingInstance
+
+    if not 1 <= groups <= num_gpus:
+        raise ValueError(f"groups must be between 1 and num_gpus ({num_gpus}), got {groups}")
+    rng = np.random.default_rng(seed)
+    k = num_gpus if types is None else int(types)
+    if not 1 <= k <= num_gpus:
+        raise ValueError(f"types must be between 1 and num_gpus ({num_gpus}), got {types}")
+    cols = rng.uniform(speed_range[0], speed_range[1], size=(num_jobs, k)).round(decimals)
+    of = [i * k // num_gpus for i in range(num_gpus)]
+    speeds = tuple(tuple(float(cols[n, of[m]]) for m in range(num_gpus)) for n in range(num_jobs))
+    return GroupingInstance(speeds=speeds, groups=groups,
+                            name=name or f"grouping-{num_jobs}j-{num_gpus}g-{groups}u-"
+                                         f"{'distinct' if types is None else f'{types}t'}-s{seed}")
+
+
+def paper_grouping(num_gpus: int = 60, groups: int = 10, *, seed: int = 0,
+                   gpu_mix: dict[str, float] | None = None, num_jobs: int = 40, name: str | None = None):
+    """The GPU_Grouping instance HLAS solves on the paper's setup: the speeds of
+    :func:`generate`'s jobs (8 job types of Table II) on ``num_gpus`` GPUs of the
+    four types in ``gpu_mix`` (default equal shares), ``groups`` groups."""
+    from ..problems.gpugrouping import from_hlas
+
+    inst = from_hlas(generate(num_jobs, num_gpus, seed=seed, groups=groups, gpu_mix=gpu_mix), groups)
+    mix = "-".join(f"{k}{v:g}" for k, v in (gpu_mix or {}).items()) or "equal"
+    return type(inst)(speeds=inst.speeds, groups=inst.groups,
+                      name=name or f"grouping-paper-{num_gpus}g-{groups}u-{mix}-s{seed}")
+
+
+__all__ = ["DOMAINS", "GPU_TYPES", "JOB_TYPES", "generate", "grouping", "job_times", "paper_grouping"]

@@ -1,9 +1,17 @@
 """GPU_Grouping (HLAS paper, Section IV-C, eqs. (4)-(6)): partition GPUs into
-groups so that every job sees groups of similar speed."""
+groups so that every job sees groups of similar speed.
+
+Files: ``instance.py`` (speeds, GPU types), ``solution.py`` (validator,
+evaluator), ``models.py`` (the MILP ``exact`` and the typed CP-SAT model
+``exact-cp``), ``heuristics.py`` (``greedy``), ``bruteforce.py``
+(``brute-force``), ``strategies.py`` (hypothesis).  The paper claims no bound
+and no number for the grouping, so the family has no ``bounds.py`` and no
+``claims.py`` (Fig. 24, the number of groups, is an HLAS claim).
+"""
 
 from ...registry import register_family
 from . import instance, solution
-from .instance import GroupingInstance, from_hlas, speeds_from_times
+from .instance import GpuTypes, GroupingInstance, from_hlas, speeds_from_times
 from .solution import Grouping, evaluate, group_speeds, ranges
 
 SPEC = register_family(
@@ -13,14 +21,14 @@ SPEC = register_family(
     instance_type=GroupingInstance,
     sense="min",
     objective_name="max over jobs of p_max - p_min",
-    default_reference="exact",
+    default_reference="exact-cp",
 )
 
-from . import heuristics  # noqa: E402,F401  (registers greedy, brute-force)
-from . import models  # noqa: E402,F401  (registers exact)
-from .heuristics import brute_force_grouping, greedy_grouping  # noqa: E402
+from . import bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
+from .bruteforce import brute_force_grouping, brute_force_typed  # noqa: E402
+from .heuristics import greedy_grouping  # noqa: E402
 
 __all__ = [
-    "Grouping", "GroupingInstance", "brute_force_grouping", "evaluate", "from_hlas",
-    "greedy_grouping", "group_speeds", "ranges", "speeds_from_times",
+    "GpuTypes", "Grouping", "GroupingInstance", "brute_force_grouping", "brute_force_typed", "evaluate",
+    "from_hlas", "greedy_grouping", "group_speeds", "ranges", "speeds_from_times",
 ]

@@ -1,4 +1,4 @@
-"""GPU grouping heuristics: ``greedy`` (deal + swaps) and ``brute-force`` (tiny instances).
+"""The GPU grouping heuristic ``greedy`` (deal + swaps + seeded restarts).
 
 The paper gives no algorithm for GPU_Grouping; ``greedy`` is ours:
 
@@ -23,14 +23,12 @@ incremental group speeds.
 
 from __future__ import annotations
 
-
 import time
 
 import numpy as np
 
-from ...errors import NotApplicable
-from ...registry import register_method
-from ...result import Result, Status
+from ...kit import Option, Run, method
+from ...result import Result
 from .instance import GroupingInstance
 from .solution import Grouping, evaluate
 
@@ -58,7 +56,11 @@ def _score(p: np.ndarray) -> tuple[float, float]:
 
 def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
             deadline: float | None = None) -> tuple[list[int], int]:
-    """Step 2: first-improvement local search by swaps and moves; returns (group, moves)."""
+    """Step 2: first-improvement local search by swaps and moves; returns (group, moves).
+
+    ``deadline`` (a ``time.perf_counter()`` value) stops the search early; the
+    caller learns it from ``time.perf_counter() > deadline``.
+    """
     s = inst.s
     U = inst.groups
     group = list(group)
@@ -129,13 +131,15 @@ def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
 
 
 def greedy_grouping(inst: GroupingInstance, *, max_passes: int = 50, restarts: int = 10, seed: int = 0,
-                    time_limit: float | None = None) -> Grouping:
+                    time_limit: float | None = None, report_cut: bool = False):
     """Deal then improve, then ``restarts`` seeded restarts; deterministic for a seed.
 
     Each restart improves a random balanced assignment (a permutation of
     ``m mod |U|``, so every group is non-empty) drawn from
     ``numpy.random.default_rng(seed)``; the best grouping found wins (ties:
-    the earlier one).  Restarts stop early at objective 0 or at ``time_limit``.
+    the earlier one).  Restarts stop early at objective 0 or at ``time_limit``
+    (wall clock, a safety net).  Returns the grouping, or with ``report_cut``
+    ``(grouping, cut)`` where ``cut`` says whether the time limit stopped the search.
     """
     work = inst.deduplicated()
     deadline = None if time_limit is None else time.perf_counter() + time_limit
@@ -150,76 +154,36 @@ def greedy_grouping(inst: GroupingInstance, *, max_passes: int = 50, restarts: i
         v = evaluate(work, Grouping(tuple(cand)))
         if v < best - 1e-12 * max(1.0, best):
             group, best = cand, v
-    return Grouping(tuple(group)).canonical()
+    sol = Grouping(tuple(group)).canonical()
+    if report_cut:
+        return sol, deadline is not None and time.perf_counter() > deadline
+    return sol
 
 
-def partitions(m: int, k: int):
-    """All partitions of ``range(m)`` into exactly ``k`` non-empty labelled-canonical groups.
-
-    Restricted growth strings: ``a[0] = 0`` and ``a[i] <= 1 + max(a[:i])``.
-    """
-    a = [0] * m
-
-    def rec(i: int, mx: int):
-        if i == m:
-            if mx + 1 == k:
-                yield tuple(a)
-            return
-        if mx + 1 + (m - i) < k:  # not enough GPUs left to open the missing groups
-            return
-        for v in range(min(mx + 2, k)):
-            a[i] = v
-            yield from rec(i + 1, max(mx, v))
-
-    if m == 0:
-        return
-    yield from rec(1, 0)
-
-
-def brute_force_grouping(inst: GroupingInstance) -> tuple[Grouping, float, int]:
-    """Enumerate every partition; returns (best grouping, value, partitions tried)."""
-    best, best_val, count = None, np.inf, 0
-    for g in partitions(inst.num_gpus, inst.groups):
-        count += 1
-        v = evaluate(inst, Grouping(g))
-        if v < best_val - 1e-15:
-            best, best_val = g, v
-    return Grouping(best), float(best_val), count
-
-
-@register_method(
+@method(
     "gpu-grouping",
     "greedy",
     kind="heuristic",
+    options=[
+        Option("max_passes", int, 50, "local-search passes per start (a deterministic work limit)", minimum=1),
+        Option("restarts", int, 10, "seeded random restarts after the dealt start", minimum=0),
+    ],
     description="Ours: LPT dealing on normalised speeds, swap/move local search, seeded restarts",
 )
-def solve_greedy(inst: GroupingInstance, *, solver: str = "highs", time_limit: float | None = None,
-                 seed: int = 0, max_passes: int = 50, restarts: int = 10, **options) -> Result:
-    """The greedy grouping.  Options ``max_passes`` (local-search passes per start)
-    and ``restarts`` (seeded random restarts, default 10)."""
-    sol = greedy_grouping(inst, max_passes=max_passes, restarts=restarts, seed=seed, time_limit=time_limit)
-    return Result("gpu-grouping", "greedy", Status.FEASIBLE, solution=sol)
+def solve_greedy(inst: GroupingInstance, run: Run) -> Result:
+    """The greedy grouping (deal, improve, restarts); deterministic for a seed.
+
+    ``max_passes`` and ``restarts`` are deterministic work limits; the deadline
+    is a safety net only (when it stops a restart the result is marked not
+    reproducible).
+    """
+    rem = run.remaining()
+    with run.stage("search"):
+        sol, cut = greedy_grouping(inst, max_passes=run.options["max_passes"], restarts=run.options["restarts"],
+                                   seed=run.seed, time_limit=rem, report_cut=True)
+    if cut:
+        run.cut("greedy local search")
+    return run.result(solution=sol)
 
 
-#: enumeration guard of ``brute-force`` (number of GPUs)
-BRUTE_MAX_GPUS = 10
-
-
-@register_method(
-    "gpu-grouping",
-    "brute-force",
-    kind="exact",
-    description="Enumerates every partition (at most 10 GPUs)",
-)
-def solve_brute(inst: GroupingInstance, *, solver: str = "highs", time_limit: float | None = None,
-                seed: int = 0, **options) -> Result:
-    """Exhaustive search over canonical partitions; exact by construction."""
-    if inst.num_gpus > BRUTE_MAX_GPUS:
-        raise NotApplicable(f"brute force handles at most {BRUTE_MAX_GPUS} GPUs, the instance has {inst.num_gpus}")
-    sol, val, count = brute_force_grouping(inst)
-    return Result("gpu-grouping", "brute-force", Status.OPTIMAL, objective=val, bound=val,
-                  solution=sol, details={"partitions": count})
-
-
-__all__ = ["brute_force_grouping", "deal", "greedy_grouping", "improve", "partitions"]
-
+__all__ = ["deal", "greedy_grouping", "improve"]

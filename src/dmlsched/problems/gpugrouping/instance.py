@@ -18,6 +18,34 @@ from ...errors import InstanceError
 from ...io import Reader
 
 
+@dataclass(frozen=True)
+class GpuTypes:
+    """The GPUs of an instance grouped by identical speed column.
+
+    Attributes
+    ----------
+    type_of
+        Type index of every GPU.
+    members
+        GPU indices of every type (increasing).
+    speeds
+        ``speeds[n][k]``: speed of job ``n`` on a GPU of type ``k``.
+    """
+
+    type_of: tuple[int, ...]
+    members: tuple[tuple[int, ...], ...]
+    speeds: tuple[tuple[float, ...], ...]
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Number of GPUs of each type."""
+        return tuple(len(g) for g in self.members)
+
+    @property
+    def num_types(self) -> int:
+        return len(self.members)
+
+
 @dataclass(frozen=True, eq=False)
 class GroupingInstance:
     """Speeds (jobs x GPUs) and the number of groups."""
@@ -52,6 +80,23 @@ class GroupingInstance:
     def s(self) -> np.ndarray:
         """``s[n, m]`` as an array."""
         return np.array(self.speeds, dtype=float)
+
+    @cached_property
+    def gpu_types(self) -> "GpuTypes":
+        """GPUs with identical speed columns (identical for every job) as one type each.
+
+        Types are numbered in order of their first GPU; see :class:`GpuTypes`.
+        """
+        cols: dict[tuple[float, ...], int] = {}
+        of = []
+        for m in range(self.num_gpus):
+            col = tuple(row[m] for row in self.speeds)
+            of.append(cols.setdefault(col, len(cols)))
+        members: list[list[int]] = [[] for _ in cols]
+        for m, k in enumerate(of):
+            members[k].append(m)
+        return GpuTypes(type_of=tuple(of), members=tuple(tuple(g) for g in members),
+                        speeds=tuple(zip(*cols)) if cols else ())
 
     def deduplicated(self) -> "GroupingInstance":
         """The same instance with identical job rows merged (the objective is unchanged)."""

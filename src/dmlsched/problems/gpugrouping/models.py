@@ -1,57 +1,81 @@
-"""The GPU_Grouping MILP (HLAS paper, eqs. (4)-(6)) in Pyomo.
+"""Exact formulations of GPU_Grouping (HLAS paper, eqs. (4)-(6)).
 
-Sets ``N`` (jobs), ``M`` (GPUs), ``U`` (groups).  Variables: ``z[m,u]``
-binary, ``pmax[n]``, ``pmin[n]``, ``t`` continuous.  The max/min of (5)-(6)
-are linearised by ``pmax[n] >= P[n,u]`` and ``pmin[n] <= P[n,u]`` for all
-``u``: at an optimum ``t = max_n (pmax[n] - pmin[n])`` equals the true
-objective, because raising ``pmax`` or lowering ``pmin`` beyond the true
-extremes only increases ``t``.  See ``models/gpu-grouping.md``.
+* ``exact`` -- the MILP of (4)-(6) in Pyomo (HiGHS or Gurobi): binary
+  ``z[m,u]`` per GPU (``formulation="binary"``, groups numbered by their
+  smallest GPU) or integer counts ``y[k,u]`` of identical GPUs per group
+  (``formulation="typed"``, the default).
+* ``exact-cp`` -- the typed model on CP-SAT: integer counts per GPU type,
+  groups in lexicographically non-increasing order of their count vectors
+  (every symmetry of identical GPUs and of group labels removed), integer
+  speeds by scaling with a proven correction when the scaling is inexact.
+
+``models/gpu-grouping.md`` states both models, the type reduction and its
+proof, and the exactness condition of the scaling.  Pyomo is imported inside
+the builders only.
 """
 
 from __future__ import annotations
 
-import pyomo.environ as pyo
+import math
+from dataclasses import dataclass
+from typing import Any
 
-from ...registry import register_method
-from ...result import Result, Status
-from ...solvers import solve_model
+import numpy as np
+
+from ...kit import Option, Run, method
+from ...result import Result
 from .instance import GroupingInstance
 from .solution import Grouping
 
+# ---------------------------------------------------------------------------
+# the MILP (Pyomo)
 
-def _assign(model: pyo.ConcreteModel) -> None:
+
+def _assign(model: Any) -> None:
     """(4) ``sum_u z[m,u] = 1`` for every GPU ``m``."""
+    import pyomo.environ as pyo
+
     model.assign = pyo.Constraint(model.M, rule=lambda m, g: sum(m.z[g, u] for u in m.U) == 1)
 
 
-def _group_speed(model: pyo.ConcreteModel) -> None:
+def _group_speed(model: Any) -> None:
     """``P[n,u] = sum_m z[m,u] s[n,m]``: the speed of job ``n`` on group ``u`` (inside (5)-(6))."""
+    import pyomo.environ as pyo
+
     model.P = pyo.Expression(
         model.N, model.U, rule=lambda m, n, u: sum(m.s[n, g] * m.z[g, u] for g in m.M)
     )
 
 
-def _pmax_def(model: pyo.ConcreteModel) -> None:
+def _pmax_def(model: Any) -> None:
     """(5) ``pmax[n] >= P[n,u]`` for all ``u`` (linearised max)."""
+    import pyomo.environ as pyo
+
     model.pmax_def = pyo.Constraint(model.N, model.U, rule=lambda m, n, u: m.pmax[n] >= m.P[n, u])
 
 
-def _pmin_def(model: pyo.ConcreteModel) -> None:
+def _pmin_def(model: Any) -> None:
     """(6) ``pmin[n] <= P[n,u]`` for all ``u`` (linearised min)."""
+    import pyomo.environ as pyo
+
     model.pmin_def = pyo.Constraint(model.N, model.U, rule=lambda m, n, u: m.pmin[n] <= m.P[n, u])
 
 
-def _range_def(model: pyo.ConcreteModel) -> None:
+def _range_def(model: Any) -> None:
     """(4) objective epigraph ``t >= pmax[n] - pmin[n]`` for every job ``n``."""
+    import pyomo.environ as pyo
+
     model.range_def = pyo.Constraint(model.N, rule=lambda m, n: m.t >= m.pmax[n] - m.pmin[n])
 
 
-def _nonempty(model: pyo.ConcreteModel) -> None:
+def _nonempty(model: Any) -> None:
     """Every group gets at least one GPU (our reading; the paper leaves it implicit)."""
+    import pyomo.environ as pyo
+
     model.nonempty = pyo.Constraint(model.U, rule=lambda m, u: sum(m.z[g, u] for g in m.M) >= 1)
 
 
-def _symmetry(model: pyo.ConcreteModel) -> None:
+def _symmetry(model: Any) -> None:
     """Symmetry breaking: groups are numbered by their smallest GPU.
 
     ``z[m,u] = 0`` for ``u > m`` (``sym_upper``) and
@@ -59,6 +83,8 @@ def _symmetry(model: pyo.ConcreteModel) -> None:
     join group ``u`` only if a smaller GPU is already in group ``u-1``.  Exactly
     one labelling of every partition satisfies both.
     """
+    import pyomo.environ as pyo
+
     model.sym_upper = pyo.Constraint(
         [(g, u) for g in model.M for u in model.U if u > g], rule=lambda m, g, u: m.z[g, u] == 0
     )
@@ -68,8 +94,10 @@ def _symmetry(model: pyo.ConcreteModel) -> None:
     )
 
 
-def build_model(inst: GroupingInstance, *, symmetry: bool = True) -> pyo.ConcreteModel:
-    """The MILP of (4)-(6) with linearised max/min and symmetry breaking."""
+def build_model(inst: GroupingInstance, *, symmetry: bool = True) -> Any:
+    """The binary MILP of (4)-(6) with linearised max/min and symmetry breaking."""
+    import pyomo.environ as pyo
+
     s = inst.s
     model = pyo.ConcreteModel(name="gpu_grouping")
     model.N = pyo.RangeSet(0, inst.num_jobs - 1)
@@ -93,8 +121,10 @@ def build_model(inst: GroupingInstance, *, symmetry: bool = True) -> pyo.Concret
     return model
 
 
-def extract(inst: GroupingInstance, model: pyo.ConcreteModel) -> Grouping:
-    """The grouping encoded by the model's ``z`` (largest ``z[m,u]`` per GPU)."""
+def extract(inst: GroupingInstance, model: Any) -> Grouping:
+    """The grouping encoded by the binary model's ``z`` (largest ``z[m,u]`` per GPU)."""
+    import pyomo.environ as pyo
+
     group = []
     for g in range(inst.num_gpus):
         vals = [pyo.value(model.z[g, u]) or 0.0 for u in range(inst.groups)]
@@ -102,37 +132,403 @@ def extract(inst: GroupingInstance, model: pyo.ConcreteModel) -> Grouping:
     return Grouping(tuple(group))
 
 
-@register_method(
+# -- the typed MILP ---------------------------------------------------------------
+
+#: the typed MILP orders groups by a mixed-radix code of their count vectors when
+#: the code stays below this (exact integers in double precision, well scaled)
+MAX_LEX_CODE = 10**6
+
+
+def _typed_counts(model: Any) -> None:
+    """(4) by type: ``sum_u y[k,u] = c_k`` for every type ``k`` (each GPU in one group)."""
+    import pyomo.environ as pyo
+
+    model.assign = pyo.Constraint(model.K, rule=lambda m, k: sum(m.y[k, u] for u in m.U) == m.c[k])
+
+
+def _typed_group_speed(model: Any) -> None:
+    """``P[n,u] = sum_k y[k,u] s[n,k]`` (the speed of job ``n`` on group ``u``)."""
+    import pyomo.environ as pyo
+
+    model.P = pyo.Expression(model.N, model.U, rule=lambda m, n, u: sum(m.s[n, k] * m.y[k, u] for k in m.K))
+
+
+def _typed_nonempty(model: Any) -> None:
+    """Every group gets at least one GPU."""
+    import pyomo.environ as pyo
+
+    model.nonempty = pyo.Constraint(model.U, rule=lambda m, u: sum(m.y[k, u] for k in m.K) >= 1)
+
+
+def _typed_symmetry(model: Any, counts: tuple[int, ...]) -> None:
+    """Groups in non-increasing order of their count vectors.
+
+    With ``W_k = prod_{k' > k} (c_{k'} + 1)`` the code ``sum_k W_k y[k,u]`` is
+    the mixed-radix number of the vector ``y[.,u]``, so ``code(u) >= code(u+1)``
+    (``sym_order``) is the lexicographic order; used while the largest code is
+    below :data:`MAX_LEX_CODE`.  Otherwise only the count of the first type is
+    ordered (``y[0,u] >= y[0,u+1]``), a weaker but valid rule: sorting the
+    groups by it is always possible.
+    """
+    import pyomo.environ as pyo
+
+    w = [math.prod(c + 1 for c in counts[k + 1:]) for k in range(len(counts))]
+    pairs = [u for u in model.U if u + 1 < len(model.U)]
+    if math.prod(c + 1 for c in counts) <= MAX_LEX_CODE:
+        model.sym_order = pyo.Constraint(pairs, rule=lambda m, u: sum(w[k] * m.y[k, u] for k in m.K)
+                                         >= sum(w[k] * m.y[k, u + 1] for k in m.K))
+    else:
+        model.sym_order = pyo.Constraint(pairs, rule=lambda m, u: m.y[0, u] >= m.y[0, u + 1])
+
+
+def build_typed_model(inst: GroupingInstance, *, symmetry: bool = True) -> Any:
+    """The MILP on GPU types: integer ``y[k,u]`` GPUs of type ``k`` in group ``u``."""
+    import pyomo.environ as pyo
+
+    types = inst.gpu_types
+    s = np.array(types.speeds, dtype=float)
+    counts = types.counts
+    model = pyo.ConcreteModel(name="gpu_grouping_typed")
+    model.N = pyo.RangeSet(0, inst.num_jobs - 1)
+    model.K = pyo.RangeSet(0, types.num_types - 1)
+    model.U = pyo.RangeSet(0, inst.groups - 1)
+    model.s = pyo.Param(model.N, model.K, initialize=lambda m, n, k: float(s[n, k]))
+    model.c = pyo.Param(model.K, initialize=lambda m, k: counts[k])
+    model.y = pyo.Var(model.K, model.U, domain=pyo.NonNegativeIntegers,
+                      bounds=lambda m, k, u: (0, counts[k]))
+    upper = float((s * np.array(counts)).sum(axis=1).max())
+    model.pmax = pyo.Var(model.N, bounds=(0, upper))
+    model.pmin = pyo.Var(model.N, bounds=(0, upper))
+    model.t = pyo.Var(bounds=(0, upper))
+    _typed_counts(model)
+    _typed_group_speed(model)
+    _pmax_def(model)
+    _pmin_def(model)
+    _range_def(model)
+    _typed_nonempty(model)
+    if symmetry:
+        _typed_symmetry(model, counts)
+    model.obj = pyo.Objective(expr=model.t, sense=pyo.minimize)
+    return model
+
+
+def extract_typed(inst: GroupingInstance, model: Any) -> Grouping:
+    """The grouping of the typed model's counts (GPUs of a type dealt lowest index first)."""
+    import pyomo.environ as pyo
+
+    from .bruteforce import grouping_from_counts
+
+    types = inst.gpu_types
+    rows = tuple(tuple(int(round(pyo.value(model.y[k, u]) or 0.0)) for k in range(types.num_types))
+                 for u in range(inst.groups))
+    return grouping_from_counts(inst, rows)
+
+
+@method(
     "gpu-grouping",
     "exact",
     kind="exact",
-    description="MILP of (4)-(6): linearised max/min, groups numbered by their smallest GPU",
     uses_solver=True,
+    options=[
+        Option("formulation", str, "typed", "binary z[m,u] per GPU, or integer counts y[k,u] per GPU type",
+               choices=("typed", "binary")),
+        Option("symmetry", bool, True, "order the groups (remove the symmetry of group labels)"),
+    ],
+    description="MILP of (4)-(6): counts of identical GPUs per group (or binaries per GPU), linearised max/min",
 )
-def solve_exact(
-    inst: GroupingInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    symmetry: bool = True,
-    **options,
-) -> Result:
-    """Solve the grouping MILP; ``lower_bound`` is the solver's proven bound.
+def solve_exact(inst: GroupingInstance, run: Run) -> Result:
+    """Solve the grouping MILP; its bound is the solver's proven bound.
 
     Identical job rows are merged first (the objective is unchanged).
-    Options: ``symmetry`` (default True) turns the symmetry-breaking constraints on.
     """
     work = inst.deduplicated()
-    model = build_model(work, symmetry=symmetry)
-    out = solve_model(model, solver, time_limit=time_limit, seed=seed)
-    details = {"solver_objective": out.objective, "solver_bound": out.bound, "message": out.message,
-               "merged_job_rows": inst.num_jobs - work.num_jobs}
-    if not out.has_solution:
-        return Result("gpu-grouping", "exact", out.status, solver=solver, details=details)
-    sol = extract(work, model)
-    lb = out.bound if out.bound is not None else None
-    if out.status == Status.OPTIMAL and out.objective is not None:
-        lb = out.objective if lb is None else min(lb, out.objective)
-    return Result("gpu-grouping", "exact", out.status, bound=max(lb, 0.0) if lb is not None else None,
-                  solution=sol, solver=solver, details=details)
+    typed = run.options["formulation"] == "typed"
+    nv = (work.gpu_types.num_types if typed else work.num_gpus) * work.groups
+    run.require(memory_bytes=2_000.0 * nv * max(1, work.num_jobs), what="the grouping MILP")
+    with run.stage("build"):
+        build = build_typed_model if typed else build_model
+        model = build(work, symmetry=run.options["symmetry"])
+    out = run.solve_model(model, what="the grouping MILP")
+    sol = None
+    if out.has_solution:
+        with run.stage("extract"):
+            sol = (extract_typed if typed else extract)(work, model)
+    return run.result(solution=sol, bound=0.0, outcome=out, merged_job_rows=inst.num_jobs - work.num_jobs,
+                      gpu_types=work.gpu_types.num_types)
+
+
+# ---------------------------------------------------------------------------
+# the typed model on CP-SAT
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Integer speeds ``round(s * scale)`` and what they prove.
+
+    ``exact`` when every speed is a multiple of ``1/scale``; otherwise
+    ``error`` bounds, for every grouping, the difference between its true
+    objective and its scaled objective divided by ``scale``.
+    """
+
+    scale: int
+    speeds: tuple[tuple[int, ...], ...]
+    exact: bool
+    error: float
+
+
+#: largest scaled group speed CP-SAT is given (integers well inside int64)
+MAX_SCALED = 10**12
+
+
+def choose_scaling(speeds: np.ndarray, counts: tuple[int, ...], scale: int | None = None) -> Scaling:
+    """Scale of the integer speeds (``models/gpu-grouping.md``, "Integer speeds").
+
+    ``scale=None``: the smallest power of ten at which every speed is exact,
+    provided the largest scaled total speed stays below :data:`MAX_SCALED`;
+    otherwise the largest power of ten that keeps below it.  Speeds are rounded
+    to the nearest integer; the correction is
+    ``error = max_n sum_k c_k |s[n,k] scale - round(s[n,k] scale)| / scale``.
+    """
+    from ...cpsat import is_exact_scale
+
+    total = float((speeds * np.asarray(counts, dtype=float)).sum(axis=1).max())
+    cap = max(1, int(10 ** math.floor(math.log10(MAX_SCALED / max(total, 1e-300)))))
+    if scale is None:
+        scale = cap
+        for d in range(0, 19):
+            if 10**d > cap:
+                break
+            if is_exact_scale(speeds.ravel().tolist(), 10**d):
+                scale = 10**d
+                break
+    x = speeds * scale
+    r = np.rint(x)
+    err = float((np.abs(x - r) * np.asarray(counts, dtype=float)).sum(axis=1).max()) / scale
+    exact = is_exact_scale(speeds.ravel().tolist(), scale)
+    return Scaling(scale=int(scale), speeds=tuple(tuple(int(v) for v in row) for row in r), exact=exact,
+                   error=0.0 if exact else err)
+
+
+class TypedCpModel:
+    """The typed grouping model on CP-SAT, with its variables (for extraction).
+
+    Attributes
+    ----------
+    model
+        The ``cp_model.CpModel``.
+    y
+        ``y[k][u]``: GPUs of type ``k`` in group ``u`` (integer variables).
+    t
+        The scaled objective variable.
+    """
+
+    def __init__(self, inst: GroupingInstance, scaling: Scaling, *, symmetry: bool = True,
+                 hint: Grouping | None = None) -> None:
+        from ...cpsat import new_model
+
+        self.inst = inst
+        self.types = inst.gpu_types
+        self.scaling = scaling
+        self.model = new_model()
+        K, U = self.types.num_types, inst.groups
+        self.K, self.U = K, U
+        self.c = self.types.counts
+        self.y = [[self.model.NewIntVar(0, self.c[k], f"y[{k},{u}]") for u in range(U)] for k in range(K)]
+        self._counts()
+        self._nonempty()
+        self._speeds()
+        if symmetry:
+            self._lex_order()
+        self._strategy()
+        if hint is not None:
+            self._hint(hint)
+
+    def _counts(self) -> None:
+        """(4) by type: ``sum_u y[k,u] = c_k``."""
+        for k in range(self.K):
+            self.model.Add(sum(self.y[k]) == self.c[k])
+
+    def _nonempty(self) -> None:
+        """Every group gets at least one GPU: ``sum_k y[k,u] >= 1``."""
+        for u in range(self.U):
+            self.model.Add(sum(self.y[k][u] for k in range(self.K)) >= 1)
+
+    def _speeds(self) -> None:
+        """(5)-(6): ``P[n,u] = sum_k S[n,k] y[k,u]``, ``pmax[n] = max_u P``, ``pmin[n] = min_u P``,
+        objective ``t >= pmax[n] - pmin[n]`` (4); redundant bounds
+        ``pmin[n] <= floor(T_n/|U|)`` and ``pmax[n] >= ceil(T_n/|U|)`` (``T_n`` = total speed)."""
+        m = self.model
+        S = self.scaling.speeds
+        totals = [sum(row[k] * self.c[k] for k in range(self.K)) for row in S]
+        self.t = m.NewIntVar(0, max(totals), "t")
+        for n, row in enumerate(S):
+            total = totals[n]
+            P = []
+            for u in range(self.U):
+                p = m.NewIntVar(0, total, f"P[{n},{u}]")
+                m.Add(p == sum(row[k] * self.y[k][u] for k in range(self.K)))
+                P.append(p)
+            hi = m.NewIntVar(-(-total // self.U), total, f"pmax[{n}]")
+            lo = m.NewIntVar(0, total // self.U, f"pmin[{n}]")
+            m.AddMaxEquality(hi, P)
+            m.AddMinEquality(lo, P)
+            m.Add(self.t >= hi - lo)
+        m.Minimize(self.t)
+
+    def _lex_order(self) -> None:
+        """Groups in lexicographically non-increasing order of ``(y[0,u], ..., y[K-1,u])``.
+
+        For consecutive groups ``u, u+1``: ``e_0 = true``; ``e_k => y[k,u] >= y[k,u+1]``;
+        ``e_{k+1} = e_k and (y[k,u] = y[k,u+1])``.  Any grouping can be relabelled into
+        this order (sort the groups), so the optimum is kept.
+        """
+        m = self.model
+        for u in range(self.U - 1):
+            prefix = None  # None stands for "true"
+            for k in range(self.K):
+                a, b = self.y[k][u], self.y[k][u + 1]
+                if prefix is None:
+                    m.Add(a >= b)
+                else:
+                    m.Add(a >= b).OnlyEnforceIf(prefix)
+                if k + 1 == self.K:
+                    break
+                eq = m.NewBoolVar(f"eq[{k},{u}]")
+                m.Add(a == b).OnlyEnforceIf(eq)
+                m.Add(a != b).OnlyEnforceIf(eq.Not())
+                if prefix is None:
+                    prefix = eq
+                else:
+                    nxt = m.NewBoolVar(f"pre[{k + 1},{u}]")
+                    m.AddBoolAnd([prefix, eq]).OnlyEnforceIf(nxt)
+                    m.AddBoolOr([prefix.Not(), eq.Not()]).OnlyEnforceIf(nxt.Not())
+                    prefix = nxt
+
+    def _strategy(self) -> None:
+        """Branch first on the types that weigh most (largest normalised speed summed over
+        jobs, the order in which ``greedy`` deals GPUs), largest count first."""
+        from ortools.sat.python import cp_model
+
+        s = np.array(self.types.speeds, dtype=float)
+        w = (s / s.max(axis=1, keepdims=True)).sum(axis=0) * np.array(self.c)
+        order = sorted(range(self.K), key=lambda k: (-w[k], k))
+        self.model.AddDecisionStrategy([self.y[k][u] for k in order for u in range(self.U)],
+                                       cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
+
+    def counts_of(self, grouping: Grouping) -> list[list[int]]:
+        """``rows[u][k]`` of a grouping, rows sorted lexicographically non-increasing."""
+        rows = [[0] * self.K for _ in range(self.U)]
+        for gpu, u in enumerate(grouping.group):
+            rows[u][self.types.type_of[gpu]] += 1
+        return sorted(rows, reverse=True)
+
+    def _hint(self, grouping: Grouping) -> None:
+        rows = self.counts_of(grouping)
+        for u in range(self.U):
+            for k in range(self.K):
+                self.model.AddHint(self.y[k][u], rows[u][k])
+
+    def grouping(self, values: Any) -> Grouping:
+        """The grouping of a CP-SAT solution (``values.Value(var)``)."""
+        from .bruteforce import grouping_from_counts
+
+        rows = tuple(tuple(int(values.Value(self.y[k][u])) for k in range(self.K)) for u in range(self.U))
+        return grouping_from_counts(self.inst, rows)
+
+
+@method(
+    "gpu-grouping",
+    "exact-cp",
+    kind="exact",
+    uses_solver=True,
+    options=[
+        Option("scale", int, None, "integer speed scale (default: smallest exact power of ten, else the largest "
+               "one that keeps speeds well inside 64-bit integers)", minimum=1),
+        Option("symmetry", bool, True, "groups in lexicographic order of their type counts"),
+        Option("hint", bool, True, "start CP-SAT from the greedy grouping"),
+        Option("work_limit", float, None, "CP-SAT deterministic time limit (reproducible at any load)",
+               minimum=0.0),
+    ],
+    description="CP-SAT on GPU types: counts of identical GPUs per group, lexicographic group order, "
+                "scaled integer speeds with a proven correction",
+)
+def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
+    """The typed model on CP-SAT (ignores ``solver``).
+
+    The bound is CP-SAT's proven bound on the scaled objective divided by the
+    scale, minus the scaling error (zero when every speed is a multiple of
+    ``1/scale``): a proven lower bound on the true optimum.  The solution is
+    valued by the evaluator in floating point.
+    """
+    work = inst.deduplicated()
+    types = work.gpu_types
+    run.require(memory_bytes=4_000.0 * types.num_types * work.groups * max(1, work.num_jobs),
+                what="the CP-SAT model")
+    hint = None
+    if run.options["hint"]:
+        from .heuristics import greedy_grouping
+
+        with run.stage("hint"):
+            hint = greedy_grouping(work, seed=run.seed, restarts=2, max_passes=20)
+        run.incumbent(hint)
+    with run.stage("build"):
+        sc = choose_scaling(np.array(types.speeds, dtype=float), types.counts, run.options["scale"])
+        cp = TypedCpModel(work, sc, symmetry=run.options["symmetry"], hint=hint)
+
+    def true_bound(b: float | None) -> float | None:
+        return None if b is None else max(0.0, b / sc.scale - sc.error)
+
+    out = solve_scaled_cpsat(run, cp.model, to_solution=cp.grouping, to_bound=true_bound,
+                             exact=sc.exact, work_limit=run.options["work_limit"], defaults=CP_PARAMETERS)
+    sol = None
+    if out.has_solution:
+        with run.stage("extract"):
+            sol = cp.grouping(out.engine)
+    return run.result(solution=sol, bound=[out.bound, 0.0], outcome=out, scale=sc.scale, scale_exact=sc.exact,
+                      scale_error=sc.error, merged_job_rows=inst.num_jobs - work.num_jobs,
+                      gpu_types=types.num_types)
+
+
+#: CP-SAT parameters of ``exact-cp`` (``solver_options`` overrides them): without the LP
+#: relaxation (``linearization_level`` 0) the min-max range is proven several times faster
+#: (benchmarks/hlas.md, "GPU grouping: exact reach"); its LP bound is weak anyway
+CP_PARAMETERS = {"linearization_level": 0}
+
+
+def solve_scaled_cpsat(run: Run, model: Any, *, to_solution: Any, to_bound: Any, exact: bool,
+                       work_limit: float | None = None, deadline: Any = None,
+                       defaults: dict[str, Any] | None = None) -> Any:
+    """Solve a CP-SAT model whose objective is a scaled version of the family's.
+
+    Like :meth:`dmlsched.kit.Run.solve_cpsat`, but every bound CP-SAT reports
+    (in the callback and at the end) goes through ``to_bound`` (scaled value
+    -> proven bound of the original problem) before it reaches the run, and
+    CP-SAT's ``OPTIMAL`` counts as a proof only when ``exact`` (the scaled
+    model is the original one); otherwise the incumbent is optimal only if it
+    meets the converted bound.  Returns the outcome in the original units.
+    """
+    import dataclasses
+
+    from ...cpsat import solve_cpsat
+    from ...result import Status
+
+    extra, threads = run.solver_settings()
+    extra = {**(defaults or {}), **(extra or {})}
+    dl = deadline or run.deadline
+
+    def cb(values: Any, bound: float | None) -> None:
+        run.incumbent(to_solution(values), bound=to_bound(bound))
+
+    with run.stage("solve"):
+        out = solve_cpsat(model, time_limit=dl.remaining(), seed=run.seed, workers=threads, work_limit=work_limit,
+                          display=run.display, options=extra, callback=cb)
+    if out.limit == "time":
+        run.cut("CP-SAT")
+    status = out.status
+    if status == Status.OPTIMAL and not exact:
+        status = Status.FEASIBLE
+    return dataclasses.replace(out, status=status, bound=to_bound(out.bound), objective=None)
+
+
+__all__ = ["Scaling", "TypedCpModel", "build_model", "build_typed_model", "choose_scaling", "extract",
+           "extract_typed", "solve_exact", "solve_exact_cp"]

@@ -21,14 +21,25 @@ __all__ = ["grouping_instances", "grouping_dicts_mutated"]
 
 @st.composite
 def grouping_instances(draw, *, max_jobs: int = 3, max_gpus: int = 6, max_groups: int = 3,
-                       speed_grid: int = 4, max_speed: int = 12) -> GroupingInstance:
-    """Instances with ``1..max_jobs`` jobs, ``1..max_gpus`` GPUs, ``1..min(max_groups, M)`` groups."""
+                       speed_grid: int = 4, max_speed: int = 12, max_types: int | None = None) -> GroupingInstance:
+    """Instances with ``1..max_jobs`` jobs, ``1..max_gpus`` GPUs, ``1..min(max_groups, M)`` groups.
+
+    With ``max_types`` the GPUs are drawn from at most that many GPU types
+    (identical speed columns), so GPUs repeat; otherwise every column is drawn
+    on its own (repeats happen by chance).
+    """
     m = draw(st.integers(1, max_gpus))
     n = draw(st.integers(1, max_jobs))
     u = draw(st.integers(1, min(max_groups, m)))
-    speeds = tuple(
-        tuple(draw(st.integers(1, max_speed)) / speed_grid for _ in range(m)) for _ in range(n)
-    )
+    if max_types is None:
+        speeds = tuple(
+            tuple(draw(st.integers(1, max_speed)) / speed_grid for _ in range(m)) for _ in range(n)
+        )
+    else:
+        k = draw(st.integers(1, max_types))
+        cols = [tuple(draw(st.integers(1, max_speed)) / speed_grid for _ in range(n)) for _ in range(k)]
+        of = [draw(st.integers(0, k - 1)) for _ in range(m)]
+        speeds = tuple(tuple(cols[of[g]][j] for g in range(m)) for j in range(n))
     return GroupingInstance(speeds=speeds, groups=u)
 
 
