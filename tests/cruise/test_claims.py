@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dmlsched
 from dmlsched import Status
 from dmlsched.problems.cruise.bounds import continuous_lower_bound, lower_bound
 from dmlsched.problems.cruise.heuristics import closed_form, paper_value
+from dmlsched.problems.cruise.instance import CruiseInstance
 from dmlsched.problems.cruise.solution import evaluate, evaluate_continuous
 from dmlsched.problems.cruise.strategies import cruise_homogeneous_instances, cruise_instances
 from dmlsched.tolerance import close, leq
@@ -50,16 +52,23 @@ def test_continuous_claim_holds(inst):
 
 
 @settings(max_examples=25, deadline=None)
-@given(cruise_instances(max_machines=4, max_dataset=30, max_model=8, max_batch=5, matrix=False))
-def test_relaxation_bounds_the_integer_optimum(inst):
-    from dmlsched.problems.cruise.models import has_uniform_bandwidth
-
-    rel = dmlsched.solve(inst, "relaxation")
-    if not has_uniform_bandwidth(inst):
-        assert rel.status == Status.NOT_APPLICABLE and "bandwidths" in rel.details["error"]
-        return
-    ex = dmlsched.solve(inst, "exact")
+@given(cruise_instances(max_machines=4, max_dataset=30, max_model=8, max_batch=5, matrix=False),
+       st.sampled_from([0.5, 1.0, 4.0]))
+def test_relaxation_bounds_the_integer_optimum(inst, bw):
+    """One bandwidth for every machine (compute times may differ): the relaxation is a
+    proven lower bound on the integer optimum."""
+    one_bw = CruiseInstance(inst.proc_time, inst.dataset_size, inst.model_size, inst.batch_size,
+                            machine_bandwidth=(bw,) * inst.num_machines)
+    rel = dmlsched.solve(one_bw, "relaxation")
+    assert rel.status == Status.OPTIMAL
+    ex = dmlsched.solve(one_bw, "exact")
     assert leq(rel.objective, ex.objective)
+
+
+def test_relaxation_refuses_unequal_bandwidths():
+    inst = dmlsched.load(Path(__file__).resolve().parents[2] / "instances/cruise/heterogeneous-4.json")
+    rel = dmlsched.solve(inst, "relaxation")
+    assert rel.status == Status.NOT_APPLICABLE and "bandwidths" in rel.details["error"]
 
 
 @pytest.mark.parametrize("name", ["cruise-closed-form-fractional-data.json", "cruise-closed-form-ceil.json",

@@ -84,7 +84,7 @@ def test_generators_are_seeded():
 
 def test_proportional_gap_on_the_28_plus_4_cluster(instances_dir):
     """The dissertation's rule (data proportional to compute) misses the optimum by
-    ~19% on the calibrated 28+4 NMF cluster (optimum recorded by exact-typed);
+    ~19% on the calibrated 28+4 NMF cluster (optimum recorded by brute-force over types and by exact);
     the effective-rate variant is within 1% (proofs/cruise.md)."""
     inst = dmlsched.load(instances_dir / "cruise" / "nmf-28+4-scale0.1.json")
     opt = inst.expected["optimum"]

@@ -152,3 +152,46 @@ def random_instance(
     bws = b0 * np.exp(rng.uniform(math.log(blo), math.log(bhi), n))
     return CruiseInstance(tuple(float(x) for x in procs), dataset_size, model_size, batch_size,
                           machine_bandwidth=tuple(float(x) for x in bws), name=f"cruise-random-{n}-{seed}")
+
+
+def typed_cluster(
+    types: int = 4,
+    per_type: int | tuple[int, ...] = 8,
+    *,
+    seed: int = 0,
+    app: str = "NMF",
+    scale: float = 1.0,
+    spread: float = 4.0,
+) -> CruiseInstance:
+    """A cluster of ``types`` machine types, ``per_type`` identical machines each
+    (Section 3.4.5's setting with more types: e.g. 4 x 8 = 32 machines).
+
+    Type ``t`` has the calibrated r4.xlarge ``proc_time`` divided by a speed-up
+    and its bandwidth multiplied by a factor, both log-uniform in
+    ``[1, spread]`` (seeded); the workload is ``app``'s calibrated one
+    (:func:`calibrated_parameters`), with ``D``, ``M``, ``B`` scaled by ``scale``.
+    """
+    if types < 1:
+        raise ValueError("types must be >= 1")
+    counts = (per_type,) * types if isinstance(per_type, int) else tuple(per_type)
+    if len(counts) != types or any(c < 1 for c in counts) or sum(counts) < 2:
+        raise ValueError("per_type: one count >= 1 per type, at least 2 machines in all")
+    if spread < 1:
+        raise ValueError("spread must be >= 1")
+    c = calibrated_parameters(app)
+    rng = np.random.default_rng(seed)
+    speed = np.exp(rng.uniform(0.0, math.log(spread), types))
+    bwf = np.exp(rng.uniform(0.0, math.log(spread), types))
+    procs: list[float] = []
+    bws: list[float] = []
+    for t, k in enumerate(counts):
+        procs += [float(c["proc_time"] / speed[t])] * k
+        bws += [float(c["bandwidth"] * bwf[t])] * k
+    return CruiseInstance(
+        proc_time=tuple(procs),
+        machine_bandwidth=tuple(bws),
+        dataset_size=max(1, round(c["dataset_size"] * scale)),
+        model_size=max(1, round(c["model_size"] * scale)),
+        batch_size=max(1, round(c["batch_size"] * scale)),
+        name=f"cruise-{app}-{types}types-{sum(counts)}-s{seed}",
+    )

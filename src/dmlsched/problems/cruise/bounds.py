@@ -120,3 +120,22 @@ def continuous_lower_bound_for_workers(inst: CruiseInstance, W: int) -> float:
 def continuous_lower_bound(inst: CruiseInstance) -> float:
     """``min_W`` of :func:`continuous_lower_bound_for_workers`."""
     return min(continuous_lower_bound_for_workers(inst, W) for W in range(1, inst.num_machines))
+
+
+# ---------------------------------------------------------------------------
+# registration
+from ...kit import Run, method  # noqa: E402
+from ...result import Result  # noqa: E402
+
+
+@method(
+    "cruise",
+    "lower-bound",
+    kind="bound",
+    description="Proven lower bound: min over W of the per-worker capacity bound (bounds.py)",
+)
+def solve_lower_bound(inst: CruiseInstance, run: Run) -> Result:
+    """:func:`lower_bound` (the exact optimum on homogeneous clusters)."""
+    with run.stage("bound"):
+        v = lower_bound(inst)
+    return run.result(bound=v)

@@ -23,8 +23,8 @@ from itertools import product
 import numpy as np
 
 from ...errors import NotApplicable
-from ...registry import register_method
-from ...result import Result, Status
+from ...kit import Option, Run, method
+from ...result import Result
 from .instance import CruiseInstance
 from .solution import CruiseConfig, comm_times, evaluate
 
@@ -192,73 +192,45 @@ def _homogeneous_bound(inst: CruiseInstance) -> float | None:
     return 1.0 if inst.is_homogeneous else None
 
 
-@register_method(
+@method(
     "cruise",
     "closed-form",
     kind="heuristic",
     description="Analytical solution (3.5) for homogeneous clusters (refuses heterogeneous input)",
     bound=_homogeneous_bound,
     bound_name="Cruise (3.5): optimal on homogeneous clusters",
+    options=[
+        Option("select", str, "paper",
+               "how W is chosen: 'paper' ((3.5) as printed: argmin (D/W) T(W)) or 'exact' (the even "
+               "integer split's true epoch time, the mended rule)", choices=("paper", "exact")),
+    ],
 )
-def solve_closed_form(
-    inst: CruiseInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    select: str = "paper",
-    **options,
-) -> Result:
-    """(3.5) on a homogeneous cluster; ``Status.ERROR`` with a clear message otherwise.
-
-    Options
-    -------
-    select
-        ``"paper"`` (default, (3.5) as printed) or ``"exact"`` (choose ``W`` by the
-        true integer epoch time of the even split).
-    """
-    if options:
-        raise TypeError(f"unknown option(s) for cruise/closed-form: {', '.join(options)}")
+def solve_closed_form(inst: CruiseInstance, run: Run) -> Result:
+    """(3.5) on a homogeneous cluster; ``n/a`` with a clear message otherwise."""
     try:
-        cfg, info = closed_form(inst, select=select)
+        cfg, info = closed_form(inst, select=run.options["select"])
     except ValueError as e:
-        if select not in ("paper", "exact"):
-            raise
         raise NotApplicable(str(e)) from None
-    return Result("cruise", "closed-form", Status.FEASIBLE, solution=cfg, details=info)
+    return run.result(solution=cfg, **info)
 
 
-@register_method(
+@method(
     "cruise",
     "proportional",
     kind="heuristic",
-    description="Data proportional to compute power, model to bandwidth, best role split by search",
+    description="Data proportional to compute power, model to bandwidth, best role split by search "
+                "(the grid-search ground truth's rule, Sec. 3.4.2)",
+    options=[
+        Option("max_configs", int, 20000,
+               "largest number of per-type role splits enumerated before ranking machines by compute speed",
+               minimum=1),
+        Option("data", str, "compute",
+               "data rule: 'compute' (the dissertation's: d_i proportional to 1/C_proc) or 'effective' "
+               "(ours: proportional to 1/(C_proc + T_i/B))", choices=("compute", "effective")),
+    ],
 )
-def solve_proportional(
-    inst: CruiseInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    max_configs: int = 20000,
-    data: str = "compute",
-    **options,
-) -> Result:
-    """The heterogeneous heuristic of Section 3.4.2 (deterministic; ``seed`` unused).
-
-    Options
-    -------
-    max_configs
-        Largest number of per-type role splits enumerated before falling back to
-        ranking machines by compute speed (see :func:`role_candidates`).
-    data
-        ``"compute"`` (default, the dissertation's: data proportional to
-        ``1 / C_proc``) or ``"effective"`` (proportional to ``1 / (C_proc + T_i / B)``).
-    """
-    if options:
-        raise TypeError(f"unknown option(s) for cruise/proportional: {', '.join(options)}")
-    cfg = proportional(inst, max_configs=max_configs, data=data)
-    return Result(
-        "cruise", "proportional", Status.FEASIBLE, solution=cfg,
-        details={"workers": sum(cfg.w), "servers": sum(cfg.s)},
-    )
+def solve_proportional(inst: CruiseInstance, run: Run) -> Result:
+    """Section 3.4.2's rule for the ground truth: proportional partitions, every role split
+    searched (deterministic; ``seed`` unused)."""
+    cfg = proportional(inst, max_configs=run.options["max_configs"], data=run.options["data"])
+    return run.result(solution=cfg, workers=sum(cfg.w), servers=sum(cfg.s))

@@ -20,10 +20,20 @@ the restriction to configurations no worse than the incumbent (``epoch_upper``)
 and symmetry breaking among interchangeable machines (``sym_*``) strengthen the
 models without changing the optimum (``models/cruise.md``).
 
+**Machine types** (``formulation="types"``, the default when machines
+repeat).  Interchangeable machines (same ``C_proc`` and bandwidths) are one
+*type* with a count ``n_t``.  Every vector ``x`` of worker counts per type is
+either pruned by a proven bound (:func:`count_vector_bound`) or solved by a
+small MIP over types (:func:`build_count_model`: per type the data total, the
+most samples on one worker, the model total and the most units on one
+server); no machine is named, so the symmetry among machines of a type is
+gone.  Exact: ``models/cruise.md``, "The model over machine types".
+
 The optimum over ``W`` is the best of the per-``W`` optima; ``Status.OPTIMAL``
 only when every per-``W`` MIP was proven optimal, proven unable to beat the
 incumbent (infeasible under ``epoch_upper``), or skipped because a proven lower
-bound already exceeds the incumbent.
+bound already exceeds the incumbent.  ``time_limit`` is the deadline of the
+whole enumeration (shared among the ``W`` still to solve).
 
 The continuous relaxation (``relaxation``) on clusters with one bandwidth is
 solved by two LPs per role split (:func:`solve_continuous_relaxation`).
@@ -32,16 +42,15 @@ solved by two LPs per role split (:func:`solve_continuous_relaxation`).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
+from itertools import product
 
 import numpy as np
 
 from ...errors import NotApplicable
-from ...registry import register_method
+from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
-from ...solvers import solve_model
-from .bounds import lower_bound_for_workers
+from .bounds import _max_samples, lower_bound_for_workers
 from .instance import CruiseInstance
 from .solution import CruiseConfig, evaluate
 
@@ -309,16 +318,418 @@ def extract_config(mdl, inst: CruiseInstance) -> CruiseConfig:
     return CruiseConfig(w=tuple(w), s=tuple(1 - x for x in w), d=tuple(d), m=tuple(m))
 
 
-@dataclass
-class ExactOutcome:
-    """Result of :func:`solve_exact` before it becomes a :class:`~dmlsched.Result`."""
+# ---------------------------------------------------------------------------
+# the MIP over machine types (machines of a type are interchangeable)
 
-    status: Status
-    config: CruiseConfig | None
-    objective: float | None
-    lower_bound: float | None
-    per_w: dict[int, dict] = field(default_factory=dict)
+#: names of the constraint families of :func:`build_count_model` (asserted against models/cruise.md)
+COUNT_CONSTRAINT_NAMES = (
+    "cnt_data_total",
+    "cnt_data_capacity",
+    "cnt_model_total",
+    "cnt_model_capacity",
+    "cnt_batches_cover",
+    "cnt_batches_ceil",
+    "cnt_batches_binary",
+    "cnt_comm_server",
+    "cnt_comm_worker",
+    "cnt_prod_on",
+    "cnt_prod_off",
+    "cnt_prod_le_comm",
+    "cnt_epoch_time",
+    "cnt_data_nonidle",
+    "cnt_comm_floor",
+    "cnt_prod_floor",
+    "cnt_epoch_floor",
+    "cnt_epoch_upper",
+)
+COUNT_VARIABLE_NAMES = ("data_t", "qmax", "model_t", "lmax", "kb", "zb", "Tt", "ub", "C")
 
+
+@dataclass(frozen=True)
+class TypeData:
+    """The type structure of an instance: counts, compute times and type-to-type bandwidths.
+
+    ``bw[t][u]`` is the bandwidth from a worker of type ``t`` to a server of
+    type ``u`` (``None`` for ``t == u`` when the type has one machine: no such
+    pair exists).
+    """
+
+    members: tuple[tuple[int, ...], ...]
+    n: tuple[int, ...]
+    p: tuple[float, ...]
+    bw: tuple[tuple[float | None, ...], ...]
+
+    @classmethod
+    def of(cls, inst: CruiseInstance) -> "TypeData":
+        types = inst.machine_types
+        bw = []
+        for t, gt in enumerate(types):
+            row: list[float | None] = []
+            for u, gu in enumerate(types):
+                if t != u:
+                    row.append(float(inst.b[gt[0], gu[0]]))
+                elif len(gt) >= 2:
+                    row.append(float(inst.b[gt[0], gt[1]]))
+                else:
+                    row.append(None)
+            bw.append(tuple(row))
+        return cls(members=types, n=tuple(len(g) for g in types),
+                   p=tuple(float(inst.p[g[0]]) for g in types), bw=tuple(bw))
+
+    def links(self, t: int) -> list[tuple[int, float]]:
+        """``(u, b_tu)`` for every server type ``u`` a worker of type ``t`` can talk to."""
+        return [(u, b) for u, b in enumerate(self.bw[t]) if b is not None]
+
+
+def type_comm_floor(td: TypeData, counts: tuple[int, ...], M: int) -> dict[int, float]:
+    """``tau_t(x)``: a lower bound on the per-mini-batch communication time of every worker
+    of type ``t`` in any configuration with ``x_t = counts[t]`` workers of each type.
+
+    With ``S_u = n_u - x_u`` servers of type ``u`` holding ``M_u`` units (at most
+    ``L_u`` on one server): ``sum_u M_u / b_tu >= M / max_u b_tu`` (over the server
+    types present), and ``max_u L_u / b_tu >= max_u M_u / (S_u b_tu) >= M / sum_u S_u b_tu``
+    (if every ratio were smaller, the ``M_u`` would not sum to ``M``).  So
+    ``T_t >= max(M / max_u b_tu, W M / sum_u S_u b_tu)`` ((3.4) cases 2 and 1).
+    """
+    W = sum(counts)
+    out = {}
+    for t, x in enumerate(counts):
+        if x == 0:
+            continue
+        links = [(u, b) for u, b in td.links(t) if td.n[u] - counts[u] > 0]
+        bmax = max(b for _, b in links)
+        cap = sum((td.n[u] - counts[u]) * b for u, b in links)
+        out[t] = max(M / bmax, W * M / cap)
+    return out
+
+
+def _count_caps(inst: CruiseInstance, td: TypeData, counts: tuple[int, ...], tau: dict[int, float]):
+    ps = [td.p[t] for t in tau]
+    Ts = [tau[t] for t in tau]
+    cs = [counts[t] for t in tau]
+    return ps, Ts, cs
+
+
+def count_vector_bound(inst: CruiseInstance, td: TypeData, counts: tuple[int, ...],
+                       cutoff: float | None = None) -> float:
+    """A proven lower bound on the epoch time of every configuration with the worker counts
+    ``counts`` per type: the least ``C`` with ``sum_t x_t f_t(C) >= D``, where ``f_t(C)``
+    is the most samples a worker of type ``t`` can process within ``C`` when its
+    communication time is ``tau_t(x)`` (:func:`type_comm_floor`; ``f_t`` only grows when
+    the communication time shrinks).
+
+    With ``cutoff``: returns ``math.inf`` as soon as the bound is shown to be ``> cutoff``
+    (one evaluation instead of a bisection).
+    """
+    from .bruteforce import _least_epoch_exact
+
+    D, M, B = inst.dataset_size, inst.model_size, inst.batch_size
+    tau = type_comm_floor(td, counts, M)
+    ps, Ts, cs = _count_caps(inst, td, counts, tau)
+    if cutoff is not None and math.isfinite(cutoff):
+        if sum(c * _max_samples(p, T, B, cutoff, D) for p, T, c in zip(ps, Ts, cs)) < D:
+            return math.inf
+    C, _ = _least_epoch_exact(ps, Ts, cs, B, D)
+    return C
+
+
+def build_count_model(inst: CruiseInstance, counts: tuple[int, ...], *, cuts: bool = True,
+                      upper: float | None = None):
+    """The MIP over machine types for fixed worker counts ``counts[t]`` per type
+    (``models/cruise.md``, "The model over machine types").
+
+    ``upper``: only configurations with epoch time ``<= upper`` are wanted (requires
+    ``cuts``); it also tightens the bounds of ``qmax``, ``kb`` (fewer bits) and ``Tt``.
+    Returns a Pyomo ``ConcreteModel`` minimising ``C`` (objective ``epoch``).
+    """
+    import pyomo.environ as pyo
+
+    td = TypeData.of(inst)
+    if len(counts) != len(td.n) or any(not 0 <= x <= n for x, n in zip(counts, td.n)):
+        raise ValueError(f"counts must give 0..n_t workers for each of the {len(td.n)} types, got {counts}")
+    W = sum(counts)
+    if not 1 <= W <= inst.num_machines - 1:
+        raise ValueError(f"need at least one worker and one server, got counts {counts}")
+    if upper is not None and not cuts:
+        raise ValueError("upper requires cuts=True (no idle workers)")
+    D, M, B = inst.dataset_size, inst.model_size, inst.batch_size
+    S = [n - x for n, x in zip(td.n, counts)]
+    WT = [t for t, x in enumerate(counts) if x > 0]
+    ST = [u for u, s in enumerate(S) if s > 0]
+    tau = type_comm_floor(td, counts, M)
+    qhi, khi, tmax, nbits = {}, {}, {}, {}
+    for t in WT:
+        links = [b for u, b in td.links(t) if S[u] > 0]
+        tmax[t] = W * M / min(links)
+        qhi[t] = D
+        khi[t] = inst.num_batches_max
+        if upper is not None:
+            tmax[t] = min(tmax[t], upper)  # every worker runs >= 1 mini-batch (no idle worker)
+            qhi[t] = min(D, math.floor(upper / td.p[t] * (1 + 1e-9)))
+            khi[t] = min(khi[t], math.floor(upper / tau[t] * (1 + 1e-9)))
+        khi[t] = max(1, min(khi[t], -(-qhi[t] // B)))
+        nbits[t] = max(1, int(khi[t]).bit_length())
+    mdl = pyo.ConcreteModel(name=f"cruise_counts_{'_'.join(map(str, counts))}")
+    mdl.WT = pyo.Set(initialize=WT)
+    mdl.ST = pyo.Set(initialize=ST)
+    mdl.TL = pyo.Set(initialize=[(t, l) for t in WT for l in range(nbits[t])], dimen=2)
+    pairs = [(t, u) for t in WT for u in ST]
+    mdl.data_t = pyo.Var(mdl.WT, domain=pyo.NonNegativeIntegers, bounds=(0, D))
+    mdl.qmax = pyo.Var(mdl.WT, domain=pyo.NonNegativeIntegers, bounds=lambda _m, t: (0, qhi[t]))
+    mdl.model_t = pyo.Var(mdl.ST, domain=pyo.NonNegativeIntegers, bounds=(0, M))
+    mdl.lmax = pyo.Var(mdl.ST, domain=pyo.NonNegativeIntegers, bounds=(0, M))
+    mdl.kb = pyo.Var(mdl.WT, domain=pyo.NonNegativeIntegers, bounds=lambda _m, t: (0, khi[t]))
+    mdl.zb = pyo.Var(mdl.TL, domain=pyo.Binary)
+    mdl.Tt = pyo.Var(mdl.WT, domain=pyo.NonNegativeReals, bounds=lambda _m, t: (0, tmax[t]))
+    mdl.ub = pyo.Var(mdl.TL, domain=pyo.NonNegativeReals, bounds=lambda _m, t, l: (0, tmax[t]))
+    mdl.C = pyo.Var(domain=pyo.NonNegativeReals)
+    _count_data(mdl, counts, D)
+    _count_model(mdl, S, M)
+    _count_batches(mdl, B, nbits)
+    _count_comm(mdl, td, W, pairs)
+    _count_product(mdl, tmax)
+    _count_epoch(mdl, td, nbits)
+    if cuts:
+        _count_cuts(mdl, inst, td, counts, tau)
+    else:
+        for name in ("cnt_data_nonidle", "cnt_comm_floor", "cnt_prod_floor", "cnt_epoch_floor"):
+            setattr(mdl, name, pyo.Constraint(pyo.Any))
+    mdl.cnt_epoch_upper = pyo.Constraint(expr=mdl.C <= upper) if upper is not None else pyo.Constraint(pyo.Any)
+    mdl.epoch = pyo.Objective(expr=mdl.C, sense=pyo.minimize)
+    return mdl
+
+
+def _count_data(mdl, counts: tuple[int, ...], D: int) -> None:
+    """Figure 3.2 line 18 by type: ``sum_t data_t = D`` (``cnt_data_total``); the fullest of the
+    ``x_t`` workers of type ``t`` holds ``qmax_t >= data_t / x_t`` (``cnt_data_capacity``)."""
+    import pyomo.environ as pyo
+
+    mdl.cnt_data_total = pyo.Constraint(expr=sum(mdl.data_t[t] for t in mdl.WT) == D)
+    mdl.cnt_data_capacity = pyo.Constraint(mdl.WT, rule=lambda m, t: m.data_t[t] <= counts[t] * m.qmax[t])
+
+
+def _count_model(mdl, S: list[int], M: int) -> None:
+    """Figure 3.2 line 19 by type: ``sum_u model_u = M`` (``cnt_model_total``); the fullest of the
+    ``S_u`` servers of type ``u`` holds ``lmax_u >= model_u / S_u`` (``cnt_model_capacity``)."""
+    import pyomo.environ as pyo
+
+    mdl.cnt_model_total = pyo.Constraint(expr=sum(mdl.model_t[u] for u in mdl.ST) == M)
+    mdl.cnt_model_capacity = pyo.Constraint(mdl.ST, rule=lambda m, u: m.model_t[u] <= S[u] * m.lmax[u])
+
+
+def _count_batches(mdl, B: int, nbits: dict[int, int]) -> None:
+    """(3.4)'s ``ceil(d_i / B)`` for the fullest worker of a type:
+    ``qmax_t <= B kb_t <= qmax_t + B - 1``, ``kb_t = sum_l 2^l zb[t,l]``."""
+    import pyomo.environ as pyo
+
+    mdl.cnt_batches_cover = pyo.Constraint(mdl.WT, rule=lambda m, t: B * m.kb[t] >= m.qmax[t])
+    mdl.cnt_batches_ceil = pyo.Constraint(mdl.WT, rule=lambda m, t: B * m.kb[t] <= m.qmax[t] + B - 1)
+    mdl.cnt_batches_binary = pyo.Constraint(
+        mdl.WT, rule=lambda m, t: m.kb[t] == sum((2**l) * m.zb[t, l] for l in range(nbits[t])))
+
+
+def _count_comm(mdl, td: TypeData, W: int, pairs: list[tuple[int, int]]) -> None:
+    """(3.4) for a worker of type ``t``: ``Tt_t >= W lmax_u / b_tu`` for every server type ``u``
+    (case 1, ``cnt_comm_server``) and ``Tt_t >= sum_u model_u / b_tu`` (case 2, ``cnt_comm_worker``)."""
+    import pyomo.environ as pyo
+
+    mdl.cnt_comm_server = pyo.Constraint(pairs, rule=lambda m, t, u: m.Tt[t] >= (W / td.bw[t][u]) * m.lmax[u])
+    mdl.cnt_comm_worker = pyo.Constraint(
+        mdl.WT, rule=lambda m, t: m.Tt[t] >= sum(m.model_t[u] / td.bw[t][u] for u in m.ST))
+
+
+def _count_product(mdl, tmax: dict[int, float]) -> None:
+    """Exact linearisation of ``zb[t,l] * Tt_t``: ``ub >= Tt - Tmax (1 - zb)``, ``ub <= Tmax zb``,
+    ``ub <= Tt``, so ``kb_t Tt_t = sum_l 2^l ub[t,l]``."""
+    import pyomo.environ as pyo
+
+    mdl.cnt_prod_on = pyo.Constraint(mdl.TL, rule=lambda m, t, l: m.ub[t, l] >= m.Tt[t] - tmax[t] * (1 - m.zb[t, l]))
+    mdl.cnt_prod_off = pyo.Constraint(mdl.TL, rule=lambda m, t, l: m.ub[t, l] <= tmax[t] * m.zb[t, l])
+    mdl.cnt_prod_le_comm = pyo.Constraint(mdl.TL, rule=lambda m, t, l: m.ub[t, l] <= m.Tt[t])
+
+
+def _count_epoch(mdl, td: TypeData, nbits: dict[int, int]) -> None:
+    """(3.1)-(3.3) for the fullest worker of every type: ``C >= p_t qmax_t + sum_l 2^l ub[t,l]``."""
+    import pyomo.environ as pyo
+
+    mdl.cnt_epoch_time = pyo.Constraint(
+        mdl.WT, rule=lambda m, t: m.C >= td.p[t] * m.qmax[t] + sum((2**l) * m.ub[t, l] for l in range(nbits[t])))
+
+
+def _count_cuts(mdl, inst: CruiseInstance, td: TypeData, counts: tuple[int, ...], tau: dict[int, float]) -> None:
+    """Valid strengthening: no idle worker (``data_t >= x_t``; a configuration with one is
+    dominated by the count vector with one worker fewer), the communication floor
+    ``Tt_t >= tau_t(x)`` and ``ub[t,l] >= tau_t zb[t,l]`` (:func:`type_comm_floor`), and
+    ``C >= count_vector_bound(x)``."""
+    import pyomo.environ as pyo
+
+    mdl.cnt_data_nonidle = pyo.Constraint(mdl.WT, rule=lambda m, t: m.data_t[t] >= counts[t])
+    mdl.cnt_comm_floor = pyo.Constraint(mdl.WT, rule=lambda m, t: m.Tt[t] >= tau[t])
+    mdl.cnt_prod_floor = pyo.Constraint(mdl.TL, rule=lambda m, t, l: m.ub[t, l] >= tau[t] * m.zb[t, l])
+    mdl.cnt_epoch_floor = pyo.Constraint(expr=mdl.C >= count_vector_bound(inst, td, counts))
+
+
+def extract_count_config(mdl, inst: CruiseInstance, counts: tuple[int, ...]) -> CruiseConfig:
+    """The configuration of a solved count model: the first ``x_t`` machines of each type work;
+    each type's data and model totals are split evenly (largest remainder), so no worker
+    holds more than ``qmax_t`` and no server more than ``lmax_u``."""
+    import pyomo.environ as pyo
+
+    from .heuristics import apportion
+
+    td = TypeData.of(inst)
+    n = inst.num_machines
+    w, d, m = [0] * n, [0] * n, [0] * n
+    for t, g in enumerate(td.members):
+        workers, servers = g[: counts[t]], g[counts[t]:]
+        for i in workers:
+            w[i] = 1
+        if workers:
+            dt = int(round(pyo.value(mdl.data_t[t])))
+            for i, x in zip(workers, apportion(dt, [1.0] * len(workers))):
+                d[i] = x
+        if servers:
+            mt = int(round(pyo.value(mdl.model_t[t])))
+            for j, x in zip(servers, apportion(mt, [1.0] * len(servers))):
+                m[j] = x
+    # a solver's integer values are rounded within its tolerance; should the totals then
+    # be off by a unit, repair them (the validator would reject the configuration)
+    _fix_total(d, [i for i in range(n) if w[i]], inst.dataset_size)
+    _fix_total(m, [j for j in range(n) if not w[j]], inst.model_size)
+    return CruiseConfig(w=tuple(w), s=tuple(1 - x for x in w), d=tuple(d), m=tuple(m))
+
+
+def _fix_total(vec: list[int], owners: list[int], total: int) -> None:
+    diff = total - sum(vec)
+    if diff == 0 or not owners:
+        return
+    order = sorted(owners, key=lambda i: vec[i]) if diff > 0 else sorted(owners, key=lambda i: -vec[i])
+    q = 0
+    while diff != 0:
+        i = order[q % len(order)]
+        if diff > 0:
+            vec[i] += 1
+            diff -= 1
+        elif vec[i] > 0:
+            vec[i] -= 1
+            diff += 1
+        q += 1
+
+
+def count_vectors(inst: CruiseInstance) -> int:
+    """How many worker-count vectors (one count per machine type, ``1 <= W <= N - 1``) there are."""
+    total = 1
+    for g in inst.machine_types:
+        total *= len(g) + 1
+    return total - 2
+
+
+#: largest number of count vectors the ``types`` formulation enumerates
+MAX_COUNT_VECTORS = 2_000_000
+#: role splits the incumbent heuristic searches before ranking machines by speed
+INCUMBENT_SPLITS = 500
+
+
+def solve_by_counts(inst: CruiseInstance, run: Run, *, prune: bool = True, cuts: bool = True,
+                    use_upper: bool = True) -> "ExactOutcome":
+    """Exact optimum over machine types: every worker-count vector ``x`` is either pruned by
+    its proven bound (:func:`count_vector_bound` ``>=`` the incumbent) or settled by the MIP
+    :func:`build_count_model` (optimal, or proven unable to beat the incumbent); vectors are
+    solved in order of their bounds (best first)."""
+    from .heuristics import proportional
+
+    td = TypeData.of(inst)
+    nvec = count_vectors(inst)
+    if nvec > MAX_COUNT_VECTORS:
+        raise NotApplicable(
+            f"the types formulation would enumerate {fmt_count(nvec)} worker-count vectors, more than "
+            f"{fmt_count(MAX_COUNT_VECTORS)} ({len(td.n)} machine types); use formulation='machines'")
+    best_cfg: CruiseConfig | None = None
+    best_val = math.inf
+    with run.stage("incumbent"):
+        for rule in ("compute", "effective"):
+            cfg = proportional(inst, max_configs=INCUMBENT_SPLITS, data=rule)
+            val = evaluate(inst, cfg)
+            if val < best_val:
+                best_cfg, best_val = cfg, val
+    run.incumbent(best_cfg)
+    cut_at = best_val if prune else None
+    vecs: list[tuple[float, int, tuple[int, ...]]] = []
+    pruned = 0
+    complete_bounds = True
+    with run.stage("bounds"):
+        for q, x in enumerate(product(*(range(k + 1) for k in td.n))):
+            W = sum(x)
+            if W == 0 or W == inst.num_machines:
+                continue
+            if q % 256 == 0 and run.expired():
+                complete_bounds = False
+                run.cut("the bounds of the worker-count vectors")
+                break
+            lb = count_vector_bound(inst, td, x, cutoff=cut_at)
+            if prune and lb >= best_val:
+                pruned += 1
+                continue
+            vecs.append((lb, W, x))
+    vecs.sort()
+    lbs = {x: lb for lb, _, x in vecs}
+    settled = {x: False for _, _, x in vecs}
+    per_vec: dict[str, dict] = {}
+    max_passes = 1 if run.time_limit is None else 3
+    for pass_no in range(max_passes):
+        todo = [x for _, _, x in vecs if not settled[x] and not (prune and lbs[x] >= best_val)]
+        if not todo or run.expired():
+            break
+        for q, x in enumerate(todo):
+            if prune and lbs[x] >= best_val:
+                continue
+            if run.expired():
+                run.cut("the enumeration of worker-count vectors")
+                break
+            share = run.deadline.share(1.0 / (len(todo) - q))
+            ub = best_val if (use_upper and cuts and math.isfinite(best_val)) else None
+            with run.stage("build"):
+                mdl = build_count_model(inst, x, cuts=cuts, upper=ub)
+            out = run.solve_model(mdl, deadline=share, what=f"the MIP of counts {x}")
+            entry: dict = {"status": out.status.value, "solver_bound": out.bound, "runtime_s": out.runtime_s,
+                           "pass": pass_no, "lower_bound": lbs[x]}
+            if out.has_solution:
+                with run.stage("extract"):
+                    cfg = extract_count_config(mdl, inst, x)
+                val = evaluate(inst, cfg)
+                entry["objective"] = val
+                if val < best_val:
+                    best_cfg, best_val = cfg, val
+                    run.incumbent(cfg)
+            if out.status == Status.INFEASIBLE:
+                # proven (unless badly scaled): no configuration with these counts beats ub
+                if _well_scaled(inst):
+                    settled[x] = True
+                    lbs[x] = math.inf if ub is None else max(lbs[x], ub)
+                else:
+                    entry["status"] = "infeasible (not trusted: badly scaled model)"
+            else:
+                if out.bound is not None and math.isfinite(out.bound):
+                    lbs[x] = max(lbs[x], out.bound)
+                if out.status == Status.OPTIMAL and "objective" in entry:
+                    settled[x] = True
+            per_vec[",".join(map(str, x))] = entry
+    open_lbs = [lbs[x] for x in lbs if not settled[x] and not (prune and lbs[x] >= best_val)]
+    all_proven = complete_bounds and not open_lbs
+    details = {"count_vectors": nvec, "pruned_by_bound": pruned, "solved": len(per_vec),
+               "per_counts": per_vec}
+    run.details.update(details)
+    if best_cfg is None:
+        return ExactOutcome(None, None, min(open_lbs) if open_lbs else None, False, {})
+    if all_proven:
+        return ExactOutcome(best_cfg, best_val, best_val, True, {})
+    bound = None
+    if complete_bounds:
+        bound = min(open_lbs + [best_val])
+    return ExactOutcome(best_cfg, best_val, bound, False, {})
+
+# ---------------------------------------------------------------------------
+# the enumeration over W (both formulations)
 
 #: above this many samples or model units the MIP's coefficients span too many
 #: orders of magnitude for HiGHS's infeasibility proofs to be trusted
@@ -347,82 +758,94 @@ def _infeasibility_witness(inst: CruiseInstance, W: int, ub: float | None):
     return None
 
 
+def model_size_estimate(inst: CruiseInstance, formulation: str) -> tuple[int, int]:
+    """``(variables, constraints)`` of one model (per ``W`` or per count vector), before building it."""
+    n = inst.num_machines
+    L = max(1, inst.num_batches_max.bit_length())
+    if formulation == "machines":
+        return n * (6 + 2 * L) + 1, n * n + 3 * n * L + 9 * n + 8
+    k = len(inst.machine_types)
+    return k * (8 + 2 * L) + 1, k * k + k * (10 + 4 * L) + 4
 
-def solve_exact(
-    inst: CruiseInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    symmetry: bool = True,
-    prune: bool = True,
-    cuts: bool = True,
-    use_upper: bool = True,
-    workers: list[int] | None = None,
-) -> ExactOutcome:
-    """Solve the MIP for every ``W`` and keep the best.
+
+#: bytes a Pyomo model takes per variable or constraint (a generous estimate)
+BYTES_PER_COMPONENT = 4096
+
+
+@dataclass
+class ExactOutcome:
+    """What :func:`solve_exact` found (before it becomes a :class:`~dmlsched.Result`)."""
+
+    config: CruiseConfig | None
+    objective: float | None
+    bound: float | None
+    all_proven: bool
+    per_w: dict[int, dict] = field(default_factory=dict)
+
+
+def solve_exact(inst: CruiseInstance, run: Run, *, symmetry: bool = True,
+                prune: bool = True, cuts: bool = True, use_upper: bool = True,
+                workers: list[int] | None = None) -> ExactOutcome:
+    """Solve the per-``W`` MIPs of Figure 3.2 and keep the best (see the module docstring).
 
     Parameters
     ----------
+    run
+        The method's :class:`~dmlsched.kit.Run` (deadline, solver, seed).
     symmetry
-        Add the symmetry-breaking constraints ``sym_*``.
-    cuts
-        Add the valid strengthening rows of :func:`_cuts` (``data_nonidle`` etc.).
-    use_upper
-        Build each per-``W`` model with the incumbent's value as ``upper`` (see
-        :func:`build_model`); an infeasible model then proves that ``W`` cannot beat it.
-    prune
-        Seed the incumbent with the ``proportional`` heuristic (both data rules) and skip every
-        ``W`` whose proven lower bound (:func:`.bounds.lower_bound_for_workers`)
-        is no better than the incumbent.
+        Symmetry-breaking rows among interchangeable machines.
+    cuts, use_upper, prune
+        See :func:`solve_exact_method`.
     workers
-        Restrict the enumeration to these values of ``W`` (default ``1..N-1``);
-        the result is then optimal only over those ``W``.
+        Restrict the enumeration to these values of ``W`` (default ``1..N-1``).
     """
-    t0 = time.perf_counter()
+    from .heuristics import proportional
+
     n = inst.num_machines
     Ws = list(workers) if workers is not None else list(range(1, n))
-    lbs = {W: lower_bound_for_workers(inst, W) for W in Ws}
+    with run.stage("bounds"):
+        lbs = {W: lower_bound_for_workers(inst, W) for W in Ws}
     Ws.sort(key=lambda W: (lbs[W], W))
     best_cfg: CruiseConfig | None = None
     best_val = math.inf
     if prune:
-        from .heuristics import proportional
-
-        for rule in ("compute", "effective"):
-            cfg = proportional(inst, allowed_workers=Ws, data=rule)
-            val = evaluate(inst, cfg)
-            if val < best_val:
-                best_cfg, best_val = cfg, val
+        with run.stage("incumbent"):
+            for rule in ("compute", "effective"):
+                cfg = proportional(inst, allowed_workers=Ws, data=rule)
+                val = evaluate(inst, cfg)
+                if val < best_val:
+                    best_cfg, best_val = cfg, val
+        run.incumbent(best_cfg)
     # per W: proven lower bound on its optimum (inf once infeasible) and whether it is settled
     wbound = {W: lbs[W] for W in Ws}
     settled = {W: False for W in Ws}
     per_w: dict[int, dict] = {}
-    max_passes = 1 if time_limit is None else 3
+    max_passes = 1 if run.time_limit is None else 3
     for pass_no in range(max_passes):
         todo = [W for W in Ws if not settled[W] and not (prune and wbound[W] >= best_val)]
-        if not todo:
+        if not todo or run.expired():
             break
         for q, W in enumerate(todo):
             if prune and wbound[W] >= best_val:
                 continue
-            tl = None
-            if time_limit is not None:
-                left = time_limit - (time.perf_counter() - t0)
-                if left <= 0.01:
-                    break
-                tl = left / (len(todo) - q)  # share the rest evenly among the W still to solve
+            if run.expired():
+                run.cut("the enumeration of worker counts")
+                break
+            share = run.deadline.share(1.0 / (len(todo) - q))  # the rest, evenly among the W left
             ub = best_val if (use_upper and cuts and math.isfinite(best_val)) else None
-            mdl = build_model(inst, W, symmetry=symmetry, cuts=cuts, upper=ub)
-            out = solve_model(mdl, solver, time_limit=tl, seed=seed)
+            with run.stage("build"):
+                mdl = build_model(inst, W, symmetry=symmetry, cuts=cuts, upper=ub)
+            out = run.solve_model(mdl, deadline=share, what=f"the MIP with W = {W}")
             entry: dict = {"status": out.status.value, "solver_objective": out.objective,
                            "solver_bound": out.bound, "runtime_s": out.runtime_s, "pass": pass_no}
             if out.has_solution:
-                cfg = extract_config(mdl, inst)
+                with run.stage("extract"):
+                    cfg = extract_config(mdl, inst)
                 val = evaluate(inst, cfg)
                 entry["objective"] = val
                 if val < best_val:
                     best_cfg, best_val = cfg, val
+                    run.incumbent(cfg)
             if out.status == Status.INFEASIBLE:
                 # proven: no configuration with W workers (with cuts: none without idle
                 # workers, which are dominated by W - 1 workers; with upper: none <= ub) --
@@ -433,6 +856,7 @@ def solve_exact(
                     entry["status"] = "infeasible (contradicted by a heuristic configuration)"
                     if evaluate(inst, witness) < best_val:
                         best_cfg, best_val = witness, evaluate(inst, witness)
+                        run.incumbent(witness)
                 elif not _well_scaled(inst):
                     entry["status"] = "infeasible (not trusted: badly scaled model)"
                 else:
@@ -444,8 +868,6 @@ def solve_exact(
                 if out.status == Status.OPTIMAL and "objective" in entry:
                     settled[W] = True
             per_w[W] = entry
-        if time_limit is not None and time.perf_counter() - t0 >= time_limit - 0.01:
-            break
     all_proven = True
     for W in Ws:
         if not settled[W]:
@@ -454,65 +876,60 @@ def solve_exact(
             else:
                 all_proven = False
                 per_w.setdefault(W, {"status": "not_run", "lower_bound": wbound[W]})
-    bound = min(wbound.values())
+    bound = min(wbound.values()) if wbound else None
+    if bound is not None and not math.isfinite(bound):
+        bound = None
     if best_cfg is None:
-        return ExactOutcome(Status.TIME_LIMIT, None, None,
-                            None if not math.isfinite(bound) else bound, per_w)
-    lb = min(bound, best_val)
-    status = Status.OPTIMAL if all_proven else Status.FEASIBLE
-    return ExactOutcome(status, best_cfg, best_val, lb, per_w)
+        return ExactOutcome(None, None, bound, False, per_w)
+    lb = best_val if all_proven else (min(bound, best_val) if bound is not None else None)
+    return ExactOutcome(best_cfg, best_val, lb, all_proven, per_w)
 
 
-@register_method(
+@method(
     "cruise",
     "exact",
     kind="exact",
-    description="Figure 3.2 MIP: enumerate ||w||, integer mini-batches, binary-expansion linearisation",
     uses_solver=True,
+    description="Figure 3.2 MIP (per machine or over machine types with counts): enumerate ||w||, "
+                "integer mini-batches, binary-expansion linearisation",
+    options=[
+        Option("formulation", str, "auto",
+               "'machines' (Figure 3.2 per number of workers, one variable per machine), 'types' (worker "
+               "counts per machine type enumerated with proven bounds, one MIP over types per count "
+               "vector: no machine symmetry), 'auto' (types when machines repeat)",
+               choices=("auto", "machines", "types")),
+        Option("symmetry", bool, True, "symmetry breaking among interchangeable machines (machines formulation)"),
+        Option("prune", bool, True,
+               "skip numbers of workers whose proven lower bound cannot beat the proportional incumbent"),
+        Option("cuts", bool, True, "valid strengthening rows (no idle worker, communication and epoch floors)"),
+        Option("use_upper", bool, True,
+               "restrict each per-W model to epoch times no worse than the incumbent (epoch_upper)"),
+    ],
 )
-def solve_exact_method(
-    inst: CruiseInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    symmetry: bool = True,
-    prune: bool = True,
-    cuts: bool = True,
-    use_upper: bool = True,
-    **options,
-) -> Result:
-    """The exact optimum of Figure 3.2 (one MIP per number of workers).
+def solve_exact_method(inst: CruiseInstance, run: Run) -> Result:
+    """The exact optimum of Figure 3.2 (one MIP per number of workers)."""
+    from .bruteforce import has_repeated_types
 
-    Options
-    -------
-    symmetry
-        Symmetry-breaking constraints among interchangeable machines (default on).
-    prune
-        Skip numbers of workers whose proven lower bound cannot beat the
-        ``proportional`` incumbent (default on).
-    cuts
-        Valid strengthening rows (``data_nonidle``, ``comm_floor``, ``prod_floor``,
-        ``epoch_floor``; default on).
-    use_upper
-        Build each per-``W`` model restricted to epoch times no worse than the
-        incumbent (``epoch_upper``, tighter ``T`` bounds; default on).
-    """
-    if options:
-        raise TypeError(f"unknown option(s) for cruise/exact: {', '.join(options)}")
-    out = solve_exact(inst, solver=solver, time_limit=time_limit, seed=seed,
-                      symmetry=symmetry, prune=prune, cuts=cuts, use_upper=use_upper)
-    details = {"per_workers": {str(k): v for k, v in sorted(out.per_w.items())}}
-    return Result(
-        "cruise",
-        "exact",
-        out.status,
-        objective=out.objective,
-        bound=out.lower_bound,
-        solution=out.config,
-        solver=solver,
-        details=details,
-    )
+    o = run.options
+    formulation = o["formulation"]
+    if formulation == "auto":
+        use_types = has_repeated_types(inst) and count_vectors(inst) <= MAX_COUNT_VECTORS
+        formulation = "types" if use_types else "machines"
+    nv, nc = model_size_estimate(inst, formulation)
+    run.require(memory_bytes=(nv + nc) * BYTES_PER_COMPONENT,
+                what=f"one model ({nv:,} variables, {nc:,} constraints)")
+    if formulation == "machines":
+        out = solve_exact(inst, run, symmetry=o["symmetry"], prune=o["prune"], cuts=o["cuts"],
+                          use_upper=o["use_upper"])
+    else:
+        out = solve_by_counts(inst, run, prune=o["prune"], cuts=o["cuts"], use_upper=o["use_upper"])
+    details = {"formulation": formulation, "variables_per_model": nv, "constraints_per_model": nc}
+    if out.per_w:
+        details["per_workers"] = {str(k): v for k, v in sorted(out.per_w.items())}
+    if out.config is None:
+        return run.result(bound=out.bound, **details)
+    return run.result(solution=out.config, bound=out.bound, status=Status.OPTIMAL if out.all_proven else None,
+                      **details)
 
 
 # ---------------------------------------------------------------------------
@@ -562,9 +979,7 @@ def has_uniform_bandwidth(inst: CruiseInstance) -> bool:
     return bool(np.all(off == off[0]))
 
 
-def solve_continuous_relaxation(
-    inst: CruiseInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0
-) -> dict:
+def solve_continuous_relaxation(inst: CruiseInstance, run: Run) -> dict:
     """Optimum of the continuous relaxation (real ``d``, ``m``; ``d_i / B`` mini-batches)
     on a cluster whose bandwidths are all equal (``proc_time`` may differ).
 
@@ -572,11 +987,13 @@ def solve_continuous_relaxation(
     and the epoch time ``max_i d_i (p_i + T(m) / B)`` is non-decreasing in ``T``
     for every ``d``; so the minimum over ``(d, m)`` is reached by first minimising
     ``T`` over ``m`` (an LP) and then the epoch time over ``d`` (an LP).  Roles are
-    enumerated per machine type.  Returns ``{"status", "value", "workers", "d", "m"}``.
+    enumerated per machine type.  Returns ``{"proven", "value", "workers", "d", "m"}``;
+    ``proven`` is ``False`` when an LP was not solved to optimality or the deadline
+    stopped the enumeration (the value is then not a bound).
 
     Raises
     ------
-    ValueError
+    NotApplicable
         If the bandwidths differ (the decomposition is then not exact).
     """
     import pyomo.environ as pyo
@@ -584,24 +1001,28 @@ def solve_continuous_relaxation(
     from .heuristics import role_candidates
 
     if not has_uniform_bandwidth(inst):
-        raise ValueError("the continuous relaxation is solved exactly only when all bandwidths are equal")
+        raise NotApplicable("the continuous relaxation is solved exactly only when all bandwidths are equal")
     n = inst.num_machines
-    best: dict = {"status": Status.OPTIMAL, "value": math.inf}
+    best: dict = {"proven": True, "value": math.inf}
     for workers in role_candidates(inst, max_configs=10**9):
+        if run.expired():
+            run.cut("the enumeration of role splits")
+            best["proven"] = False
+            break
         servers = [j for j in range(n) if j not in set(workers)]
-        lp1 = _min_comm_lp(inst, workers, servers)
-        o1 = solve_model(lp1, solver, time_limit=time_limit, seed=seed)
+        with run.stage("build"):
+            lp1 = _min_comm_lp(inst, workers, servers)
+        o1 = run.solve_model(lp1, what="the communication LP")
         if o1.status != Status.OPTIMAL:
-            best["status"] = Status.FEASIBLE if o1.has_solution else o1.status
-            if not o1.has_solution:
-                continue
+            best["proven"] = False
+            continue
         T = float(pyo.value(lp1.T))
-        lp2 = _min_epoch_lp(inst, workers, T)
-        o2 = solve_model(lp2, solver, time_limit=time_limit, seed=seed)
+        with run.stage("build"):
+            lp2 = _min_epoch_lp(inst, workers, T)
+        o2 = run.solve_model(lp2, what="the epoch LP")
         if o2.status != Status.OPTIMAL:
-            best["status"] = Status.FEASIBLE if o2.has_solution else o2.status
-            if not o2.has_solution:
-                continue
+            best["proven"] = False
+            continue
         val = float(pyo.value(lp2.C))
         if val < best["value"]:
             best.update(
@@ -613,38 +1034,24 @@ def solve_continuous_relaxation(
     return best
 
 
-@register_method(
+@method(
     "cruise",
     "relaxation",
     kind="bound",
-    description="Continuous relaxation (real d, m; d/B mini-batches) by two LPs; equal bandwidths only",
     uses_solver=True,
+    description="Continuous relaxation (real d, m; d/B mini-batches) by two LPs; equal bandwidths only",
 )
-def solve_relaxation_method(
-    inst: CruiseInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    **options,
-) -> Result:
+def solve_relaxation_method(inst: CruiseInstance, run: Run) -> Result:
     """The continuous relaxation's optimum, a proven lower bound on the epoch time
-    (``Status.ERROR`` when bandwidths differ)."""
-    if options:
-        raise TypeError(f"unknown option(s) for cruise/relaxation: {', '.join(options)}")
-    try:
-        out = solve_continuous_relaxation(inst, solver=solver, time_limit=time_limit, seed=seed)
-    except ValueError as e:
-        raise NotApplicable(str(e)) from None
-    if not math.isfinite(out["value"]):
-        return Result("cruise", "relaxation", Status.TIME_LIMIT, solver=solver)
-    # a relaxation value is a valid bound only when every LP was solved to optimality
-    proven = out["status"] == Status.OPTIMAL
-    return Result(
-        "cruise", "relaxation", Status.OPTIMAL if proven else Status.FEASIBLE,
-        objective=out["value"] if proven else None,
-        bound=out["value"] if proven else None,
-        solver=solver,
-        details={"workers": out["workers"], "d": {str(k): v for k, v in out["d"].items()},
-                 "m": {str(k): v for k, v in out["m"].items()}},
+    (``n/a`` when bandwidths differ)."""
+    out = solve_continuous_relaxation(inst, run)
+    if not out["proven"] or not math.isfinite(out["value"]):
+        # a relaxation value is a valid bound only when every LP was solved to optimality
+        if run.details.get("deadline_cut"):
+            return run.result(status=Status.TIME_LIMIT)
+        return run.result(status=Status.ERROR, error="an LP of the relaxation was not solved to optimality")
+    return run.result(
+        bound=out["value"],
+        workers=out["workers"], d={str(k): v for k, v in out["d"].items()},
+        m={str(k): v for k, v in out["m"].items()},
     )

@@ -31,6 +31,7 @@ from .instance import CruiseInstance, to_dict
 
 __all__ = [
     "cruise_instances",
+    "cruise_typed_instances",
     "cruise_homogeneous_instances",
     "cruise_json_values",
     "cruise_dicts_mutated",
@@ -85,6 +86,40 @@ def cruise_instances(
         return CruiseInstance(procs, D, M, B, bandwidth_matrix=tuple(rows))
     bws = tuple(draw(st.lists(st.sampled_from(BW_GRID), min_size=n, max_size=n)))
     return CruiseInstance(procs, D, M, B, machine_bandwidth=bws)
+
+
+@st.composite
+def cruise_typed_instances(
+    draw,
+    *,
+    max_types: int = 3,
+    max_per_type: int = 3,
+    max_dataset: int = 12,
+    max_model: int = 6,
+    max_batch: int = 4,
+    matrix: bool | None = None,
+) -> CruiseInstance:
+    """Clusters of a few machine types with several identical machines each (the
+    setting of the ``types`` formulation): per type a ``proc_time`` and a
+    bandwidth (per machine, or a type-to-type matrix expanded to machines)."""
+    k = draw(st.integers(1, max_types))
+    counts = draw(st.lists(st.integers(1, max_per_type), min_size=k, max_size=k))
+    if sum(counts) < 2:
+        counts[0] = 2
+    D = draw(st.integers(1, max_dataset))
+    M = draw(st.integers(1, max_model))
+    B = draw(st.integers(1, max_batch))
+    tp = draw(st.lists(st.sampled_from(PROC_GRID), min_size=k, max_size=k))
+    owner = [t for t, c in enumerate(counts) for _ in range(c)]
+    procs = tuple(tp[t] for t in owner)
+    use_matrix = draw(st.booleans()) if matrix is None else matrix
+    if use_matrix:
+        tb = [draw(st.lists(st.sampled_from(BW_GRID), min_size=k, max_size=k)) for _ in range(k)]
+        n = len(owner)
+        rows = tuple(tuple(None if i == j else tb[owner[i]][owner[j]] for j in range(n)) for i in range(n))
+        return CruiseInstance(procs, D, M, B, bandwidth_matrix=rows)
+    bw = draw(st.lists(st.sampled_from(BW_GRID), min_size=k, max_size=k))
+    return CruiseInstance(procs, D, M, B, machine_bandwidth=tuple(bw[t] for t in owner))
 
 
 def cruise_homogeneous_instances(**kwargs: Any) -> st.SearchStrategy[CruiseInstance]:
