@@ -1,23 +1,42 @@
 """The ``dmlsched`` command.
 
-Subcommands: ``solve``, ``check``, ``methods``, ``bench``, ``report``, ``reproduce``, ``gantt``.
+Subcommands: ``solve``, ``check``, ``methods``, ``gantt``, ``bench``, ``report``,
+``reproduce``; ``dmlsched --version`` prints the version.
+
+Flags mean the same thing on every subcommand: ``-m/--method``, ``-o/--option
+KEY=VALUE`` (a method option, repeatable), ``--out`` (a file or folder to write;
+it has no short form), ``--plugin MODULE_OR_FILE`` (repeatable: import a module
+or a ``.py`` file that registers methods or families first), ``--display``
+(stream the solver's own log), ``-v`` (one line per stage), ``-vv`` (debug of
+dmlsched only).
+
 Exit codes: 0 success; 1 failure (the method ended with status ``error``, with
 its message on standard error; a method returned an invalid solution; a solver
-crashed); 2 bad input (malformed file, unknown method, option or solver, model
-too large for the chosen solver's licence) with the error on standard error;
-3 the method refused the instance (status ``n/a``: outside its domain, or more
-than it can hold in the time or memory given), with its reason on standard error.
+crashed; an internal error); 2 bad input (malformed file, unknown method,
+option or solver, bad argument, an output path that cannot be written, model
+too large for the chosen solver's licence) with one line on standard error
+naming the field, argument or path; 3 the method refused the instance (status
+``n/a``: outside its domain, or more than it can hold in the time or memory
+given), with its reason on standard error; 130 interrupted.  Output paths are
+checked before any work starts, and files are written atomically, so a bad
+input never changes or loses a file that was already there.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import math
+import os
 import sys
-from typing import Any, Sequence
+import time
+from pathlib import Path
+from typing import Any, Iterator, NoReturn, Sequence
 
 from .errors import (
+    DmlschedError,
     InstanceError,
     InvalidSolutionError,
     SolverError,
@@ -27,17 +46,42 @@ from .errors import (
 
 log = logging.getLogger("dmlsched")
 
+#: exit code of bad input
+EXIT_BAD_INPUT = 2
+#: exit code of a method that refused the instance (status ``n/a``)
+EXIT_NOT_APPLICABLE = 3
+
+
+class UsageError(DmlschedError, ValueError):
+    """A command-line argument or output path that cannot be used (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (exit 2), not a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# ---------------------------------------------------------------------------
+# argument types
+
 
 def _option(text: str) -> tuple[str, Any]:
     """``key=value`` with ``value`` parsed as JSON when possible, else a string."""
-    if "=" not in text:
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    if "=" not in text or text.startswith("="):
+        hint = ""
+        if "." in text or "/" in text:
+            hint = "; -o is --option everywhere: the output file is --out"
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}{hint}")
     key, raw = text.split("=", 1)
     try:
         value = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         value = raw
-    return key.replace("-", "_"), value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{key}: expected a finite value, got {raw!r}")
+    return key.strip().replace("-", "_"), value
 
 
 def _positive(text: str) -> float:
@@ -45,60 +89,114 @@ def _positive(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
     return v
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="instance file (JSON)")
-    p.add_argument("--method", "-m", required=True, help="method name (see `dmlsched methods`)")
+def _seed(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= v < 2**63:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2^63), got {text}")
+    return v
+
+
+# ---------------------------------------------------------------------------
+# the parser
+
+
+def _verbosity(p: argparse.ArgumentParser) -> None:
+    if "-v" not in p._option_string_actions:  # noqa: SLF001 - argparse has no public test
+        p.add_argument("-v", "--verbose", dest="verbose_sub", action="count", default=0,
+                       help="log one line per stage; -vv: debug of dmlsched")
+
+
+def _plugin(p: argparse.ArgumentParser) -> None:
+    if "--plugin" not in p._option_string_actions:  # noqa: SLF001
+        p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
+                       help="import a module or .py file registering methods/families first (repeatable)")
+
+
+def _method_args(p: argparse.ArgumentParser, *, file_help: str = "instance file (JSON)") -> None:
+    p.add_argument("file", help=file_help)
+    p.add_argument("--method", "-m", required=True, help="method name (see `dmlsched methods PROBLEM`)")
     p.add_argument("--solver", default="highs", choices=["highs", "gurobi"], help="MIP solver (default highs)")
     p.add_argument("--time-limit", type=_positive, default=None, metavar="S",
-                   help="seconds per solver run (default: none for solve, 60 for check)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
+                   help="deadline in seconds for the whole method (default: none)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice (default 0)")
     p.add_argument(
         "--option", "-o", type=_option, action="append", default=[], metavar="KEY=VALUE",
-        help="method option (repeatable), value parsed as JSON when possible",
+        help="method option (repeatable), value parsed as JSON when possible; "
+             "`dmlsched methods PROBLEM` lists each method's options",
     )
+    p.add_argument("--display", action="store_true", help="stream the solver's own log to standard error")
+    _plugin(p)
+    _verbosity(p)
+
+
+def gantt_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched gantt FILE -m METHOD --out chart.png``."""
+    _method_args(p)
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="image to write (.png, .pdf, .svg; no short form: -o is --option)")
+    p.add_argument("--title", default=None, help="chart title (default: instance, method, status, objective)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The ``dmlsched`` argument parser."""
+    from . import __version__
+
+    parser = _Parser(
         prog="dmlsched",
         description="Exact models, heuristics and bound checkers for scheduling distributed ML jobs.",
     )
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (repeatable)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"dmlsched {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log one line per stage (load, build, solve, extract, validate); -vv: debug")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("solve", help="run a method on an instance file")
-    _common(p)
+    _method_args(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
     p.add_argument("--out", metavar="FILE", help="also write the solution JSON to FILE (atomically)")
 
     p = sub.add_parser("check", help="compare a method with a reference and its proven bound")
-    _common(p)
-    # an exact reference can run for hours: check gets a default limit per solver run
+    _method_args(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
+    p.add_argument("--reference", "-r", default=None,
+                   help="reference method (default: the family's, usually exact)")
+    # an exact reference can run for hours: check gets a default budget (method + reference)
     p.set_defaults(time_limit=60.0)
-    p.add_argument("--reference", "-r", default=None, help="reference method (default: the family's, usually exact)")
 
-    p = sub.add_parser("methods", help="list registered methods")
-    p.add_argument("problem", nargs="?", help="only this problem family")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("methods", help="list registered methods and their options")
+    p.add_argument("problem", nargs="?", help="only this problem family (then each method's options too)")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    _plugin(p)
+    _verbosity(p)
+
+    p = sub.add_parser("gantt", help="draw a method's schedule as a Gantt chart (PNG, PDF or SVG)")
+    gantt_arguments(p)
 
     from . import bench
 
     p = sub.add_parser("bench", help="run methods over instance files or suites, append JSON lines, summarise")
     bench.add_bench_arguments(p)
+    _plugin(p)
+    _verbosity(p)
     p = sub.add_parser("report", help="Markdown report with plots from a results file")
     bench.add_report_arguments(p)
+    _verbosity(p)
     p = sub.add_parser("reproduce", help="regenerate benchmarks/REPRODUCTION.md (the papers' claims vs our runs)")
     bench.add_reproduce_arguments(p)
-    from . import plot
-
-    p = sub.add_parser("gantt", help="draw a schedule as a Gantt chart (PNG)")
-    plot.add_gantt_arguments(p)
+    _verbosity(p)
     return parser
+
+
+# ---------------------------------------------------------------------------
+# helpers
 
 
 def _fmt(x: Any) -> str:
@@ -109,22 +207,167 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = False) -> Path:
+    """Refuse, before any work, an output path that cannot be written.
+
+    ``folder``: the path is a folder to create (``report --out``); otherwise a
+    file whose missing parent folders are created.  Raises :class:`UsageError`
+    naming ``flag`` and the path.
+    """
+    p = Path(path)
+    if str(path) == "":
+        raise UsageError(f"{flag}: empty path")
+    if folder:
+        if p.exists() and not p.is_dir():
+            raise UsageError(f"{flag} {path}: exists and is not a folder")
+        target = p
+    else:
+        if p.is_dir():
+            raise UsageError(f"{flag} {path}: is a folder, expected a file")
+        target = p.parent
+    # the first existing ancestor must be a folder we can write in
+    anc = target if str(target) else Path(".")
+    while not anc.exists():
+        if anc.parent == anc:
+            break
+        anc = anc.parent
+    if anc.exists() and not anc.is_dir():
+        raise UsageError(f"{flag} {path}: {anc} is a file, not a folder")
+    if anc == target and target.is_dir():
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise UsageError(f"{flag} {path}: cannot write in {target}: permission denied")
+        if not folder and p.exists() and not os.access(p, os.W_OK) and not os.access(target, os.W_OK):
+            raise UsageError(f"{flag} {path}: not writable")
+    elif not os.access(anc, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: cannot create {target}: permission denied in {anc}")
+    return p
+
+
+def _check_results_file(path: str, flag: str) -> None:
+    """``bench --out`` appends JSON lines: refuse a file that is not a results file."""
+    check_output_path(path, flag)
+    p = Path(path)
+    if not p.exists() or p.stat().st_size == 0:
+        return
+    try:
+        with p.open("rb") as f:
+            head = f.read(1 << 16)
+    except OSError as e:
+        raise UsageError(f"{flag} {path}: cannot read: {e.strerror}") from None
+    first = head.split(b"\n", 1)[0].strip()
+    ok = False
+    try:
+        rec = json.loads(first.decode("utf-8"))
+        ok = isinstance(rec, dict) and "key" in rec
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        ok = False
+    if not ok:
+        raise UsageError(
+            f"{flag} {path}: exists and is not a dmlsched results file (its first line is not a run record); "
+            "nothing was written: choose another file"
+        )
+
+
+def load_plugins(plugins: Sequence[str]) -> None:
+    """Import each ``--plugin`` (a module name or a ``.py`` file) once.
+
+    Raises :class:`UsageError` naming the plugin on any failure.
+    """
+    if not plugins:
+        return
+    from .bench.suite import import_plugins
+
+    for p in plugins:
+        if p.endswith(".py"):
+            if not Path(p).is_file():
+                raise UsageError(f"--plugin {p}: no such file")
+            arg = str(Path(p).resolve())
+        else:
+            if "/" in p or os.sep in p:
+                raise UsageError(f"--plugin {p}: expected a module name or a .py file")
+            arg = p
+        try:
+            import_plugins([arg])
+        except ModuleNotFoundError as e:
+            hint = f" (a file? give --plugin {p}.py)" if Path(p + ".py").is_file() else ""
+            raise UsageError(f"--plugin {p}: {e}{hint}") from None
+        except SyntaxError as e:
+            raise UsageError(f"--plugin {p}: syntax error at line {e.lineno}: {e.msg}") from None
+        except Exception as e:  # noqa: BLE001 - whatever the plugin raised, named
+            raise UsageError(f"--plugin {p}: {type(e).__name__}: {_one_line(str(e))}") from None
+
+
+def method_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``-o KEY=VALUE`` options, with ``--display`` as ``display=True``."""
+    opts = dict(getattr(args, "option", None) or [])
+    if getattr(args, "display", False):
+        opts["display"] = True
+    return opts
+
+
+@contextlib.contextmanager
+def solver_log_to_stderr(enabled: bool) -> Iterator[None]:
+    """With ``--display``, the solver's log (printed to ``sys.stdout`` by the
+    solver interfaces) goes to standard error, so ``--json`` output on
+    standard output stays one JSON object."""
+    if not enabled:
+        yield
+        return
+    sys.stdout.flush()
+    try:
+        # a stream of its own on a copy of descriptor 2: Pyomo's tee captures
+        # sys.stdout and sys.stderr, and teeing into a captured stream deadlocks
+        err = open(os.dup(sys.stderr.fileno()), "w", buffering=1, encoding="utf-8", errors="replace")
+    except (OSError, ValueError, AttributeError):  # no real descriptor (embedded, tests)
+        err = None
+    if err is None:  # leave it on standard output rather than risk the deadlock
+        yield
+        return
+    try:
+        with contextlib.redirect_stdout(err):
+            yield
+    finally:
+        err.close()
+
+
+def _load(path: str, what: str) -> Any:
+    from . import io
+
+    from .registry import _ensure_loaded, problem_of
+
+    _ensure_loaded()  # importing the families is not part of reading the file
+    t0 = time.perf_counter()
+    inst = io.load(path)
+    log.info("%s/%s: load %.3f s (%s)", problem_of(inst).name, what, time.perf_counter() - t0, path)
+    return inst
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+# ---------------------------------------------------------------------------
+# commands
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
-    from . import api, io
+    from . import api
     from .registry import problem_of
 
-    inst = io.load(args.file)
-    res = api.solve(
-        inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
-        **dict(args.option),
-    )
+    if args.out:
+        check_output_path(args.out, "--out")
+    inst = _load(args.file, args.method)
+    with solver_log_to_stderr(args.display):
+        res = api.solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
+                        **method_options(args))
     spec = problem_of(inst)
     sol_json = spec.solution_to_json(inst, res.solution) if res.solution is not None else None
     if args.out and sol_json is not None:
+        from . import io
+
         io.write_text_atomic(args.out, json.dumps(sol_json, indent=2) + "\n")
     if args.json:
-        out = res.to_json(sol_json)
-        print(json.dumps(out, allow_nan=False))
+        print(json.dumps(res.to_json(sol_json), allow_nan=False))
     else:
         print(f"problem    {res.problem}")
         print(f"method     {res.method}")
@@ -137,15 +380,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return _report_failure(res)
 
 
-#: exit code of a method that refused the instance (status ``n/a``)
-EXIT_NOT_APPLICABLE = 3
-
-
 def _report_failure(res: Any) -> int:
     """Exit code 1 (``error``) or 3 (``n/a``) with the method's message on stderr."""
     if res.status.value not in ("error", "n/a"):
         return 0
-    msg = res.details.get("error") or "the method failed"
+    msg = _one_line(res.details.get("error") or "the method failed")
     if res.status.value == "n/a":
         print(f"not applicable: {res.problem}/{res.method}: {msg}", file=sys.stderr)
         return EXIT_NOT_APPLICABLE
@@ -154,24 +393,27 @@ def _report_failure(res: Any) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from . import api, io
+    from . import api
 
-    inst = io.load(args.file)
-    rep = api.check(
-        inst, args.method, reference=args.reference, solver=args.solver,
-        time_limit=args.time_limit, seed=args.seed, **dict(args.option),
-    )
+    inst = _load(args.file, args.method)
+    with solver_log_to_stderr(args.display):
+        rep = api.check(
+            inst, args.method, reference=args.reference, solver=args.solver,
+            time_limit=args.time_limit, seed=args.seed, **method_options(args),
+        )
     if args.json:
         print(json.dumps(rep.to_json(), allow_nan=False, default=str))
     else:
         for k in ("problem", "method", "objective", "reference", "reference_objective", "ratio", "bound", "verdict"):
-            print(f"{k:<20} {_fmt(getattr(rep, k))}")
+            v = getattr(rep, k)
+            print(f"{k:<20} {_fmt(getattr(v, 'value', v))}")
         for k, v in rep.details.items():
             print(f"  {k:<26} {_fmt(v)}")
     return 0
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
+    from .kit import COMMON_OPTIONS
     from .registry import get_problem, methods
 
     if args.problem:
@@ -180,64 +422,120 @@ def cmd_methods(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([
             {"problem": m.problem, "method": m.name, "kind": m.kind, "description": m.description,
-             "bound": m.bound_name}
+             "bound": m.bound_name, "options": [o.to_json() for o in m.options],
+             "common_options": [o.to_json() for o in COMMON_OPTIONS]}
             for m in ms
-        ]))
+        ], default=str))
         return 0
     width = max((len(m.problem) + len(m.name) + 1 for m in ms), default=10)
     for m in ms:
         key = f"{m.problem}/{m.name}"
         extra = f"  [bound: {m.bound_name}]" if m.bound_name else ""
         print(f"{key:<{width}}  {m.kind:<9}  {m.description}{extra}")
+        if args.problem:
+            for o in m.options:
+                print(f"    -o {o.describe()}")
+    if args.problem:
+        print("every method also takes: " + "; ".join(o.describe() for o in COMMON_OPTIONS))
+    else:
+        print("`dmlsched methods PROBLEM` lists each method's options")
     return 0
+
+
+def cmd_gantt(args: argparse.Namespace) -> int:
+    from . import plot
+
+    return plot.cli_gantt(args)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    if getattr(args, "out", None):
+        _check_results_file(args.out, "--out")
+    return bench.cli_bench(args)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from . import bench
+
+    check_output_path(args.out, "--out", folder=True)
+    return bench.cli_report(args)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import bench
+
+    if getattr(args, "out", None):
+        check_output_path(args.out, "--out")
+    if getattr(args, "results", None):
+        _check_results_file(args.results, "--results")
+    return bench.cli_reproduce(args)
+
+
+HANDLERS = {
+    "solve": cmd_solve, "check": cmd_check, "methods": cmd_methods, "gantt": cmd_gantt,
+    "bench": cmd_bench, "report": cmd_report, "reproduce": cmd_reproduce,
+}
+
+
+def configure_logging(verbose: int) -> None:
+    """``0``: warnings; ``1``: INFO of dmlsched (one line per stage); ``2+``: DEBUG
+    of dmlsched.  Other libraries (Pyomo, Dask) stay at WARNING."""
+    root = logging.getLogger()
+    if not root.handlers:
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
+                            stream=sys.stderr)
+    lg = logging.getLogger("dmlsched")
+    lg.setLevel(logging.NOTSET if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dmlsched`` command; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.WARNING - 10 * min(args.verbose, 2),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    handlers = {"solve": cmd_solve, "check": cmd_check, "methods": cmd_methods}
     try:
-        if args.command in handlers:
-            return handlers[args.command](args)
-        if args.command == "bench":
-            from . import bench
-
-            return bench.cli_bench(args)
-        if args.command == "report":
-            from . import bench
-
-            return bench.cli_report(args)
-        if args.command == "reproduce":
-            from . import bench
-
-            return bench.cli_reproduce(args)
-        if args.command == "gantt":
-            from . import plot
-
-            return plot.cli_gantt(args)
-    except (InstanceError, UnknownMethodError, SolverLimitError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except ValueError as e:  # bad option values reaching a method
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except InvalidSolutionError as e:
-        print(f"internal error: invalid solution: {e}", file=sys.stderr)
-        return 1
-    except SolverError as e:
-        print(f"solver error: {e}", file=sys.stderr)
-        return 1
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, argument errors (already printed)
+        return int(e.code or 0) if not isinstance(e.code, str) else EXIT_BAD_INPUT
+    verbose = int(args.verbose or 0) + int(getattr(args, "verbose_sub", 0) or 0)
+    configure_logging(verbose)
+    try:
+        load_plugins(getattr(args, "plugin", None) or [])
+        return HANDLERS[args.command](args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    parser.error(f"unknown command {args.command}")
-    return 2
+    except InvalidSolutionError as e:
+        print(f"internal error: invalid solution: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    except SolverLimitError as e:
+        print(f"error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SolverError as e:
+        if "unknown solver" in str(e):
+            print(f"error: {_one_line(str(e))}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(f"solver error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    except (InstanceError, UnknownMethodError, DmlschedError, ValueError) as e:
+        # bad files, unknown methods/options/problems, bad option values
+        print(f"error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as e:  # a path that cannot be read or written
+        where = e.filename if e.filename is not None else ""
+        print(f"error: {where}{': ' if where else ''}{e.strerror or e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ImportError as e:  # an optional extra that is not installed
+        print(f"error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as e:  # noqa: BLE001 - a bug: one line, the traceback with -vv
+        if verbose >= 2:
+            import traceback
+
+            traceback.print_exc()
+        print(f"internal error: {type(e).__name__}: {_one_line(str(e))} (run with -vv for the traceback)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -27,6 +27,13 @@ COMMON_KEYS = ("problem", "name", "description", "expected", "source")
 #: largest integer magnitude accepted in a file (exactly representable as a float)
 MAX_INT = 2**53
 
+#: largest magnitude of a number accepted in a file, and smallest value of a
+#: field that must be > 0 (durations, rates, sizes: possible divisors): sums,
+#: products and quotients of a few such numbers over up to 1e8 tasks stay finite
+#: in double precision (1e308), so no method meets an overflow later
+MAX_NUMBER = 1e15
+MIN_NONZERO = 1e-12
+
 #: free-form keys kept across load/save for every family (families need not store them)
 META_KEYS = ("description", "source")
 
@@ -155,9 +162,16 @@ class Reader:
         v = self.value
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise self.error(f"must be a number, got {_type_name(v)}")
+        if isinstance(v, int) and abs(v) > MAX_NUMBER:
+            raise self.error(f"must have magnitude at most {MAX_NUMBER:g}, got {_show_int(v)}")
         v = float(v)
         if not math.isfinite(v):
             raise self.error("must be finite")
+        if abs(v) > MAX_NUMBER:
+            raise self.error(f"must have magnitude at most {MAX_NUMBER:g} (sums must stay finite), got {v:g}")
+        if gt is not None and gt >= 0 and 0 < v < MIN_NONZERO:
+            # a strictly positive field (a duration, rate, size) may be a divisor
+            raise self.error(f"must be at least {MIN_NONZERO:g} (quotients must stay finite), got {v:g}")
         _check_range(self, v, gt, ge, lt, le)
         return v
 
@@ -177,7 +191,7 @@ class Reader:
                 raise self.error(f"must be an integer, got {v!r}")
         v = int(v)
         if abs(v) > MAX_INT:
-            raise self.error(f"must be an integer of magnitude at most 2^53, got {v:.3g}")
+            raise self.error(f"must be an integer of magnitude at most 2^53, got {_show_int(v)}")
         _check_range(self, v, gt, ge, lt, le)
         return v
 
@@ -225,6 +239,14 @@ class Reader:
         return {k: c.as_number(**rng) for k, c in self.entries(key)}
 
 
+def _show_int(v: int) -> str:
+    """A huge integer as a person reads it (``float`` overflows beyond 1e308)."""
+    digits = len(str(abs(v)))
+    if digits <= 20:
+        return f"{float(v):.3g}"
+    return f"{'-' if v < 0 else ''}a {digits}-digit integer"
+
+
 def _check_range(r: Reader, v: float, gt, ge, lt, le) -> None:
     shown = int(v) if float(v).is_integer() else v
     if gt is not None and not v > gt:
@@ -239,7 +261,40 @@ def _check_range(r: Reader, v: float, gt, ge, lt, le) -> None:
 
 # ---------------------------------------------------------------------------
 def from_dict(data: Any) -> Any:
-    """Build an instance from a JSON value, dispatching on ``data["problem"]``."""
+    """Build an instance from a JSON-like value, dispatching on ``data["problem"]``.
+
+    Besides JSON values (``dict``, ``list``, ``str``, ``int``, ``float``,
+    ``bool``, ``None``), numpy scalars (``numpy.int64``, ``numpy.float64``,
+    ``numpy.bool_``), numpy arrays and tuples are accepted wherever numbers
+    and lists are.
+
+    Raises
+    ------
+    InstanceError
+        Naming the offending field, e.g. ``jobs[2].train_time.K80: must be > 0, got -1``.
+    """
+    return _from_json_value(plain(data))
+
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays made Python numbers and lists,
+    and tuples made lists (a copy; JSON values come back equal)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    mod = type(value).__module__
+    if mod == "numpy" or mod.startswith("numpy."):
+        tolist = getattr(value, "tolist", None)
+        if tolist is not None:
+            return plain(tolist())
+    return value
+
+
+def _from_json_value(data: Any) -> Any:
+    """:func:`from_dict` for a value that is plain JSON already (from ``json.loads``)."""
     from .registry import _PROBLEMS, _ensure_loaded
 
     _ensure_loaded()
@@ -281,7 +336,7 @@ def loads(text: str) -> Any:
         data = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError, RecursionError) as e:
         raise InstanceError("", f"malformed JSON: {e}") from None
-    return from_dict(data)
+    return _from_json_value(data)
 
 
 def dumps(instance: Any, *, indent: int | None = 2) -> str:

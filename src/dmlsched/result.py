@@ -11,6 +11,7 @@ from typing import Any
 class Status(str, Enum):
     """Outcome of a method run.
 
+    ============== ==============================================================
     ``optimal``    the solver proved optimality (or the method is exact by construction);
     ``feasible``   a valid solution, optimality not proven (heuristics, or a limit hit
                    with an incumbent kept);
@@ -20,6 +21,7 @@ class Status(str, Enum):
                    domain, or more than it can hold in the time or memory it was
                    given (the reason in ``details["error"]``);
     ``error``      the run failed (message in ``details["error"]``).
+    ============== ==============================================================
     """
 
     OPTIMAL = "optimal"
@@ -40,6 +42,7 @@ class Status(str, Enum):
 class Verdict(str, Enum):
     """What :func:`dmlsched.check` concludes about a claimed approximation bound.
 
+    ================ ============================================================
     ``holds``        the method's objective over a *proven* bound on the optimum
                      is within the claimed ratio;
     ``violated``     even against a *feasible* reference value (optimistic for
@@ -48,6 +51,7 @@ class Verdict(str, Enum):
     ``no_bound``     the method claims no bound, or its claimed bound is infinite
                      on this instance (nothing can hold or fail);
     ``n/a``          the method did not produce an objective (refused, failed).
+    ================ ============================================================
     """
 
     HOLDS = "holds"

@@ -4,12 +4,24 @@
 >>> @given(hare_instances(max_jobs=3))               # doctest: +SKIP
 ... def test_ratio(inst): ...
 
-Requires ``hypothesis`` (in the ``dev`` extra).
+Requires ``hypothesis``: ``pip install 'dmlsched[strategies]'`` (also in the
+``dev`` extra).  Without it, importing this module raises a
+:class:`ModuleNotFoundError` that says so.
 """
 
 from __future__ import annotations
 
 import importlib
+
+try:
+    import hypothesis  # noqa: F401
+except ModuleNotFoundError as _e:
+    if _e.name != "hypothesis":
+        raise
+    raise ModuleNotFoundError(
+        "dmlsched.strategies needs the hypothesis package: pip install 'dmlsched[strategies]'",
+        name="hypothesis",
+    ) from None
 
 from .problems import FAMILIES
 
