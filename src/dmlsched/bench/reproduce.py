@@ -128,7 +128,8 @@ def run_claim(claim: Claim, scale: str, *, results: str, engine: Any, progress: 
 
 # ---------------------------------------------------------------------------
 # the report
-def _versions() -> str:
+def versions_line() -> str:
+    """Python and the versions of the packages behind the numbers."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = [f"Python {platform.python_version()}"]
@@ -140,7 +141,8 @@ def _versions() -> str:
     return ", ".join(out)
 
 
-def _machine() -> str:
+def machine_line() -> str:
+    """Host, platform, cores, CPU model and memory of this machine."""
     cpu = platform.processor() or ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -202,8 +204,8 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
         "",
         f"- scale: **{scale}**" + (" (the papers' own scale, load and baselines)" if scale == "full" else
                                    " (a small version of every claim for CI: a smoke test, not the result)"),
-        f"- machine: {_machine()}",
-        f"- versions: {_versions()}",
+        f"- machine: {machine_line()}",
+        f"- versions: {versions_line()}",
         f"- engine: {engine}; every run through the `dmlsched bench` engine"
         + ("" if engine == "in-process" else " (per-run time limits: a run over its limit is asked to stop and "
                                               "keeps its last incumbent, killed only after a grace)"),
