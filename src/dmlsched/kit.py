@@ -519,6 +519,8 @@ class Run:
         details
             Extra ``details`` entries.
 
+        Notes
+        -----
         Status: with a solution, ``optimal`` when the method is exact and the
         solver proved optimality or the solution meets the proven bound within
         :data:`OPTIMALITY_GAP`, else ``feasible``.  Without one: ``infeasible``

@@ -261,8 +261,12 @@ def _execute(job: dict, rec: dict) -> None:
     rec["runtime_s"] = res.runtime_s
     rec["has_solution"] = res.solution is not None
     details = {k: v for k, v in res.details.items() if k != "jct"}
-    if res.status.value == "error" and "error" in details:
-        rec["error"] = str(details["error"])
+    if res.status.value == "error":
+        rec["error"] = (str(details["error"]) if details.get("error") else
+                        f"solver status: {details['solver_status']}" if details.get("solver_status") else
+                        "the method ended with status error without a message")
+    elif res.status.value == "n/a":
+        rec["error"] = str(details.get("error") or "the method refused the instance")
     rec["details"] = {**rec["details"], **details}
     rec["jct"] = extract_jct(inst, spec, res)
     ref_rec = job.get("reference_record")
