@@ -210,11 +210,14 @@ def compare(instance: Any, res: Result, ref: Result | None) -> CheckReport:
         if rspec.kind != "bound" and ref.solution is not None:
             ub = ref.objective
         if rspec.space is not None and rspec.space != m.space and lb is not None:
-            # optimal over a restricted space only: not a bound for a method that may leave it
-            lb = None
+            # optimal over a restricted space only: not a bound for a method that may leave it;
+            # a reference may also prove a bound over every solution (details["whole_space_bound"])
+            wide = (ref.details or {}).get("whole_space_bound")
+            lb = float(wide) if wide is not None and math.isfinite(float(wide)) else None
             ref_optimal = False
             details["reference_scope"] = (
                 f"{ref.method} is optimal over {rspec.space} solutions only; {res.method} may leave that space"
+                + (f"; its bound over every solution ({lb:g}) is used" if lb is not None else "")
             )
         if not ref_optimal and ub is not None:
             details["reference_note"] = f"{ref.method} did not prove optimality: its objective is a feasible value"

@@ -176,6 +176,7 @@ def result_from_record(rec: dict) -> Any:
         solution=_RecordedSolution() if rec.get("has_solution") else None,
         runtime_s=rec.get("runtime_s") or 0.0,
         solver=rec.get("solver"),
+        details={k: v for k, v in (rec.get("details") or {}).items() if k == "whole_space_bound"},
     )
 
 
