@@ -1,0 +1,170 @@
+"""The adversarial hunt: reproducible by seed, shrinking keeps the ratio above
+the target, and a hunt on a family with a planted weakness finds it."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import dmlsched
+import dmlsched.hunt as H
+from dmlsched import registry
+from dmlsched.errors import InvalidSolutionError
+from dmlsched.io import Reader
+from dmlsched.kit import Run, method
+from dmlsched.registry import ProblemSpec, register_problem
+
+
+# ---------------------------------------------------------------------------
+# a family with a planted weakness: "pick the smallest value"; the heuristic
+# "scan" is optimal unless the values hold the structure [big, ..., small, trap]
+# with big > 3 * small, where it picks the first value (ratio = big / small).
+
+
+@dataclass(frozen=True)
+class Planted:
+    values: tuple[float, ...]
+    name: str = ""
+    expected: dict = field(default_factory=dict)
+
+
+def _from_dict(data):
+    r = Reader(data)
+    r.check_keys(("values",), common=True)
+    return Planted(tuple(r.numbers("values", min_len=2, gt=0)), r.string("name", "", nonempty=False),
+                   r["expected"].obj() if r.has("expected") else {})
+
+
+def _to_dict(inst):
+    d = {"problem": "planted", "values": list(inst.values)}
+    if inst.name:
+        d["name"] = inst.name
+    if inst.expected:
+        d["expected"] = inst.expected
+    return d
+
+
+def _validate(inst, sol):
+    if not (isinstance(sol, int) and 0 <= sol < len(inst.values)):
+        raise InvalidSolutionError(f"index {sol!r} out of range")
+
+
+@pytest.fixture
+def planted(monkeypatch):
+    registry._ensure_loaded()  # copy the loaded registry, never an empty one
+    monkeypatch.setattr(registry, "_PROBLEMS", dict(registry._PROBLEMS))
+    monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
+    monkeypatch.setattr(H.space, "SPACES", dict(H.space.SPACES))
+    monkeypatch.setattr(H, "SPACES", H.space.SPACES)
+    register_problem(ProblemSpec(
+        name="planted", instance_type=Planted, from_dict=_from_dict, to_dict=_to_dict, validate=_validate,
+        evaluate=lambda inst, s: float(inst.values[s]), solution_to_json=lambda inst, s: {"index": s},
+        default_reference="exact",
+    ))
+
+    @method("planted", "exact", kind="exact")
+    def exact(inst, run: Run):
+        return run.result(solution=int(np.argmin(inst.values)))
+
+    @method("planted", "scan", kind="heuristic", bound=lambda inst: 2.0, bound_name="planted claim: 2")
+    def scan(inst, run: Run):
+        v = inst.values
+        trap = len(v) >= 3 and v[0] > 3 * min(v) and v[-1] > v[0]
+        return run.result(solution=0 if trap else int(np.argmin(v)))
+
+    def sample(rng, size):
+        n = int(rng.integers(2, size["n"] + 1))
+        return {"problem": "planted", "values": [float(rng.integers(1, 9)) for _ in range(n)]}
+
+    H.register_space(H.Space("planted", sample, element_lists=("values",), min_elements={"values": 2},
+                             default_size={"n": 4}))
+    return "planted"
+
+
+def test_hunt_is_reproducible_by_seed(planted):
+    for strategy in ("random", "hill", "anneal"):
+        a = H.hunt(planted, "scan", strategy=strategy, budget=None, max_evals=60, seed=7)
+        b = H.hunt(planted, "scan", strategy=strategy, budget=None, max_evals=60, seed=7)
+        assert a.history == [] or [h[1:] for h in a.history] == [h[1:] for h in b.history]
+        assert a.best.data == b.best.data and a.shrunk.data == b.shrunk.data, strategy
+        assert a.evaluations == b.evaluations == 60
+    c = H.hunt(planted, "scan", strategy="random", budget=None, max_evals=60, seed=8)
+    d = H.hunt(planted, "scan", strategy="random", budget=None, max_evals=60, seed=7)
+    assert c.best.data != d.best.data or c.history != d.history
+
+
+def test_planted_weakness_is_found_and_shrunk(planted, tmp_path):
+    r = H.hunt(planted, "scan", strategy="anneal", budget=None, max_evals=400, seed=1, out=tmp_path)
+    assert r.best.violation and r.best.ratio > 2.0 and r.first_violation is not None
+    # shrinking keeps the ratio above the target and never grows the instance
+    assert r.shrunk.violation and r.shrunk.ratio > 2.0
+    assert len(r.shrunk.data["values"]) <= len(r.best.data["values"])
+    assert len(r.shrunk.data["values"]) == 3  # the trap needs exactly three values
+    # the written instance carries what was found, and re-checking it gives the same verdict
+    inst = dmlsched.load(r.files[0])
+    assert inst.expected["verdict"] == {"scan": "violated"}
+    rep = dmlsched.check(inst, "scan")
+    assert rep.verdict == "violated" and rep.ratio == pytest.approx(r.shrunk.ratio)
+    log = json.loads((tmp_path / f"hunt-{inst.name}.json").read_text())
+    assert log["shrunk"]["violation"] is True and log["evaluations"] == r.evaluations
+
+
+def test_random_sampling_rarely_hits_the_trap_that_search_finds(planted):
+    rnd = H.hunt(planted, "scan", strategy="random", budget=None, max_evals=400, seed=1)
+    ann = H.hunt(planted, "scan", strategy="anneal", budget=None, max_evals=400, seed=1)
+    assert ann.best.ratio >= rnd.best.ratio
+
+
+def test_shrink_keeps_the_ratio_above_the_target(planted):
+    space = H.get_space(planted)
+    ev = H.Evaluator(planted, "scan")
+    start = ev({"problem": "planted", "values": [7.5, 6.0, 1.25, 3.0, 8.0]})
+    assert start.violation
+    shrunk, used = H.search.shrink(space, ev, start, lambda s: s.ratio is not None and s.ratio > 2.0)
+    assert shrunk.ratio > 2.0 and used > 0
+    assert len(shrunk.data["values"]) == 3
+    # rounder numbers: 1.25 is rounded away; 7.5 stays (rounding it to 8 would break the trap 8.0 > v[0])
+    assert shrunk.data["values"] == [7.5, 1.0, 8.0]
+
+
+def test_bad_requests_are_clean_errors(planted):
+    with pytest.raises(H.HuntError, match="unknown strategy"):
+        H.hunt(planted, "scan", strategy="nope", max_evals=5)
+    with pytest.raises(H.HuntError, match="size parameter 'jobs'"):
+        H.hunt(planted, "scan", size={"jobs": 3}, max_evals=5)
+    with pytest.raises(H.HuntError, match="no solver-guided strategy"):
+        H.hunt(planted, "scan", strategy="guided", max_evals=5)
+    with pytest.raises(dmlsched.UnknownMethodError):
+        H.hunt(planted, "nosuch", max_evals=5)
+
+
+@pytest.mark.parametrize("problem", sorted(H.SPACES))
+def test_every_space_samples_and_mutates_valid_instances(problem):
+    space = H.get_space(problem)
+    rng = np.random.default_rng(0)
+    d = space.finish(space.sample(rng, space.size(None)))
+    assert space.valid(d)
+    moved = 0
+    for _ in range(30):
+        nd = space.mutate(rng, d)
+        assert space.valid(nd)
+        moved += nd != d
+        d = nd
+    assert moved >= 20
+    for cand in list(space.shrink_candidates(d))[:10]:
+        assert isinstance(cand, dict)
+
+
+def test_scores_are_certified_against_an_exact_reference():
+    """A ratio against the exact reference's feasible value never exceeds the
+    true ratio: on a bundled instance with a recorded optimum they agree."""
+    inst = dmlsched.load("instances/counterexamples/rar-theorem5-lemma4.json")
+    ev = H.Evaluator("rar", "sjf-bco")
+    s = ev(dmlsched.to_dict(inst))
+    assert s.certified and s.reference == pytest.approx(inst.expected["optimum"])
+    assert s.ratio == pytest.approx(inst.expected["objective"]["sjf-bco"] / inst.expected["optimum"])
+    assert math.isfinite(s.claimed) and s.violation
