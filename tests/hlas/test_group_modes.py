@@ -151,7 +151,7 @@ def test_gang_baselines(gang, jcts):
     b starts its first task on the third GPU at 0 and its second at 1, c runs at 2.  Gang
     "block": b waits for 2 idle GPUs (at 2) and c waits behind it.  Gang "skip": c backfills
     the third GPU at 0."""
-    res = dmlsched.solve(three_gpus(), "fifo", gang=gang)
+    res = dmlsched.solve(three_gpus(), "fifo", gang=gang, trace=True)
     assert [r["jct"] for r in res.details["records"]] == pytest.approx(jcts)
     assert res.details["gang"] == gang
 

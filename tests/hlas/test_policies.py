@@ -168,7 +168,7 @@ def test_no_job_starves_in_a_long_overloaded_run(policy):
     """1,500 jobs arriving faster than the cluster serves them: every job finishes,
     and the run is a feasible Hare schedule (validated inside solve)."""
     inst = generate(1500, 32, seed=5, groups=8, load=1.3, rounds=(5, 40), predictions="conservative")
-    res = dmlsched.solve(inst, policy)
+    res = dmlsched.solve(inst, policy, trace=True)
     recs = res.details["records"]
     assert all(r["finish"] is not None for r in recs)
     assert all(r["rounds"] == j.rounds for r, j in zip(recs, inst.jobs))
@@ -209,7 +209,7 @@ def test_validator_catches_broken_runs():
 
 def test_metrics_and_grouping_details():
     inst = generate(40, 16, seed=2, groups=4)
-    res = dmlsched.solve(inst, "hlas")
+    res = dmlsched.solve(inst, "hlas", trace=True)
     d = res.details
     assert d["grouping"] == "greedy" and d["num_groups"] == 4
     assert d["avg_jct"] == pytest.approx(res.objective)

@@ -24,7 +24,7 @@ FIG9 = ROOT / "instances" / "hlas" / "fig9_10.json"
 def test_fig12_average_jct(policy):
     """HLAS 20/3 (paper: 6.7), shortest-first 16/3 (5.3), HLAS-P with 'J3 >= 3 rounds' 17/3 (5.7)."""
     inst = dmlsched.load(FIG12)
-    res = dmlsched.solve(inst, policy)
+    res = dmlsched.solve(inst, policy, trace=True)
     assert res.objective == pytest.approx(inst.expected["objective"][policy], abs=1e-12)
     assert round(res.objective, 1) == inst.expected["facts"]["paper_rounded"][policy]
     done = {r["job"]: r["finish"] for r in res.details["records"]}

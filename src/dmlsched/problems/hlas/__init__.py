@@ -1,5 +1,14 @@
 """Non-clairvoyant Hare (HLAS paper, Sections IV-V): online HLAS / HLAS-P and
-baselines simulated on the shared discrete-event engine."""
+baselines simulated on the shared discrete-event engine.
+
+Files: ``instance.py``, ``solution.py`` (validator: a feasible Hare schedule;
+evaluator: average JCT), ``policies.py`` (priority rules), ``simulator.py``
+(the execution model), ``heuristics.py`` (the policies as methods),
+``models.py`` (the clairvoyant offline optimum: ``offline-exact`` on CP-SAT,
+``offline-mip`` on Hare's MIP), ``bruteforce.py`` (``brute-force``),
+``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).  The paper
+proves no bound for HLAS, so there is no ``bounds.py``.
+"""
 
 from ...registry import register_family
 from . import instance, solution
@@ -16,7 +25,7 @@ SPEC = register_family(
     default_reference="offline-exact",
 )
 
-from . import heuristics  # noqa: E402,F401  (registers the policies)
+from . import bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
 from .heuristics import simulate, task_gpu_time  # noqa: E402
 
 __all__ = ["HlasInstance", "HlasJob", "HlasRun", "completion_times", "jcts", "metrics", "simulate",

@@ -27,6 +27,10 @@ it open; ``models/hlas.md`` "Readings of the GPU group" discusses each):
     Groups only define the service accounting: ``T̄_n`` is computed on the
     grouping's ``|U|`` groups, but tasks are dispatched GPU by GPU (one task
     per idle GPU, Algorithm 1's loop over ``m in M`` and ``x_{n,m}``).
+
+Option ``group_idle`` chooses when a group takes work: ``"all"`` (default)
+when all its GPUs are idle, ``"any"`` as soon as one of them is (on its idle
+GPUs); ``models/hlas.md`` item 12.
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ import time
 from typing import Sequence
 
 
-from ...registry import register_method
-from ...result import Result, Status
+from ...kit import Option, Run, method
+from ...result import Result
 from ...sim import Simulation
 from .instance import HlasInstance
 from .policies import RULES
@@ -74,10 +78,11 @@ def resolve_groups(
         raise RuntimeError(f"grouping method {grouping_method!r} found no grouping ({res.status.value})")
     groups = res.solution.members(u)
     return groups, {"grouping": grouping_method, "grouping_objective": res.objective,
-                    "grouping_status": res.status.value}
+                    "grouping_status": res.status.value, "grouping_cut": not res.reproducible}
 
 
 GROUP_MODES = ("batch", "gpuset", "round", "accounting")
+GROUP_IDLE_READINGS = ("all", "any")
 
 
 def simulate(
@@ -86,6 +91,7 @@ def simulate(
     *,
     grouped: bool | None = None,
     group_mode: str = "batch",
+    group_idle: str = "all",
     gang: str | None = None,
     groups: Sequence[Sequence[int]] | None = None,
     grouping_method: str = "greedy",
@@ -100,6 +106,10 @@ def simulate(
     ``"accounting"`` the groups (given, or ``inst.num_groups`` when the policy
     is grouped) only set ``T̄_n``; dispatch is per GPU.
 
+    ``group_idle`` (:data:`GROUP_IDLE_READINGS`): ``"all"`` (a group takes
+    work only when all its GPUs are idle) or ``"any"`` (a group with an idle
+    GPU takes work on its idle GPUs; ``models/hlas.md`` item 12).
+
     ``gang`` (per-GPU runs only): ``None`` (relaxed synchronisation, the
     default), ``"block"`` or ``"skip"``: a job's round starts only when
     ``tasks_per_round`` GPUs are idle, one task on each of the fastest; with
@@ -111,6 +121,8 @@ def simulate(
     """
     if group_mode not in GROUP_MODES:
         raise ValueError(f"group_mode must be one of {', '.join(GROUP_MODES)}, got {group_mode!r}")
+    if group_idle not in GROUP_IDLE_READINGS:
+        raise ValueError(f"group_idle must be one of {', '.join(GROUP_IDLE_READINGS)}, got {group_idle!r}")
     rule = RULES[policy]()
     gdetails: dict = {}
     if grouped is None:
@@ -126,7 +138,7 @@ def simulate(
                                           time_limit=time_limit, seed=seed)
     t0 = time.perf_counter()
     sim_policy = HlasSimulator(inst, rule, groups, trace=trace, whole_round=group_mode == "round",
-                               one_per_gpu=group_mode == "gpuset",
+                               one_per_gpu=group_mode == "gpuset", any_idle=group_idle == "any",
                                tbar_groups=tbar_groups, gang=gang)
     sim = Simulation().run(sim_policy)
     sim_s = time.perf_counter() - t0
@@ -150,44 +162,62 @@ def simulate(
         "simulation_s": sim_s,
         "num_groups": len(groups) if tbar_groups is None else tbar_groups,
         "group_mode": group_mode,
+        "group_idle": group_idle,
         "gang": gang,
-        "records": [
-            {**r.to_json(inst.jobs[r.job].id), "rounds": sim_policy.rounds_run[r.job]}
-            for r in rec.records()
-        ],
+        "jct": [float(c - a) for c, a in zip(rec.finish_time, sim_policy.arrival)],
     }
+    if trace:
+        details["records"] = [
+            {**r.to_json(inst.jobs[r.job].id), "rounds": sim_policy.rounds_run[r.job]} for r in rec.records()
+        ]
     return run, details
 
 
-def _make(policy: str, description: str):
-    def method(inst: HlasInstance, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
-               grouped: bool | None = None, grouping_method: str = "greedy", trace: bool = False,
-               group_mode: str = "batch", gang: str | None = None, **options) -> Result:
-        if options:
-            raise TypeError(f"unknown option(s) for hlas/{policy}: {', '.join(sorted(options))}")
-        run, details = simulate(inst, policy, grouped=grouped, group_mode=group_mode, gang=gang,
-                                grouping_method=grouping_method, solver=solver,
-                                time_limit=time_limit, seed=seed, trace=trace)
-        return Result("hlas", policy, Status.FEASIBLE, objective=details["avg_jct"], solution=run,
-                      details=details)
+#: the options every policy declares (the readings of models/hlas.md are named options)
+POLICY_OPTIONS = (
+    Option("grouped", bool, None, "run on GPU groups (default: True for hlas and hlas-p, False for the baselines)"),
+    Option("grouping_method", str, "greedy", "gpu-grouping method that computes the groups when the instance "
+           "gives only their number", choices=("greedy", "exact", "exact-cp", "brute-force")),
+    Option("group_mode", str, "batch", "how a GPU group executes work (models/hlas.md item 10)",
+           choices=GROUP_MODES),
+    Option("group_idle", str, "all", "when a group takes work: when all its GPUs are idle, or as soon as any "
+           "is (models/hlas.md item 12)", choices=GROUP_IDLE_READINGS),
+    Option("gang", str, None, "per-GPU runs: start a round only on tasks_per_round idle GPUs; 'block' (a job "
+           "that does not fit blocks the later ones) or 'skip' (backfilling)", choices=(None, "block", "skip")),
+    Option("trace", bool, False, "keep every assignment in solution.log"),
+)
 
-    method.__name__ = f"run_{policy.replace('-', '_')}"
-    method.__doc__ = (
-        f"{description}\n\nOptions: ``grouped`` (run on GPU groups; default True for hlas/hlas-p), "
-        f"``grouping_method`` (``greedy`` or ``exact``, when the instance gives ``groups``), "
-        f"``trace`` (keep the assignment log in ``solution.log``), ``group_mode`` (``batch`` (default), "
-        f"``gpuset``, ``round`` or ``accounting``: how a GPU group executes work, see the module docstring), "
-        f"``gang`` (per-GPU runs: ``block`` or ``skip`` to start a round only on ``tasks_per_round`` idle GPUs, "
-        f"the paper's gang-scheduled baselines; default relaxed synchronisation)."
+
+def _policy_body(policy: str):
+    def body(inst: HlasInstance, run: Run) -> Result:
+        o = run.options
+        with run.stage("simulate"):
+            sim, details = simulate(inst, policy, grouped=o["grouped"], group_mode=o["group_mode"],
+                                    group_idle=o["group_idle"], gang=o["gang"],
+                                    grouping_method=o["grouping_method"], solver=run.solver or "highs",
+                                    time_limit=run.remaining(), seed=run.seed, trace=o["trace"])
+        if details.pop("grouping_cut", False):
+            run.cut("the grouping method")
+        return run.result(solution=sim, **details)
+
+    return body
+
+
+def _register(policy: str, description: str):
+    body = _policy_body(policy)
+    body.__name__ = body.__qualname__ = f"run_{policy.replace('-', '_')}"
+    body.__doc__ = (
+        f"{description}\n\nOptions (the readings of ``models/hlas.md``): ``grouped``, "
+        f"``grouping_method``, ``group_mode``, ``group_idle``, ``gang``, ``trace``."
     )
-    return register_method("hlas", policy, kind="policy", description=description)(method)
+    return method("hlas", policy, kind="policy", options=POLICY_OPTIONS, description=description)(body)
 
 
-run_hlas = _make("hlas", "HLAS (Algorithms 1-3): MLFQ on attained rounds x average group round time")
-run_hlas_p = _make("hlas-p", "HLAS-P (Section V-B): HLAS with predicted rounds and sub-queues q^1, q^2")
-run_fifo = _make("fifo", "FIFO by arrival on the fastest idle GPUs (Gavel_FIFO's order)")
-run_2dlas = _make("2d-las", "2D-LAS: least attained task-GPU time first (Tiresias 2DAS, relaxed sync)")
-run_srtf = _make("srtf", "SRTF (clairvoyant reference): shortest remaining rounds x T-bar first")
+run_hlas = _register("hlas", "HLAS (Algorithms 1-3): MLFQ on attained rounds x average group round time")
+run_hlas_p = _register("hlas-p", "HLAS-P (Section V-B): HLAS with predicted rounds and sub-queues q^1, q^2")
+run_fifo = _register("fifo", "FIFO by arrival on the fastest idle GPUs (Gavel_FIFO's order)")
+run_2dlas = _register("2d-las", "2D-LAS: least attained task-GPU time first (Tiresias 2DAS, relaxed sync)")
+run_srtf = _register("srtf", "SRTF (clairvoyant reference): shortest remaining rounds x T-bar first")
 
 
 # ---------------------------------------------------------------------------
@@ -240,49 +270,3 @@ def group_round_times(inst: HlasInstance, job: int, groups: Sequence[Sequence[in
 
 __all__ = ["GROUP_MODES", "group_round_times", "hlas_round_size", "list_schedule_round", "resolve_groups", "simulate",
            "task_gpu_time"]
-
-
-# ---------------------------------------------------------------------------
-# the offline optimum: a proven reference for every online policy
-
-def unit_weight_hare(inst: HlasInstance):
-    """The Hare instance of ``inst`` with every weight 1 (so ``sum C_n`` is the objective)."""
-    import dataclasses
-
-    hare = inst.to_hare()
-    return dataclasses.replace(hare, jobs=tuple(dataclasses.replace(j, weight=1.0) for j in hare.jobs))
-
-
-@register_method(
-    "hlas",
-    "offline-exact",
-    kind="exact",
-    description="Clairvoyant offline optimum: Hare_Sched's MIP with unit weights (small instances)",
-    uses_solver=True,
-)
-def run_offline_exact(inst: HlasInstance, *, solver: str = "highs", time_limit: float | None = None,
-                      seed: int = 0, **options) -> Result:
-    """The best schedule with full knowledge of arrivals and sizes (Hare's ``exact`` on unit weights).
-
-    Every run of every policy is a feasible Hare schedule, so the optimum
-    (and the MIP's proven bound, converted to an average JCT as
-    ``(bound - sum_n a_n) / |N|``) bounds every policy's average JCT from below.
-    Status and bound are the Hare MIP's.
-    """
-    from ... import api
-
-    hare = unit_weight_hare(inst)
-    res = api.solve(hare, "exact", solver=solver, time_limit=time_limit, seed=seed, **options)
-    n = inst.num_jobs
-    arr = sum(j.arrival for j in inst.jobs)
-    details = {"hare_status": res.status.value, "hare_objective": res.objective,
-               "hare_lower_bound": res.lower_bound, **{k: v for k, v in res.details.items() if k != "wall_s"}}
-    if res.solution is None:
-        return Result("hlas", "offline-exact", res.status, solver=solver, details=details)
-    from ..hare.solution import completion_times as hare_ct
-
-    ct = hare_ct(hare, res.solution)
-    run = HlasRun(gpu=res.solution.gpu, start=res.solution.start, finish=ct, policy="offline-exact")
-    lb = None if res.lower_bound is None else (res.lower_bound - arr) / n
-    return Result("hlas", "offline-exact", res.status, objective=(float(ct.sum()) - arr) / n, bound=lb,
-                  solution=run, solver=solver, details=details)

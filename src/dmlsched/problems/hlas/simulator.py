@@ -29,7 +29,9 @@ flags select the alternatives of ``models/hlas.md`` item 10 (option
 task per free group GPU, no batch), ``whole_round`` (``round``: the group
 takes the whole remaining round, list-scheduled, no horizon) and
 ``tbar_groups`` (``accounting``: singleton groups for dispatch, ``T̄_n`` on
-``tbar_groups`` groups); ``gang`` (``"block"``/``"skip"``, singleton groups
+``tbar_groups`` groups); ``any_idle`` (option ``group_idle="any"``, item 12:
+a group takes work as soon as one of its GPUs is idle, on its idle GPUs
+only, and every GPU returns to its group when its own tasks end); ``gang`` (``"block"``/``"skip"``, singleton groups
 only) starts a round only on ``tasks_per_round`` idle GPUs at once.
 """
 
@@ -43,8 +45,8 @@ from ...sim import Recorder, Simulation
 from .instance import HlasInstance
 from .policies import Rule, View
 
-# event kinds double as their priority within an instant
-GROUP_IDLE, ROUND_DONE, ARRIVAL = 0, 1, 2
+# event kinds double as their priority within an instant (GPU_IDLE has GROUP_IDLE's priority)
+GROUP_IDLE, ROUND_DONE, ARRIVAL, GPU_IDLE = 0, 1, 2, 3
 
 _heappush = heapq.heappush
 _heappop = heapq.heappop
@@ -104,7 +106,7 @@ class HlasSimulator:
 
     def __init__(self, inst: HlasInstance, rule: Rule, groups: Sequence[Sequence[int]], *,
                  trace: bool = False, whole_round: bool = False, one_per_gpu: bool = False,
-                 tbar_groups: int | None = None, gang: str | None = None) -> None:
+                 tbar_groups: int | None = None, gang: str | None = None, any_idle: bool = False) -> None:
         self.inst = inst
         if gang is not None:
             if gang not in ("block", "skip"):
@@ -118,6 +120,14 @@ class HlasSimulator:
         self.one_per_gpu = one_per_gpu
         self.rule = rule
         self.groups = [list(g) for g in groups]
+        # singleton groups: "any GPU idle" and "all GPUs idle" are the same event
+        self.any_idle = any_idle and any(len(g) > 1 for g in self.groups)
+        self.group_of = [0] * inst.num_gpus
+        self.pos = [0] * inst.num_gpus
+        for u, g in enumerate(self.groups):
+            for i, m in enumerate(g):
+                self.group_of[m] = u
+                self.pos[m] = i
         n_jobs = inst.num_jobs
         # job profiles: jobs with identical time tables share per-GPU lists
         prof_of: dict[tuple, int] = {}
@@ -194,6 +204,14 @@ class HlasSimulator:
         if kind == GROUP_IDLE:
             self.open.append(x)
             self.free[x] = list(self.groups[x])
+        elif kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
+            u = self.group_of[x]
+            fu = self.free[u]
+            fu.append(x)
+            if len(fu) > 1:
+                fu.sort(key=self.pos.__getitem__)
+            if len(fu) == 1:
+                self.open.append(u)
         elif kind == ROUND_DONE:
             r = self.rounds_run[x] + 1
             self.rounds_run[x] = r
@@ -289,6 +307,8 @@ class HlasSimulator:
         gsize = self._gsize
         trace = self.trace
         touched: list[int] = []
+        any_idle = self.any_idle
+        gpu_end: dict[int, float] = {}
         gang = self.gang
         rank = self._rank
         skipped: list[tuple] = []
@@ -327,7 +347,13 @@ class HlasSimulator:
             gpu_out[base:base + c] = gpus
             start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
             service[n] += tot
-            if u in touched:
+            if any_idle:
+                tcp = self.tc[p]
+                for i, m in enumerate(gpus):
+                    e = t + (0.0 if offs is None else offs[i]) + tcp[m]
+                    if e > gpu_end.get(m, -1.0):
+                        gpu_end[m] = e
+            elif u in touched:
                 if t + end_off > group_end[u]:
                     group_end[u] = t + end_off
             else:
@@ -357,6 +383,8 @@ class HlasSimulator:
                 ready[0] = key[:1] + (0,) + key[2:]
         for key in skipped:
             _heappush(ready, key)
+        for m, e in gpu_end.items():
+            sim.at(e, GPU_IDLE, m, GROUP_IDLE)
         for u in touched:
             if u in opn:
                 opn.remove(u)

@@ -1,0 +1,435 @@
+"""The clairvoyant offline optimum of an HLAS instance: the best schedule with
+full knowledge of arrivals and sizes, a proven reference for every online policy.
+
+Every policy run is a feasible Hare schedule (``models/hlas.md``), so the
+offline optimum of the Hare problem with unit weights -- minimise
+``sum_n C_n``, i.e. the average JCT ``(sum_n C_n - sum_n a_n) / |N|`` -- bounds
+every policy from below.  Two exact methods:
+
+* ``offline-exact`` -- CP-SAT with one cumulative resource per GPU type
+  (capacity = number of GPUs of the type), tasks of a round in a canonical
+  order, times scaled to integers (:class:`OfflineCpModel`;
+  ``models/hlas.md``, "Offline optimum on CP-SAT", proves the reduction and
+  states the exactness condition of the scaling).
+* ``offline-mip`` -- Hare's ``exact`` MIP on the instance with unit weights
+  (HiGHS or Gurobi), the cross-check.
+
+Pyomo and OR-Tools are imported only inside the model builders.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import math
+from typing import Any
+
+import numpy as np
+
+from ...kit import Option, Run, method
+from ...result import Result, Status
+from .instance import HlasInstance
+from .solution import HlasRun
+
+
+def unit_weight_hare(inst: HlasInstance):
+    """The Hare instance of ``inst`` with every weight 1 (so ``sum C_n`` is the objective)."""
+    hare = inst.to_hare()
+    return dataclasses.replace(hare, jobs=tuple(dataclasses.replace(j, weight=1.0) for j in hare.jobs))
+
+
+def trivial_bound(inst: HlasInstance) -> float:
+    """A proven lower bound on every schedule's average JCT: each round of job ``n``
+    takes at least ``min_m (T^c_{n,m} + T^s_{n,m})``, rounds run one after another."""
+    return float(np.mean([j.rounds * min(j.train_time[g] + j.sync_time[g] for g in inst.gpu_types)
+                          for j in inst.jobs]))
+
+
+# ---------------------------------------------------------------------------
+# integer times
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeScale:
+    """Integer times ``t * scale`` of an instance.
+
+    ``exact``: every arrival, training and synchronisation time is a multiple
+    of ``1/scale``; then the integer model is the original one.  Otherwise
+    ``up`` rounds every time up (an integer schedule is feasible for the
+    original times) and ``down`` rounds every time down (its optimum is a lower
+    bound).
+    """
+
+    scale: int
+    exact: bool
+
+
+#: largest power of ten tried for an exact time scale
+MAX_EXACT_SCALE = 10**6
+#: scale used when no power of ten up to MAX_EXACT_SCALE is exact
+DEFAULT_INEXACT_SCALE = 1000
+
+
+def all_times(inst: HlasInstance) -> list[float]:
+    out = [j.arrival for j in inst.jobs]
+    for j in inst.jobs:
+        out.extend(j.train_time[g] for g in inst.gpu_types)
+        out.extend(j.sync_time[g] for g in inst.gpu_types)
+    return out
+
+
+def choose_time_scale(inst: HlasInstance, scale: int | None = None) -> TimeScale:
+    """The smallest power of ten (up to :data:`MAX_EXACT_SCALE`) at which every time is
+    exact, else :data:`DEFAULT_INEXACT_SCALE`; ``scale`` forces one."""
+    from ...cpsat import is_exact_scale
+
+    times = all_times(inst)
+    if scale is not None:
+        return TimeScale(int(scale), is_exact_scale(times, int(scale)))
+    d = 1
+    while d <= MAX_EXACT_SCALE:
+        if is_exact_scale(times, d):
+            return TimeScale(d, True)
+        d *= 10
+    return TimeScale(DEFAULT_INEXACT_SCALE, False)
+
+
+# ---------------------------------------------------------------------------
+# the CP-SAT model
+
+
+class OfflineCpModel:
+    """Hare's offline problem with unit weights on CP-SAT, GPUs of a type pooled.
+
+    Tasks ``(n, r, i)``: job ``n``, round ``r``, ``i``-th task of the round.
+    For every task a start ``S`` and, per GPU type ``g``, a presence literal
+    ``x[g]`` with an optional interval ``[S, S + Tc[n,g])`` (the GPU is busy
+    while training, Hare's (8)); exactly one type per task.  Constraints, each
+    in its own method with Hare's equation:
+
+    * arrival (4): ``S >= a_n`` for the tasks of round 0;
+    * round barrier (7): ``R[n,r] >= S + sum_g x[g] (Tc[n,g] + Ts[n,g])`` for
+      every task of round ``r``, and ``S >= R[n,r-1]`` for round ``r``;
+    * completion (6): ``C_n = R[n, last]``;
+    * capacity per type, (5) and (8) pooled: ``Cumulative`` of the intervals
+      on type ``g`` with capacity ``|M_g|`` (``NoOverlap`` when ``|M_g| = 1``);
+      the GPU of each task is recovered by colouring (:meth:`schedule`);
+    * canonical task order within a round: ``(type, S)`` lexicographically
+      non-decreasing in ``i`` (the tasks of a round are identical).
+
+    Objective: ``min sum_n C_n``.  ``rounding`` is ``"exact"``, ``"up"`` or
+    ``"down"`` (:class:`TimeScale`).
+    """
+
+    def __init__(self, inst: HlasInstance, scale: int, *, rounding: str = "exact", symmetry: bool = True,
+                 upper: float | None = None) -> None:
+        from ...cpsat import new_model, scale_times
+
+        self.inst = inst
+        self.scale = scale
+        self.rounding = rounding
+        up = rounding == "up"
+
+        def sc(values: list[float]) -> list[int]:
+            if rounding == "down":
+                return [int(math.floor(v * scale + 1e-9 * max(1.0, abs(v * scale)))) for v in values]
+            return scale_times(values, scale, up=up)
+
+        self.types = list(inst.gpu_types)
+        self.cap = [sum(1 for g in inst.gpus if g == t) for t in self.types]
+        self.a = sc([j.arrival for j in inst.jobs])
+        self.tc = [sc([j.train_time[g] for g in self.types]) for j in inst.jobs]
+        self.ts = [sc([j.sync_time[g] for g in self.types]) for j in inst.jobs]
+        self.model = m = new_model()
+        # horizon: a semi-active schedule's makespan is at most the last arrival plus every
+        # task's longest train+sync time (a chain of distinct tasks determines each start)
+        longest = sum(j.rounds * j.tasks_per_round * max(self.tc[n][k] + self.ts[n][k] for k in range(len(self.types)))
+                      for n, j in enumerate(inst.jobs))
+        self.horizon = max(self.a) + longest
+        self.S: list[list[list[Any]]] = []
+        self.x: list[list[list[list[Any]]]] = []
+        self.R: list[list[Any]] = []
+        self.intervals: list[list[Any]] = [[] for _ in self.types]
+        for n, j in enumerate(inst.jobs):
+            Sn, xn, Rn = [], [], []
+            for r in range(j.rounds):
+                Sr, xr = [], []
+                for i in range(j.tasks_per_round):
+                    s = m.NewIntVar(self.a[n], self.horizon, f"S[{n},{r},{i}]")
+                    lits = []
+                    for k in range(len(self.types)):
+                        lit = m.NewBoolVar(f"x[{n},{r},{i},{k}]")
+                        self.intervals[k].append(m.NewOptionalFixedSizeIntervalVar(s, self.tc[n][k], lit,
+                                                                                    f"I[{n},{r},{i},{k}]"))
+                        lits.append(lit)
+                    Sr.append(s)
+                    xr.append(lits)
+                Sn.append(Sr)
+                xn.append(xr)
+                Rn.append(m.NewIntVar(self.a[n], self.horizon, f"R[{n},{r}]"))
+            self.S.append(Sn)
+            self.x.append(xn)
+            self.R.append(Rn)
+        self._one_type()
+        self._round_barriers()
+        self._capacity()
+        if symmetry:
+            self._canonical_order()
+        self.C = [Rn[-1] for Rn in self.R]  # (6)
+        if upper is not None:
+            self._objective_cut(upper)
+        m.Minimize(sum(self.C))
+
+    # -- constraint families -------------------------------------------------
+    def _one_type(self) -> None:
+        """(5) by type: every task runs on exactly one GPU type."""
+        for xn in self.x:
+            for xr in xn:
+                for lits in xr:
+                    self.model.AddExactlyOne(lits)
+
+    def _done(self, n: int, r: int, i: int) -> Any:
+        """End of training plus synchronisation of task ``(n, r, i)``."""
+        return self.S[n][r][i] + sum(lit * (self.tc[n][k] + self.ts[n][k])
+                                     for k, lit in enumerate(self.x[n][r][i]))
+
+    def _round_barriers(self) -> None:
+        """(7): a round starts when every task of the previous round has trained and
+        synchronised; ``R[n,r]`` bounds the end of round ``r`` from above (minimising
+        ``sum C`` makes the last one tight; the others need only be valid)."""
+        m = self.model
+        for n, j in enumerate(self.inst.jobs):
+            for r in range(j.rounds):
+                for i in range(j.tasks_per_round):
+                    m.Add(self.R[n][r] >= self._done(n, r, i))
+                    if r > 0:
+                        m.Add(self.S[n][r][i] >= self.R[n][r - 1])
+
+    def _capacity(self) -> None:
+        """(5)+(8) pooled per type: at most ``|M_g|`` tasks train at once on type ``g``
+        (interval graphs are perfect: such intervals colour onto ``|M_g|`` GPUs)."""
+        for k, ivs in enumerate(self.intervals):
+            if not ivs:
+                continue
+            if self.cap[k] == 1:
+                self.model.AddNoOverlap(ivs)
+            else:
+                self.model.AddCumulative(ivs, [1] * len(ivs), self.cap[k])
+
+    def _canonical_order(self) -> None:
+        """Tasks of a round are interchangeable: ``(type(i), S_i) <= (type(i+1), S_{i+1})``
+        lexicographically (any schedule can be renumbered into this order)."""
+        m = self.model
+        for n, j in enumerate(self.inst.jobs):
+            for r in range(j.rounds):
+                for i in range(j.tasks_per_round - 1):
+                    a = sum(k * lit for k, lit in enumerate(self.x[n][r][i]))
+                    b = sum(k * lit for k, lit in enumerate(self.x[n][r][i + 1]))
+                    m.Add(a <= b)
+                    same = m.NewBoolVar(f"same[{n},{r},{i}]")
+                    m.Add(a == b).OnlyEnforceIf(same)
+                    m.Add(a != b).OnlyEnforceIf(same.Not())
+                    m.Add(self.S[n][r][i] <= self.S[n][r][i + 1]).OnlyEnforceIf(same)
+
+    def _objective_cut(self, upper: float) -> None:
+        """``sum_n C_n <= upper`` (a known feasible value) and, with ``lb_m`` a lower bound
+        on ``C_m``, ``C_n <= upper - sum_{m != n} lb_m``."""
+        m = self.model
+        ub = int(math.floor(upper + 1e-9))
+        lbs = [self.a[n] + j.rounds * min(self.tc[n][k] + self.ts[n][k] for k in range(len(self.types)))
+               for n, j in enumerate(self.inst.jobs)]
+        m.Add(sum(self.C) <= ub)
+        for n in range(len(self.C)):
+            m.Add(self.C[n] <= ub - (sum(lbs) - lbs[n]))
+
+    # -- hint and extraction -----------------------------------------------------
+    def hint(self, run: HlasRun) -> None:
+        """Start CP-SAT from a feasible run: types and starts per task, renumbered into the
+        canonical order.  Starts are scaled like the model's times (rounded down in the
+        ``down`` model, where the floored run stays feasible: ``floor(x + y) >= floor(x) +
+        floor(y)``; rounded to nearest otherwise, exact at an exact scale)."""
+        inst = self.inst
+        conv = (lambda v: int(math.floor(v * self.scale + 1e-9))) if self.rounding == "down" else (
+            lambda v: int(round(v * self.scale)))
+        tix = {t: k for k, t in enumerate(self.types)}
+        base = 0
+        for n, j in enumerate(inst.jobs):
+            for r in range(j.rounds):
+                idx = range(base + r * j.tasks_per_round, base + (r + 1) * j.tasks_per_round)
+                tasks = sorted((tix[inst.gpus[int(run.gpu[t])]], conv(float(run.start[t]))) for t in idx)
+                for i, (k, s) in enumerate(tasks):
+                    self.model.AddHint(self.S[n][r][i], s)
+                    for kk, lit in enumerate(self.x[n][r][i]):
+                        self.model.AddHint(lit, 1 if kk == k else 0)
+            base += j.num_tasks
+
+    def schedule(self, values: Any) -> HlasRun:
+        """The run of a CP-SAT solution: times divided by the scale, each type's tasks
+        coloured onto its GPUs greedily by start (a task takes a GPU of its type that is
+        free at its start; the capacity constraint guarantees one)."""
+        from .solution import completion_times
+
+        inst = self.inst
+        members = [[m for m, g in enumerate(inst.gpus) if g == t] for t in self.types]
+        tasks = []  # (start, type, duration, global index)
+        gidx = 0
+        for n, j in enumerate(inst.jobs):
+            for r in range(j.rounds):
+                for i in range(j.tasks_per_round):
+                    k = next(kk for kk, lit in enumerate(self.x[n][r][i]) if values.Value(lit))
+                    tasks.append((values.Value(self.S[n][r][i]), k, self.tc[n][k], gidx))
+                    gidx += 1
+        gpu = np.zeros(gidx, dtype=np.int64)
+        start = np.zeros(gidx, dtype=float)
+        free: list[list[tuple[int, int]]] = [[(0, mm) for mm in members[k]] for k in range(len(self.types))]
+        for f in free:
+            heapq.heapify(f)
+        for s, k, d, t in sorted(tasks):
+            busy_until, mm = heapq.heappop(free[k])
+            if busy_until > s:  # pragma: no cover - excluded by the cumulative constraint
+                raise RuntimeError("CP-SAT schedule exceeds a type's capacity")
+            gpu[t] = mm
+            start[t] = s / self.scale
+            heapq.heappush(free[k], (s + d, mm))
+        run = HlasRun(gpu=gpu, start=start, finish=np.zeros(inst.num_jobs), policy="offline-exact")
+        run.finish = completion_times(inst, run)
+        return run
+
+
+def _sum_arrivals(inst: HlasInstance) -> float:
+    return float(sum(j.arrival for j in inst.jobs))
+
+
+def _best_policy_run(inst: HlasInstance) -> HlasRun | None:
+    """The better of the clairvoyant ``srtf`` and ``fifo`` runs (cheap; a hint and an upper bound)."""
+    from .heuristics import simulate
+
+    best = None
+    for policy in ("srtf", "fifo"):
+        sim, d = simulate(inst, policy, grouped=False)
+        if best is None or d["avg_jct"] < best[1]:
+            best = (sim, d["avg_jct"])
+    return best[0] if best else None
+
+
+@method(
+    "hlas",
+    "offline-exact",
+    kind="exact",
+    uses_solver=True,
+    options=[
+        Option("scale", int, None, "integer time scale (default: the smallest exact power of ten up to 10^6, "
+               "else 1000 with rounded-up and rounded-down models)", minimum=1),
+        Option("symmetry", bool, True, "tasks of a round in canonical (type, start) order"),
+        Option("hint", bool, True, "start from the better of the srtf and fifo runs (and cut by its value)"),
+        Option("work_limit", float, None, "CP-SAT deterministic time per model (reproducible at any load)",
+               minimum=0.0),
+    ],
+    description="Clairvoyant offline optimum on CP-SAT: one cumulative per GPU type, integer time scaling",
+)
+def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
+    """The best schedule with full knowledge of arrivals and sizes (ignores ``solver``).
+
+    Exact over every Hare schedule (any GPU, any start, tasks non-preemptive)
+    when the times are multiples of ``1/scale``.  Otherwise the rounded-up
+    model gives a feasible schedule and the rounded-down model a proven bound
+    (``models/hlas.md``); each gets half of the time left.  The bound is an
+    average JCT: ``(bound on sum C_n - sum_n a_n) / |N|``.
+    """
+    ts = choose_time_scale(inst, run.options["scale"])
+    n_tasks = inst.num_tasks
+    run.require(memory_bytes=20_000.0 * n_tasks * max(1, len(inst.gpu_types)) + 1e6, what="the CP-SAT model")
+    n = inst.num_jobs
+    arr = _sum_arrivals(inst)
+    hint_run = None
+    if run.options["hint"]:
+        with run.stage("hint"):
+            hint_run = _best_policy_run(inst)
+        run.incumbent(hint_run)
+    from ..gpugrouping.models import solve_scaled_cpsat
+
+    def avg_bound(b: float | None, scale: int) -> float | None:
+        return None if b is None else (b / scale - arr) / n
+
+    bounds: list[float | None] = [trivial_bound(inst)]
+    wl = run.options["work_limit"]
+    if ts.exact:
+        upper = None
+        if hint_run is not None:
+            upper = float(hint_run.finish.sum()) * ts.scale
+        with run.stage("build"):
+            cp = OfflineCpModel(inst, ts.scale, symmetry=run.options["symmetry"], upper=upper)
+            if hint_run is not None:
+                cp.hint(hint_run)
+        out = solve_scaled_cpsat(run, cp.model, to_solution=cp.schedule, exact=True, work_limit=wl,
+                                 to_bound=lambda b: avg_bound(b, ts.scale))
+        sol = cp.schedule(out.engine) if out.has_solution else None
+        return run.result(solution=sol, bound=bounds + [out.bound], outcome=out, scale=ts.scale,
+                          scale_exact=True, tasks=n_tasks)
+    # inexact times: a feasible schedule from the rounded-up model, a bound from the rounded-down one
+    with run.stage("build"):
+        up = OfflineCpModel(inst, ts.scale, rounding="up", symmetry=run.options["symmetry"])
+        if hint_run is not None:
+            up.hint(hint_run)
+    out_up = solve_scaled_cpsat(run, up.model, to_solution=up.schedule, exact=False, work_limit=wl,
+                                to_bound=lambda b: None, deadline=run.deadline.share(0.5))
+    sol = up.schedule(out_up.engine) if out_up.has_solution else None
+    if sol is not None:
+        run.incumbent(sol)
+    with run.stage("build"):
+        down = OfflineCpModel(inst, ts.scale, rounding="down", symmetry=run.options["symmetry"])
+        best = run.best if run.best is not None else hint_run
+        if best is not None:
+            down.hint(best)
+    out_down = solve_scaled_cpsat(run, down.model, to_solution=lambda v: None, exact=False, work_limit=wl,
+                                  to_bound=lambda b: avg_bound(b, ts.scale))
+    status = out_up.status if out_up.has_solution else out_down.status
+    out = dataclasses.replace(out_down, status=Status.FEASIBLE if out_up.has_solution else status,
+                              message=f"up: {out_up.message}; down: {out_down.message}")
+    return run.result(solution=sol, bound=bounds + [out_down.bound], outcome=out, scale=ts.scale,
+                      scale_exact=False, tasks=n_tasks)
+
+
+@method(
+    "hlas",
+    "offline-mip",
+    kind="exact",
+    uses_solver=True,
+    options=[Option("gpu_symmetry", bool, True, "order identical GPUs (Hare exact's option)")],
+    description="Clairvoyant offline optimum: Hare_Sched's MIP with unit weights (the cross-check of offline-exact)",
+)
+def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
+    """Hare's ``exact`` MIP on the instance with unit weights, by the remaining deadline.
+
+    Status and bound are the Hare MIP's; the bound is converted to an average
+    JCT as ``(bound - sum_n a_n) / |N|``.
+    """
+    from ... import api
+    from ..hare.solution import completion_times as hare_ct
+
+    hare = unit_weight_hare(inst)
+    opts: dict[str, Any] = {}
+    if not run.options["gpu_symmetry"]:
+        opts["gpu_symmetry"] = False
+    extra, threads = run.solver_settings()
+    if extra:
+        opts["solver_options"] = extra
+    res = api.solve(hare, "exact", solver=run.solver or "highs", time_limit=run.remaining(), seed=run.seed,
+                    **opts)
+    n = inst.num_jobs
+    arr = _sum_arrivals(inst)
+    if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
+        run.cut("Hare MIP")
+    sol = None
+    if res.solution is not None:
+        ct = hare_ct(hare, res.solution)
+        sol = HlasRun(gpu=res.solution.gpu, start=res.solution.start, finish=ct, policy="offline-mip")
+    lb = None if res.bound is None else (res.bound - arr) / n
+    status = res.status if res.status in (Status.OPTIMAL, Status.FEASIBLE) else None
+    return run.result(solution=sol, bound=[lb, trivial_bound(inst)], status=status,
+                      hare_status=res.status.value, solver_status=res.details.get("solver_status"),
+                      hare_objective=res.objective)
+
+
+__all__ = ["OfflineCpModel", "TimeScale", "choose_time_scale", "solve_offline_exact", "solve_offline_mip",
+           "trivial_bound", "unit_weight_hare"]

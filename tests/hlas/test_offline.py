@@ -1,0 +1,101 @@
+"""The clairvoyant offline optimum: CP-SAT (``offline-exact``) against the brute force and
+Hare's MIP (``offline-mip``); integer time scaling, exact and inexact; the deadline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+
+import dmlsched
+from dmlsched import Status
+from dmlsched.generate.hlas import generate
+from dmlsched.problems.hare.bruteforce import count_candidates
+from dmlsched.problems.hlas import HlasInstance, HlasJob
+from dmlsched.problems.hlas.models import choose_time_scale, trivial_bound, unit_weight_hare
+from dmlsched.problems.hlas.strategies import hlas_instances
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "instances" / "hlas" / "tiny_offline.json"
+POLICIES = ["hlas", "hlas-p", "fifo", "2d-las", "srtf"]
+
+
+def test_tiny_instance_all_exact_methods_agree():
+    inst = dmlsched.load(TINY)
+    opt = inst.expected["optimum"]
+    for name in ("brute-force", "offline-exact", "offline-mip"):
+        res = dmlsched.solve(inst, name, time_limit=30)
+        assert res.status == Status.OPTIMAL and res.objective == pytest.approx(opt), name
+        assert res.bound <= opt + 1e-9
+    assert dmlsched.solve(inst, "offline-exact", symmetry=False, hint=False).objective == pytest.approx(opt)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hlas_instances(max_jobs=3, max_gpus=2, max_rounds=2, max_tasks_per_round=2, grouping=False))
+def test_offline_exact_matches_brute_force(inst):
+    """Times on the grid k/2 are exact at scale 10: CP-SAT's proven optimum is the brute
+    force's (every assignment and per-GPU order, left-shifted), and no policy beats it."""
+    assume(count_candidates(unit_weight_hare(inst)) <= 20_000)
+    bf = dmlsched.solve(inst, "brute-force")
+    cp = dmlsched.solve(inst, "offline-exact", time_limit=20)
+    assert cp.details["scale_exact"] is True
+    assert cp.status == Status.OPTIMAL and cp.objective == pytest.approx(bf.objective, abs=1e-9)
+    assert trivial_bound(inst) <= cp.objective + 1e-9
+    for policy in POLICIES:
+        assert dmlsched.solve(inst, policy).objective >= cp.objective - 1e-9
+
+
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None)
+@given(inst=hlas_instances(max_jobs=2, max_gpus=3, max_rounds=2, max_tasks_per_round=2, grouping=False))
+def test_offline_exact_matches_the_hare_mip(inst, solver):
+    """CP-SAT (pooled GPUs of a type) and Hare's MIP (one GPU per task, order binaries) agree."""
+    assume(inst.num_tasks <= 6)
+    mip = dmlsched.solve(inst, "offline-mip", solver=solver, time_limit=30)
+    assume(mip.status == Status.OPTIMAL)
+    cp = dmlsched.solve(inst, "offline-exact", time_limit=30)
+    assert cp.status == Status.OPTIMAL and cp.objective == pytest.approx(mip.objective, abs=1e-6)
+
+
+def thirds() -> HlasInstance:
+    """Times in thirds: no power of ten is an exact scale."""
+    def j(i, a, r, k, f, s):
+        return HlasJob(id=i, arrival=a, rounds=r, tasks_per_round=k, train_time={"f": f, "s": s},
+                       sync_time={"f": 1 / 3, "s": 1 / 3})
+    return HlasInstance(gpus=("f", "s"), jobs=(j("A", 0.0, 2, 1, 1 / 3, 4 / 3), j("B", 1 / 3, 1, 2, 2 / 3, 5 / 3),
+                                                j("C", 2 / 3, 1, 1, 1 / 3, 2 / 3)))
+
+
+@pytest.mark.parametrize("scale", [10, 1000])
+def test_inexact_scale_rounds_up_for_a_schedule_and_down_for_a_bound(scale):
+    inst = thirds()
+    assert choose_time_scale(inst) == choose_time_scale(inst, 1000) and not choose_time_scale(inst).exact
+    bf = dmlsched.solve(inst, "brute-force")
+    res = dmlsched.solve(inst, "offline-exact", scale=scale, time_limit=30)
+    assert res.details["scale_exact"] is False and res.details["scale"] == scale
+    assert res.bound <= bf.objective + 1e-9 <= res.objective + 2e-9
+    # the gap closes as the scale grows: within the rounding of the tasks on a chain
+    assert res.objective - res.bound <= 2 * inst.num_tasks * 3 / scale + 1e-9
+
+
+def test_offline_exact_returns_by_its_deadline_with_incumbent_and_bound():
+    inst = generate(14, 15, seed=1, groups=None, rounds=(2, 4), tasks_per_round=(2, 4), load=2.0,
+                    gpu_mix={"V100": 8, "T4": 4, "K80": 1, "M60": 2})
+    res = dmlsched.solve(inst, "offline-exact", time_limit=2.0)
+    assert res.solution is not None and res.bound is not None and res.bound <= res.objective
+    assert res.details["wall_s"] < 12.0  # the deadline plus the hint, the builds and validation
+    assert res.status in (Status.FEASIBLE, Status.OPTIMAL)
+
+
+def test_offline_exact_is_the_default_reference_and_bounds_the_policies():
+    inst = dmlsched.load(ROOT / "instances" / "hlas" / "fig9_10.json")
+    rep = dmlsched.check(inst, "hlas", time_limit=30)
+    assert rep.reference == "offline-exact" and rep.reference_optimal
+    assert rep.reference_objective == pytest.approx(inst.expected["optimum"])
+    assert rep.ratio == pytest.approx(8.5 / 7.2)
+
+
+def test_brute_force_refuses_before_enumerating():
+    res = dmlsched.solve(dmlsched.load(ROOT / "instances" / "hlas" / "fig9_10.json"), "brute-force")
+    assert res.status == Status.NOT_APPLICABLE and "10^" in res.details["error"]
