@@ -22,17 +22,18 @@ def test_solve_json(capsys):
     assert out["solution"]["avg_jct"] == pytest.approx(60.0)
 
 
-def test_solve_with_option_and_oracle(capsys):
-    assert main(["solve", HAND, "--method", "harmony", "-o", "admission=incremental", "--json"]) == 0
+def test_solve_with_option_and_brute_force(capsys):
+    assert main(["solve", HAND, "--method", "harmony", "-o", "admission=first-stop", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "feasible"
-    assert main(["solve", HAND, "--method", "oracle"]) == 0
+    assert main(["solve", HAND, "--method", "brute-force"]) == 0
     assert "optimal" in capsys.readouterr().out
+    assert main(["solve", HAND, "--method", "harmony", "-o", "admission=sometimes"]) == 2
 
 
 def test_check_default_reference_and_counterexample(capsys):
     assert main(["check", HAND, "--method", "harmony", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["reference"] == "oracle" and rep["verdict"] == "holds" and rep["ratio"] == pytest.approx(1.0)
+    assert rep["reference"] == "brute-force" and rep["verdict"] == "holds" and rep["ratio"] == pytest.approx(1.0)
     cex = str(COUNTEREXAMPLES / "harmony-fig4.17-two-balanced-jobs.json")
     assert main(["check", cex, "--method", "harmony", "--reference", "exact", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
@@ -50,5 +51,5 @@ def test_bad_file_exit_2(tmp_path, capsys):
 def test_methods_lists_harmony(capsys):
     assert main(["methods", "harmony"]) == 0
     out = capsys.readouterr().out
-    for m in ("harmony/harmony", "harmony/oracle", "harmony/exact"):
+    for m in ("harmony/harmony", "harmony/oracle", "harmony/brute-force", "harmony/exact"):
         assert m in out

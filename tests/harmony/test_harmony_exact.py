@@ -1,4 +1,5 @@
-"""Oracle against brute force, MILP against the Oracle (HiGHS and Gurobi), instance files."""
+"""Exhaustive search (brute-force) against plain enumeration, the MILP against it (HiGHS and
+Gurobi), the paper's Oracle at scale, instance files."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ import itertools
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 
 import dmlsched
 from dmlsched import SolverLimitError
 from dmlsched.solvers import solver_available
 from dmlsched.problems.harmony.models import build_model
-from dmlsched.problems.harmony.oracle import oracle, set_partitions
+from dmlsched.problems.harmony.bruteforce import bell, brute_force as exhaustive, set_partitions
 from dmlsched.problems.harmony.solution import HarmonySolution, evaluate
 from dmlsched.problems.harmony.strategies import harmony_instances
 
@@ -31,7 +32,12 @@ def test_set_partitions_counts_and_distinct(n):
         assert sorted(j for b in p for j in b) == list(range(n))
 
 
-def brute_force(inst) -> float:
+def test_bell_numbers():
+    assert [bell(n) for n in range(8)] == BELL
+    assert bell(80) > 10**85
+
+
+def plain_enumeration(inst) -> float:
     """Every labelling of jobs with groups x every machine vector with sum <= M."""
     n, big_m = inst.num_jobs, inst.machines
     best = 0.0
@@ -48,67 +54,77 @@ def brute_force(inst) -> float:
 
 @settings(max_examples=40, deadline=None)
 @given(harmony_instances(max_jobs=4, max_machines=4))
-def test_oracle_equals_brute_force(inst):
-    sol, u, _ = oracle(inst)
+def test_brute_force_equals_plain_enumeration(inst):
+    sol, u, _, complete = exhaustive(inst)
+    assert complete
     dmlsched.validate(inst, sol)
     assert evaluate(inst, sol) == pytest.approx(u, rel=1e-12)
-    assert u == pytest.approx(brute_force(inst), rel=1e-12)
+    assert u == pytest.approx(plain_enumeration(inst), rel=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
 @given(harmony_instances(max_jobs=6, max_machines=8))
-def test_oracle_dominates_harmony(inst):
-    h = dmlsched.solve(inst, "harmony")
+def test_brute_force_dominates_oracle_and_harmony(inst):
+    """The exhaustive optimum >= the paper's Oracle (every n_G) >= Harmony with either L6 reading
+    (Harmony's n_G* is one of the Oracle's candidates: same Algorithm 2 and allocation)."""
+    b = dmlsched.solve(inst, "brute-force")
     o = dmlsched.solve(inst, "oracle")
-    assert o.status == dmlsched.Status.OPTIMAL
-    assert o.objective >= h.objective - 1e-12
-    assert sum(o.solution.machines) == inst.machines  # Lemma 1: all machines are used at an optimum found first
+    assert b.status == dmlsched.Status.OPTIMAL
+    assert b.objective >= o.objective - 1e-12
+    for rule in ("aggregate", "per-job"):
+        assert o.objective >= dmlsched.solve(inst, "harmony", group_rule=rule).objective - 1e-12
+    assert sum(b.solution.machines) == inst.machines  # Lemma 1: all machines are used at an optimum found first
 
 
-def test_oracle_refuses_large(two_jobs):
-    res = dmlsched.solve(two_jobs, "oracle", max_jobs=1)
-    assert res.status == dmlsched.Status.NOT_APPLICABLE and "refusing" in res.details["error"]
+def test_brute_force_refusal_reads_as_a_person_expects(two_jobs):
+    from dmlsched.generate.harmony import evaluation_workload
+
+    res = dmlsched.solve(two_jobs, "brute-force", max_jobs=1)
+    assert res.status == dmlsched.Status.NOT_APPLICABLE and "max_jobs = 1" in res.details["error"]
+    big = dmlsched.solve(evaluation_workload(0), "brute-force")
+    assert big.status == dmlsched.Status.NOT_APPLICABLE
+    assert "x 10^" in big.details["error"] and not re.search(r"\d{9,}", big.details["error"])
 
 
 @pytest.mark.parametrize("path", harmony_files(), ids=lambda p: p.name)
 def test_files_expected_values(path):
     inst = dmlsched.load(path)
-    o = dmlsched.solve(inst, "oracle")
+    b = dmlsched.solve(inst, "brute-force")
     h = dmlsched.solve(inst, "harmony")
-    assert o.objective == pytest.approx(inst.expected["optimum"], abs=1e-9)
+    assert b.objective == pytest.approx(inst.expected["optimum"], abs=1e-9)
     assert h.objective == pytest.approx(inst.expected["objective"]["harmony"], abs=1e-9)
 
 
-def _milp_equals_oracle(inst, solver):
+def _milp_equals_brute_force(inst, solver):
     try:
         res = dmlsched.solve(inst, "exact", solver=solver, time_limit=60)
     except SolverLimitError:
         pytest.skip("model exceeds Gurobi's size-limited licence")
     assert res.status == dmlsched.Status.OPTIMAL
-    _, u, _ = oracle(inst)
+    _, u, _, _ = exhaustive(inst)
     assert res.objective == pytest.approx(u, abs=1e-6)
-    assert res.lower_bound >= u - 1e-6  # the solver's bound on the maximum
+    assert res.upper_bound >= u - 1e-6  # the solver's bound on the maximum
     assert res.details["solver_objective"] == pytest.approx(res.objective, abs=1e-6)
 
 
 @pytest.mark.parametrize(
     "name", ["two-jobs-hand.json", "network-heavy-split.json"]
 )
-def test_milp_matches_oracle_on_files(solver, name):
-    _milp_equals_oracle(dmlsched.load(ROOT / "instances" / "harmony" / name), solver)
+def test_milp_matches_brute_force_on_files(solver, name):
+    _milp_equals_brute_force(dmlsched.load(ROOT / "instances" / "harmony" / name), solver)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["five-jobs.json", "eval-sample-5j-6m.json"])
-def test_milp_matches_oracle_on_larger_files(solver, name):
-    _milp_equals_oracle(dmlsched.load(ROOT / "instances" / "harmony" / name), solver)
+def test_milp_matches_brute_force_on_larger_files(solver, name):
+    _milp_equals_brute_force(dmlsched.load(ROOT / "instances" / "harmony" / name), solver)
 
 
 @pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(harmony_instances(max_jobs=4, max_machines=4))
-def test_milp_matches_oracle_property(inst):
-    _milp_equals_oracle(inst, "highs")
+def test_milp_matches_brute_force_property(inst):
+    _milp_equals_brute_force(inst, "highs")
 
 
 @pytest.mark.slow
@@ -139,7 +155,7 @@ def test_spec_names_exist_in_model(two_jobs):
 @settings(max_examples=40, deadline=None)
 @given(harmony_instances(max_jobs=4, max_machines=7))
 def test_subset_values_match_the_evaluator(inst):
-    from dmlsched.problems.harmony.oracle import subset_values
+    from dmlsched.problems.harmony.bruteforce import subset_values
     from dmlsched.problems.harmony.solution import group_stats
 
     vals = subset_values(inst)
@@ -162,7 +178,7 @@ def test_milp_time_limit_keeps_incumbent_and_bound():
     inst = sample_workload(1, jobs=7, machines=9)
     res = dmlsched.solve(inst, "exact", time_limit=1)
     assert res.status in (dmlsched.Status.FEASIBLE, dmlsched.Status.OPTIMAL, dmlsched.Status.TIME_LIMIT)
-    u_opt = oracle(inst)[1]
+    u_opt = exhaustive(inst)[1]
     if res.solution is not None:
         assert res.objective <= u_opt + 1e-9
     if res.bound is not None:  # a proven upper bound on the maximum

@@ -34,7 +34,7 @@ def test_num_groups_is_the_brute_force_argmin(inst):
     jobs = list(range(inst.num_jobs))
     hi = min(inst.num_jobs, inst.machines)
     vals = [imbalance_sum(inst, jobs, k) for k in range(1, hi + 1)]
-    k = best_num_groups(inst, jobs)
+    k = best_num_groups(inst, jobs, "per-job")
     assert 1 <= k <= hi
     assert vals[k - 1] <= min(vals) * (1 + 1e-12) + 1e-12
 
@@ -42,9 +42,9 @@ def test_num_groups_is_the_brute_force_argmin(inst):
 def test_num_groups_worked_example():
     # a_j = t_cpu * c / M = 1/4 each; f(n) = 4 * |n/4 - 1| -> n_G* = 4
     inst = _inst([(1, 1)] * 4, machines=4)
-    assert best_num_groups(inst, [0, 1, 2, 3]) == 4
+    assert best_num_groups(inst, [0, 1, 2, 3], "per-job") == 4
     # CPU-heavy jobs: balance needs few groups (large DoP): n_G* = 1
-    assert best_num_groups(_inst([(8, 1)] * 4, machines=4), [0, 1, 2, 3]) == 1
+    assert best_num_groups(_inst([(8, 1)] * 4, machines=4), [0, 1, 2, 3], "per-job") == 1
 
 
 def test_assign_jobs_worked_example():
@@ -116,7 +116,7 @@ def test_allocate_machines_greedy(inst, data):
 
 
 @settings(max_examples=100, deadline=None)
-@given(harmony_instances(max_jobs=9, max_machines=12), st.sampled_from(["all", "incremental"]))
+@given(harmony_instances(max_jobs=9, max_machines=12), st.sampled_from(["all", "first-stop", "best-prefix"]))
 def test_harmony_returns_valid_solutions(inst, admission):
     res = dmlsched.solve(inst, "harmony", admission=admission)  # validates and re-evaluates
     assert res.status == dmlsched.Status.FEASIBLE
@@ -125,12 +125,23 @@ def test_harmony_returns_valid_solutions(inst, admission):
     assert res.details["n_groups"] <= min(inst.num_jobs, inst.machines)
 
 
-def test_incremental_admission_stops_when_u_stops_improving():
-    inst = evaluation_workload(0, jobs=30, machines=40)
-    sch = schedule(inst, admission="incremental")
-    assert 1 <= sch.admitted <= inst.num_jobs
-    assert sch.utilisation_admitted is not None
-    assert sorted(j for g in sch.groups for j in g) == list(range(inst.num_jobs))
+def test_admission_readings_change_what_they_claim():
+    """first-stop stops at the first prefix that does not improve U (80 jobs, seed 0: 4
+    jobs), best-prefix tries every prefix (here more jobs, a higher U than first-stop),
+    all admits every job; with place_rest the static decision still groups every job."""
+    from dmlsched.problems.harmony.heuristics import group_prefix, group_value
+
+    inst = evaluation_workload(0)
+    first = schedule(inst, admission="first-stop", place_rest=False)
+    best = schedule(inst, admission="best-prefix", place_rest=False)
+    every = schedule(inst, admission="all", place_rest=False)
+    assert every.admitted == 80
+    k = first.admitted
+    nxt = group_prefix(inst, list(range(k + 1)))
+    assert group_value(inst, nxt.groups, nxt.machines) <= group_value(inst, first.groups, first.machines)
+    assert best.admitted > k and best.utilisation_admitted > first.utilisation_admitted
+    placed = schedule(inst, admission="first-stop")
+    assert sorted(j for g in placed.groups for j in g) == list(range(inst.num_jobs))
 
 
 def test_deterministic_and_unknown_option(two_jobs):
@@ -157,13 +168,13 @@ def test_aggregate_rule_is_the_brute_force_argmin(inst):
     vals = [abs(a.sum() * k - inst.t_net.sum()) for k in range(1, hi + 1)]
     k = best_num_groups(inst, jobs, "aggregate")
     assert vals[k - 1] <= min(vals) * (1 + 1e-12) + 1e-12
-    res = dmlsched.solve(inst, "harmony", group_rule="aggregate")
+    res = dmlsched.solve(inst, "harmony")  # the default reading
     assert res.details["n_groups"] == k and res.details["group_rule"] == "aggregate"
 
 
 def test_unknown_rule_and_bad_n_groups(two_jobs):
-    with pytest.raises(ValueError):
+    with pytest.raises(dmlsched.OptionError, match="group_rule"):
         dmlsched.solve(two_jobs, "harmony", group_rule="median")
-    with pytest.raises(ValueError):
+    with pytest.raises(dmlsched.OptionError, match="n_groups"):
         dmlsched.solve(two_jobs, "harmony", n_groups=0)
     assert dmlsched.solve(two_jobs, "harmony", n_groups=5).details["n_groups"] == 2  # clamped

@@ -1,7 +1,12 @@
 """Harmony (Lee 2020, dissertation Chapter 4): grouping parameter-server jobs
 with complementary CPU/network use and allocating machines to the groups, to
-maximise cluster utilisation (4.1)-(4.4); Algorithms 1-2, the exhaustive
-Oracle of Section 4.4.7 and an exact MILP."""
+maximise cluster utilisation (4.1)-(4.4).
+
+Methods: ``harmony`` (Algorithms 1-2), ``oracle`` (the dissertation's Oracle at
+scale, Section 4.4.7), ``brute-force`` (every grouping, tiny instances),
+``exact`` (MILP).  ``simulate=True`` runs the execution model
+(``execution.py``) for average JCT, makespan and utilisation over the run.
+Specification: ``models/harmony.md``; claims: ``claims.py``, ``proofs/harmony.md``."""
 
 from ...registry import register_family
 from . import instance, solution
@@ -16,13 +21,10 @@ SPEC = register_family(
     instance_type=HarmonyInstance,
     sense="max",
     objective_name="cluster utilisation U (4.4)",
-    default_reference="oracle",
+    default_reference="brute-force",
 )
 
-from . import heuristics  # noqa: E402,F401  (registers "harmony")
-from . import oracle  # noqa: E402,F401  (registers "oracle")
-
-from . import models  # noqa: E402,F401  (registers "exact")
+from . import bruteforce, heuristics, models, oracle  # noqa: E402,F401  (register the methods)
 
 __all__ = [
     "FIG_4_17_RATIO",

@@ -9,8 +9,14 @@
 * :func:`allocate_machines` -- one machine per group, then one at a time to
   the most computation-intensive group.
 * :func:`schedule` -- Algorithm 1 (L4-13): the above on all jobs
-  (``admission="all"``, the static problem) or on growing prefixes of the job
-  list with the paper's stop rule (``admission="incremental"``).
+  (``admission="all"``) or on growing prefixes of the job list, stopping at
+  the first prefix that does not improve ``U`` (``"first-stop"``, the
+  printed L10-13) or trying every prefix (``"best-prefix"``).
+
+Every function takes the number of machines it may use (``machines``,
+default the cluster's ``M``): the regrouping of the execution model
+(``execution.py``) schedules a subset of jobs on the machines of a subset of
+groups.
 
 Every reading of a vague step is listed in ``models/harmony.md``
 ("Readings of Algorithms 1 and 2").  Complexity: ``O(n log n)`` for the sort
@@ -33,14 +39,16 @@ from .solution import HarmonySolution, evaluate, group_stats
 
 # ---------------------------------------------------------------------------
 # Algorithm 1, L6: number of groups
-def imbalance_sum(inst: HarmonyInstance, jobs: list[int] | np.ndarray, n_groups: int) -> float:
+def imbalance_sum(inst: HarmonyInstance, jobs: list[int] | np.ndarray, n_groups: int,
+                  machines: int | None = None) -> float:
     """``sum_j |T_cpu_j(n_G) - T_net_j|`` with ``T_cpu_j(n_G) = T_cpu_j c n_G / M``."""
     idx = np.asarray(jobs, dtype=np.int64)
-    a = inst.t_cpu[idx] * inst.reference_dop / inst.machines
+    a = inst.t_cpu[idx] * inst.reference_dop / (machines or inst.machines)
     return float(np.abs(a * n_groups - inst.t_net[idx]).sum())
 
 
-def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: str = "per-job") -> int:
+def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: str = "aggregate",
+                    machines: int | None = None) -> int:
     """Algorithm 1, L6: the integer ``n_G`` in ``[1, min(|J|, M)]`` minimising
     :func:`imbalance_sum` (smallest on ties).
 
@@ -49,13 +57,15 @@ def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: s
     the ``a``-weighted median of the breakpoints, so the integer minimiser is
     its floor or ceiling (clamped to the range).
 
-    ``rule="aggregate"`` is an alternative reading (not the printed formula):
+    ``rule="aggregate"`` (the default: the reading the dissertation's measured
+    utilisation supports, ``models/harmony.md``):
     ``argmin |sum_j (T_cpu_j(n_G) - T_net_j)|``, whose continuous minimiser is
-    ``sum_j T_net_j / sum_j a_j``.
+    ``sum_j T_net_j / sum_j a_j``.  ``rule="per-job"`` is the printed formula.
     """
+    big_m = machines or inst.machines
     idx = np.asarray(jobs, dtype=np.int64)
-    hi = int(min(len(idx), inst.machines))
-    a = inst.t_cpu[idx] * inst.reference_dop / inst.machines
+    hi = int(min(len(idx), big_m))
+    a = inst.t_cpu[idx] * inst.reference_dop / big_m
     b = inst.t_net[idx]
     if rule == "per-job":
         r = b / a
@@ -63,7 +73,7 @@ def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: s
         cw = np.cumsum(a[order])
         k = int(np.searchsorted(cw, cw[-1] / 2.0))
         x = float(r[order][min(k, len(idx) - 1)])
-        f = lambda n: imbalance_sum(inst, idx, n)  # noqa: E731
+        f = lambda n: imbalance_sum(inst, idx, n, big_m)  # noqa: E731
     elif rule == "aggregate":
         x = float(b.sum() / a.sum())
         f = lambda n: abs(float(a.sum()) * n - float(b.sum()))  # noqa: E731
@@ -88,14 +98,15 @@ class Assignment:
     trace: dict = field(default_factory=dict)
 
 
-def _equal_dop_times(inst: HarmonyInstance, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+def _equal_dop_times(inst: HarmonyInstance, n_groups: int, machines: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``T_cpu_j`` and ``T_net_j`` with every group on ``M / n_G`` machines."""
-    cpu = inst.t_cpu * inst.reference_dop * n_groups / inst.machines
+    cpu = inst.t_cpu * inst.reference_dop * n_groups / (machines or inst.machines)
     return cpu, inst.t_net
 
 
 def assign_jobs(
-    inst: HarmonyInstance, jobs: list[int], n_groups: int, *, fine_tune: bool = True
+    inst: HarmonyInstance, jobs: list[int], n_groups: int, *, fine_tune: bool = True,
+    machines: int | None = None,
 ) -> Assignment:
     """Algorithm 2 (assignJobs) on the jobs ``jobs`` into ``n_groups`` groups.
 
@@ -104,7 +115,7 @@ def assign_jobs(
     """
     if not 1 <= n_groups <= len(jobs):
         raise ValueError(f"need 1 <= n_groups <= {len(jobs)}, got {n_groups}")
-    cpu_all, net_all = _equal_dop_times(inst, n_groups)
+    cpu_all, net_all = _equal_dop_times(inst, n_groups, machines)
     jobs = [int(j) for j in jobs]
     cpu = {j: float(cpu_all[j]) for j in jobs}
     net = {j: float(net_all[j]) for j in jobs}
@@ -263,18 +274,32 @@ def group_prefix(
     *,
     fine_tune: bool = True,
     n_groups: int | None = None,
-    group_rule: str = "per-job",
+    group_rule: str = "aggregate",
+    machines: int | None = None,
 ) -> Schedule:
-    """Algorithm 1, L6-9 on the jobs ``jobs``: ``n_G*`` (or the given ``n_groups``),
-    assignJobs, allocateMachines."""
-    n_g = best_num_groups(inst, jobs, group_rule) if n_groups is None else min(int(n_groups), len(jobs), inst.machines)
-    asg = assign_jobs(inst, jobs, n_g, fine_tune=fine_tune)
-    machines = allocate_machines(inst, asg.groups)
-    return Schedule(asg.groups, machines, n_g, asg.swaps, asg.fallback_job_bound, len(jobs))
+    """Algorithm 1, L6-9 on the jobs ``jobs`` and ``machines`` machines: ``n_G*`` (or the
+    given ``n_groups``), assignJobs, allocateMachines."""
+    big_m = machines or inst.machines
+    if n_groups is None:
+        n_g = best_num_groups(inst, jobs, group_rule, big_m)
+    else:
+        n_g = min(int(n_groups), len(jobs), big_m)
+    asg = assign_jobs(inst, jobs, n_g, fine_tune=fine_tune, machines=big_m)
+    alloc = allocate_machines(inst, asg.groups, big_m)
+    return Schedule(asg.groups, alloc, n_g, asg.swaps, asg.fallback_job_bound, len(jobs))
+
+
+def group_value(inst: HarmonyInstance, groups: list[list[int]], machines: list[int]) -> float:
+    """``sum_g m_g U(g)``: the groups' share of (4.4)'s numerator."""
+    return sum(m * group_stats(inst, g, m).u for g, m in zip(groups, machines))
 
 
 def _utilisation(inst: HarmonyInstance, groups: list[list[int]], machines: list[int]) -> float:
-    return sum(m * group_stats(inst, g, m).u for g, m in zip(groups, machines)) / inst.machines
+    return group_value(inst, groups, machines) / inst.machines
+
+
+#: readings of Algorithm 1's loop over the number of jobs (models/harmony.md)
+ADMISSIONS = ("all", "first-stop", "best-prefix")
 
 
 def schedule(
@@ -283,42 +308,49 @@ def schedule(
     admission: str = "all",
     fine_tune: bool = True,
     n_groups: int | None = None,
-    group_rule: str = "per-job",
+    group_rule: str = "aggregate",
+    jobs: list[int] | None = None,
+    machines: int | None = None,
+    place_rest: bool = True,
 ) -> Schedule:
-    """Algorithm 1.
+    """Algorithm 1 on ``jobs`` (default: all, in instance order) and ``machines`` machines.
 
-    ``admission="all"``: every job must run (the static problem), so L6-9 run
-    once on all jobs.  ``admission="incremental"``: L4-13 on the prefixes
-    ``J[:1], J[:2], ...`` of the job list (submission order), stopping at the
-    first prefix that does not improve ``U``; the best prefix's grouping is
-    kept (the pseudo-code returns the last, non-improving ``G``: see
-    models/harmony.md) and, since the static problem has no waiting queue,
+    ``admission="all"``: L6-9 once on all the jobs.  ``"first-stop"``: L4-13 as
+    printed, on the prefixes ``J[:1], J[:2], ...``, stopping at the first prefix
+    that does not improve ``U``; the best prefix's grouping is kept (the
+    pseudo-code returns the last, non-improving ``G``: see models/harmony.md).
+    ``"best-prefix"``: every prefix, the best ``U`` kept (ties: fewer jobs).
+
+    With ``place_rest`` (the static problem, where every job must be grouped),
     the jobs not admitted are then added one by one (in list order) to the
     group whose ``U`` after the addition is highest -- the arrival rule of
-    "Dynamic Job Regrouping" (1) without its option to wait.
+    "Dynamic Job Regrouping" (1) without its option to wait.  Without it (the
+    execution model) they wait; ``Schedule.admitted`` counts the jobs in groups.
 
     ``n_groups`` overrides L6's ``n_G*`` (clamped to ``min(|J|, M)``): a
     diagnostic to separate the loss due to ``n_G*`` from the rest;
     ``group_rule`` selects the reading of L6 (:func:`best_num_groups`).
     """
-    kw = dict(fine_tune=fine_tune, n_groups=n_groups, group_rule=group_rule)
-    n = inst.num_jobs
+    kw = dict(fine_tune=fine_tune, n_groups=n_groups, group_rule=group_rule, machines=machines)
+    order = list(range(inst.num_jobs)) if jobs is None else [int(j) for j in jobs]
+    n = len(order)
     if admission == "all":
-        return group_prefix(inst, list(range(n)), **kw)
-    if admission != "incremental":
-        raise ValueError(f"admission must be 'all' or 'incremental', got {admission!r}")
+        return group_prefix(inst, order, **kw)
+    if admission not in ADMISSIONS:
+        raise ValueError(f"admission must be one of {', '.join(ADMISSIONS)}, got {admission!r}")
     best: Schedule | None = None
     u_max = 0.0
     for k in range(1, n + 1):
-        cand = group_prefix(inst, list(range(k)), **kw)
-        u = _utilisation(inst, cand.groups, cand.machines)
-        if u > u_max:
+        cand = group_prefix(inst, order[:k], **kw)
+        u = group_value(inst, cand.groups, cand.machines)
+        if u > u_max * (1 + 1e-12) or best is None:
             u_max, best = u, cand
-            best.utilisation_admitted = u
-        else:
+        elif admission == "first-stop":
             break
     assert best is not None  # k = 1 always improves on U_max = 0
-    _place_rest(inst, best, list(range(best.admitted, n)))
+    best.utilisation_admitted = u_max / inst.machines
+    if place_rest:
+        _place_rest(inst, best, order[best.admitted:])
     return best
 
 
@@ -351,67 +383,72 @@ def _place_rest(inst: HarmonyInstance, sch: Schedule, rest: list[int]) -> None:
 
 # ---------------------------------------------------------------------------
 # registration
-from ...registry import register_method  # noqa: E402
-from ...result import Result, Status  # noqa: E402
+from ...errors import NotApplicable  # noqa: E402
+from ...kit import Option, Run, method  # noqa: E402
+from ...result import Result  # noqa: E402
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio  # noqa: E402
-from .solution import metrics  # noqa: E402
+from .solution import HarmonySolution, metrics  # noqa: E402
+
+#: the options every scheduler of the family shares (readings of the dissertation)
+GROUP_RULE = Option(
+    "group_rule", str, "aggregate",
+    "reading of Algorithm 1, L6: 'aggregate' (|sum_j (T_cpu_j(n_G) - T_net_j)|, the reading the "
+    "dissertation's measured 93.2% CPU / 83.1% network utilisation supports) or 'per-job' (the printed "
+    "sum_j |T_cpu_j(n_G) - T_net_j|)", choices=("aggregate", "per-job"))
+ADMISSION = Option(
+    "admission", str, "all",
+    "reading of Algorithm 1's loop over the number of jobs: 'all' (every job grouped), 'first-stop' "
+    "(printed L10-13: stop at the first prefix that does not improve U), 'best-prefix' (every prefix, "
+    "the best U)", choices=ADMISSIONS)
+SIMULATE = Option(
+    "simulate", bool, False,
+    "also run the dissertation's execution model (lock-step group iterations, Section 4.3.2's "
+    "regrouping when a job finishes) and attach it: average JCT, makespan and utilisation over the run")
+FINE_TUNE = Option("fine_tune", bool, True, "run the pairwise-swap fine-tuning of Algorithm 2")
 
 
-@register_method(
+@method(
     "harmony",
     "harmony",
     kind="heuristic",
     description="Harmony Algorithms 1+2: n_G* by balance, assignJobs with swaps, machines to CPU-heavy groups",
     bound=fig_4_17_ratio,
     bound_name=f"Lee 2020 Sec. 4.4.7 / Fig. 4.17: within about 2% of the Oracle's U (ratio {FIG_4_17_RATIO})",
+    options=[
+        ADMISSION, GROUP_RULE, FINE_TUNE,
+        Option("n_groups", int, None,
+               "use this number of groups instead of L6's n_G* (a diagnostic, not the paper's algorithm)",
+               minimum=1),
+        SIMULATE,
+    ],
 )
-def solve_harmony(
-    inst: HarmonyInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    admission: str = "all",
-    fine_tune: bool = True,
-    n_groups: int | None = None,
-    group_rule: str = "per-job",
-    **options,
-) -> Result:
-    """Harmony's heuristic (Algorithms 1 and 2 and the machine allocation).
-
-    Deterministic: ``seed``, ``solver`` and ``time_limit`` are not used.
-
-    Options
-    -------
-    admission
-        ``"all"`` (default: every job is grouped, the static problem) or
-        ``"incremental"`` (Algorithm 1's loop over job prefixes; see :func:`schedule`;
-        quadratic in the number of jobs when ``U`` keeps improving).
-    fine_tune
-        Run the pairwise-swap fine-tuning of Algorithm 2 (default ``True``).
-    n_groups
-        Use this number of groups instead of L6's ``n_G*`` (a diagnostic, not
-        part of the paper's algorithm; clamped to ``[1, min(|J|, M)]``).
-    group_rule
-        Reading of L6: ``"per-job"`` (default, the printed formula
-        ``sum_j |T_cpu_j(n_G) - T_net_j|``) or ``"aggregate"``
-        (``|sum_j (T_cpu_j(n_G) - T_net_j)|``, an alternative we measure).
-    """
-    if n_groups is not None and (isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1):
-        raise ValueError(f"n_groups must be a positive integer, got {n_groups!r}")
-    if options:
-        raise TypeError(f"unknown option(s) for harmony: {', '.join(sorted(options))}")
-    sch = schedule(inst, admission=admission, fine_tune=fine_tune, n_groups=n_groups, group_rule=group_rule)
+def solve_harmony(inst: HarmonyInstance, run: Run) -> Result:
+    """Harmony's heuristic (Algorithms 1 and 2 and the machine allocation); deterministic."""
+    o = run.options
+    with run.stage("schedule"):
+        sch = schedule(inst, admission=o["admission"], fine_tune=o["fine_tune"], n_groups=o["n_groups"],
+                       group_rule=o["group_rule"])
     sol = HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines))
     details = {
         "n_groups": sch.n_groups,
         "swaps": sch.swaps,
         "job_bound_fallbacks": sch.fallback_job_bound,
-        "admission": admission,
-        "group_rule": group_rule,
+        "admission": o["admission"],
+        "group_rule": o["group_rule"],
         "admitted": sch.admitted,
     }
     if sch.utilisation_admitted is not None:
         details["utilisation_admitted"] = sch.utilisation_admitted
+    if o["simulate"]:
+        if not inst.has_iterations:
+            raise NotApplicable("simulate: the execution model needs every job's iterations")
+        from .execution import HarmonyPolicy, simulate
+
+        with run.stage("simulate"):
+            try:
+                sol.execution = simulate(inst, HarmonyPolicy(admission=o["admission"], group_rule=o["group_rule"],
+                                                         fine_tune=o["fine_tune"]), run=run)
+            except TimeoutError:
+                details["simulation"] = "stopped by the deadline"
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
-    return Result("harmony", "harmony", Status.FEASIBLE, objective=evaluate(inst, sol), solution=sol, details=details)
+    return run.result(solution=sol, **details)

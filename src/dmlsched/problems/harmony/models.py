@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pyomo.environ as pyo
-
 from .instance import HarmonyInstance
 from .solution import HarmonySolution
 
@@ -35,6 +33,8 @@ from .solution import HarmonySolution
 # ---------------------------------------------------------------------------
 # sets, parameters, variables
 def _sets_and_params(mdl: pyo.ConcreteModel, inst: HarmonyInstance) -> None:
+    import pyomo.environ as pyo
+
     n, big_m = inst.num_jobs, inst.machines
     k = min(n, big_m)
     mdl.J = pyo.RangeSet(0, n - 1)
@@ -53,6 +53,8 @@ def _sets_and_params(mdl: pyo.ConcreteModel, inst: HarmonyInstance) -> None:
 
 
 def _variables(mdl: pyo.ConcreteModel) -> None:
+    import pyomo.environ as pyo
+
     mdl.x = pyo.Var(mdl.JG, domain=pyo.Binary)  # job j in group slot g
     mdl.y = pyo.Var(mdl.G, mdl.Mc, domain=pyo.Binary)  # slot g has m machines
     mdl.w = pyo.Var(mdl.JGM, bounds=(0, 1))  # = x[j,g] * y[g,m]
@@ -78,6 +80,8 @@ def _num(mdl: pyo.ConcreteModel, g: int):
 # constraint families
 def add_assign_once(mdl: pyo.ConcreteModel) -> None:
     """(P) every job in exactly one group: ``sum_g x[j,g] = 1``."""
+    import pyomo.environ as pyo
+
     mdl.assign_once = pyo.Constraint(mdl.J, rule=lambda m, j: sum(m.x[j, g] for g in m.G if (j, g) in m.JG) == 1)
 
 
@@ -85,6 +89,8 @@ def add_machine_count(mdl: pyo.ConcreteModel) -> None:
     """(M1) a group slot has one machine count: ``sum_m y[g,m] <= 1``; a job's
     slot has machines: ``x[j,g] <= sum_m y[g,m]``; a slot with machines has a
     job: ``sum_m y[g,m] <= sum_j x[j,g]`` (no empty groups)."""
+    import pyomo.environ as pyo
+
     mdl.one_count = pyo.Constraint(mdl.G, rule=lambda m, g: sum(m.y[g, k] for k in m.Mc) <= 1)
     mdl.group_has_machines = pyo.Constraint(mdl.JG, rule=lambda m, j, g: m.x[j, g] <= sum(m.y[g, k] for k in m.Mc))
     mdl.no_empty_group = pyo.Constraint(
@@ -94,12 +100,16 @@ def add_machine_count(mdl: pyo.ConcreteModel) -> None:
 
 def add_machine_budget(mdl: pyo.ConcreteModel) -> None:
     """(M2) ``sum_g m_g <= M`` with ``m_g = sum_m m y[g,m]``."""
+    import pyomo.environ as pyo
+
     mdl.machine_budget = pyo.Constraint(expr=sum(k * mdl.y[g, k] for g in mdl.G for k in mdl.Mc) <= mdl.M_total)
 
 
 def add_and_link(mdl: pyo.ConcreteModel) -> None:
     """``w = x AND y``: ``w <= x``, ``w <= y``, ``w >= x + y - 1`` (exact for binaries;
     carries (4.2)'s ``T_cpu_j(m) = T_cpu_j c / m`` for the chosen ``m``)."""
+    import pyomo.environ as pyo
+
     mdl.and_le_x = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.w[j, g, k] <= m.x[j, g])
     mdl.and_le_y = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.w[j, g, k] <= m.y[g, k])
     mdl.and_ge = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.w[j, g, k] >= m.x[j, g] + m.y[g, k] - 1)
@@ -108,6 +118,8 @@ def add_and_link(mdl: pyo.ConcreteModel) -> None:
 def add_cpu_term(mdl: pyo.ConcreteModel) -> None:
     """(4.1)/(4.3), CPU term: ``u[g] * sum_j T_cpu_j(m_g) <= num_g``, i.e.
     ``sum_{j,m} T_cpu_j(m) p[j,g,m] <= num_g``."""
+    import pyomo.environ as pyo
+
     mdl.cpu_term = pyo.Constraint(
         mdl.G,
         rule=lambda m, g: sum(m.cpu[j, k] * m.p[j, g, k] for j in _jobs_of(m, g) for k in m.Mc) <= _num(m, g),
@@ -117,6 +129,8 @@ def add_cpu_term(mdl: pyo.ConcreteModel) -> None:
 def add_net_term(mdl: pyo.ConcreteModel) -> None:
     """(4.1)/(4.3), network term: ``u[g] * sum_j T_net_j <= num_g``, i.e.
     ``sum_j T_net_j q[j,g] <= num_g``."""
+    import pyomo.environ as pyo
+
     mdl.net_term = pyo.Constraint(
         mdl.G, rule=lambda m, g: sum(m.net[j] * m.q[j, g] for j in _jobs_of(m, g)) <= _num(m, g)
     )
@@ -125,6 +139,8 @@ def add_net_term(mdl: pyo.ConcreteModel) -> None:
 def add_job_term(mdl: pyo.ConcreteModel) -> None:
     """(4.1)/(4.3), job-bound term: ``u[g] * T_itr_j <= num_g`` for each job of the
     group, i.e. ``sum_m (T_cpu_j(m) + T_net_j) p[j,g,m] <= num_g``."""
+    import pyomo.environ as pyo
+
     mdl.job_term = pyo.Constraint(
         mdl.JG,
         rule=lambda m, j, g: sum((m.cpu[j, k] + m.net[j]) * m.p[j, g, k] for k in m.Mc) <= _num(m, g),
@@ -135,6 +151,8 @@ def add_products(mdl: pyo.ConcreteModel) -> None:
     """McCormick envelopes of the products with a binary factor:
     ``p >= u + w - 1``, ``q >= u + x - 1`` (lower sides; ``p, q >= 0`` by bounds),
     ``v <= u``, ``v <= y`` (upper sides; ``v >= 0`` by bounds)."""
+    import pyomo.environ as pyo
+
     mdl.p_ge = pyo.Constraint(mdl.JGM, rule=lambda m, j, g, k: m.p[j, g, k] >= m.u[g] + m.w[j, g, k] - 1)
     mdl.q_ge = pyo.Constraint(mdl.JG, rule=lambda m, j, g: m.q[j, g] >= m.u[g] + m.x[j, g] - 1)
     mdl.v_le_u = pyo.Constraint(mdl.G, mdl.Mc, rule=lambda m, g, k: m.v[g, k] <= m.u[g])
@@ -143,6 +161,8 @@ def add_products(mdl: pyo.ConcreteModel) -> None:
 
 def add_objective(mdl: pyo.ConcreteModel) -> None:
     """(4.4) ``max U = (1/M) sum_g m_g u[g] = (1/M) sum_{g,m} m v[g,m]``."""
+    import pyomo.environ as pyo
+
     mdl.utilisation = pyo.Objective(
         expr=sum(k * mdl.v[g, k] for g in mdl.G for k in mdl.Mc) / mdl.M_total, sense=pyo.maximize
     )
@@ -150,6 +170,8 @@ def add_objective(mdl: pyo.ConcreteModel) -> None:
 
 def build_model(inst: HarmonyInstance) -> pyo.ConcreteModel:
     """The exact MILP (see the module docstring and ``models/harmony.md``)."""
+    import pyomo.environ as pyo
+
     mdl = pyo.ConcreteModel(name=f"harmony:{inst.name or 'instance'}")
     _sets_and_params(mdl, inst)
     _variables(mdl)
@@ -167,6 +189,8 @@ def build_model(inst: HarmonyInstance) -> pyo.ConcreteModel:
 
 def extract_solution(mdl: pyo.ConcreteModel) -> HarmonySolution:
     """Groups and machine counts from the incumbent loaded into ``mdl``."""
+    import pyomo.environ as pyo
+
     groups, machines = [], []
     for g in mdl.G:
         jobs = tuple(j for j in _jobs_of(mdl, g) if pyo.value(mdl.x[j, g]) > 0.5)
@@ -178,51 +202,41 @@ def extract_solution(mdl: pyo.ConcreteModel) -> HarmonySolution:
 
 
 # ---------------------------------------------------------------------------
-from ...registry import register_method  # noqa: E402
+from ...kit import Run, method  # noqa: E402
 from ...result import Result  # noqa: E402
-from ...solvers import solve_model  # noqa: E402
 from .solution import metrics  # noqa: E402
 
+#: bytes a Pyomo model takes per variable or constraint (a generous estimate)
+BYTES_PER_COMPONENT = 4096
 
-@register_method(
+
+def model_size_estimate(inst: HarmonyInstance) -> int:
+    """Variables plus constraints of :func:`build_model`, before building it."""
+    n, big_m = inst.num_jobs, inst.machines
+    k = min(n, big_m)
+    jg = sum(min(j + 1, k) for j in range(n))
+    return 2 * jg * big_m + 2 * jg + (2 * big_m + 1) * k + 5 * jg * big_m + 4 * k * big_m
+
+
+@method(
     "harmony",
     "exact",
     kind="exact",
-    description="Exact MILP (assignment x machine-count enumeration, McCormick-exact ratio linearisation)",
     uses_solver=True,
+    description="Exact MILP (assignment x machine-count enumeration, McCormick-exact ratio linearisation)",
 )
-def solve_exact(
-    inst: HarmonyInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    **options: Any,
-) -> Result:
-    """Solve :func:`build_model` with ``solver``.
-
-    ``objective`` is recomputed from the grouping by :func:`dmlsched.solve`;
-    the solver's objective is kept in ``details["solver_objective"]`` and its
-    proven upper bound is ``lower_bound`` (the bound on the optimum).
-    Extra options go to :func:`dmlsched.solvers.solve_model`.
-    """
-    mdl = build_model(inst)
-    out = solve_model(mdl, solver, time_limit=time_limit, seed=seed, options=options or None)
-    details: dict[str, Any] = {"solver_objective": out.objective, "solver_bound": out.bound, "message": out.message}
-    if not out.has_solution:
-        return Result("harmony", "exact", out.status, bound=out.bound, solver=solver, details=details)
-    sol = extract_solution(mdl)
-    details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
-    bound = out.bound
-    if bound is not None and out.objective is not None:
-        bound = max(bound, out.objective)
-    return Result(
-        "harmony",
-        "exact",
-        out.status,
-        objective=out.objective,
-        bound=bound,
-        solution=sol,
-        solver=solver,
-        details=details,
-    )
+def solve_exact(inst: HarmonyInstance, run: Run) -> Result:
+    """Solve :func:`build_model`; the solver's proven upper bound is ``Result.bound``."""
+    size = model_size_estimate(inst)
+    run.require(memory_bytes=size * BYTES_PER_COMPONENT, what=f"the MILP (about {size:,} variables and constraints)")
+    with run.stage("build"):
+        mdl = build_model(inst)
+    out = run.solve_model(mdl)
+    sol = None
+    if out.has_solution:
+        with run.stage("extract"):
+            sol = extract_solution(mdl)
+    details = {}
+    if sol is not None:
+        details = {k: v for k, v in metrics(inst, sol).items() if k != "utilisation"}
+    return run.result(solution=sol, bound=out.bound, outcome=out, **details)

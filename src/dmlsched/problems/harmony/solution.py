@@ -38,10 +38,14 @@ from .instance import HarmonyInstance
 
 @dataclass(eq=False)
 class HarmonySolution:
-    """Job groups (tuples of job indices) and machines per group."""
+    """Job groups (tuples of job indices) and machines per group: the static decision
+    of (4.4).  ``execution`` (optional) is a run of the execution model
+    (:class:`.execution.Execution`): the phases and job completion times that the
+    secondary metrics (average JCT, makespan, utilisation over the run) come from."""
 
     groups: tuple[tuple[int, ...], ...]
     machines: tuple[int, ...]
+    execution: Any = None
 
     def __post_init__(self) -> None:
         self.groups = tuple(tuple(int(j) for j in g) for g in self.groups)
@@ -119,6 +123,10 @@ def validate(inst: HarmonyInstance, s: HarmonySolution) -> None:
         raise InvalidSolutionError(
             f"(M2) groups use {total} machines, the cluster has {inst.machines}"
         )
+    if s.execution is not None:
+        from .execution import validate_execution
+
+        validate_execution(inst, s.execution)
 
 
 def evaluate(inst: HarmonyInstance, s: HarmonySolution) -> float:
@@ -158,7 +166,12 @@ def completion_times(inst: HarmonyInstance, s: HarmonySolution) -> np.ndarray | 
 
 
 def metrics(inst: HarmonyInstance, s: HarmonySolution) -> dict[str, Any]:
-    """Objective and secondary metrics of a (valid) solution."""
+    """Objective and secondary metrics of a (valid) solution.
+
+    With an execution attached, ``avg_jct`` and ``makespan`` come from it (and the
+    time averages over the run: ``run_utilisation``, ``run_utilisation_cpu``,
+    ``run_utilisation_net``, ``mean_running_jobs``, ``mean_groups``); otherwise from
+    the static lock-step reading of :func:`completion_times`."""
     stats = [group_stats(inst, jobs, int(m)) for jobs, m in zip(s.groups, s.machines)]
     used = sum(int(m) for m in s.machines)
     wsum = sum(st.m * st.u for st in stats)
@@ -172,6 +185,13 @@ def metrics(inst: HarmonyInstance, s: HarmonySolution) -> dict[str, Any]:
         "avg_jct": None,
         "makespan": None,
     }
+    if s.execution is not None:
+        from .execution import execution_metrics
+
+        out.update(execution_metrics(inst, s.execution))
+        out["execution_policy"] = s.execution.policy
+        out["execution_counters"] = dict(s.execution.counters)
+        return out
     ct = completion_times(inst, s)
     if ct is not None:
         out["avg_jct"] = float(ct.mean())
@@ -195,7 +215,14 @@ def to_json(inst: HarmonyInstance, s: HarmonySolution) -> dict:
                 "U": st.u,
             }
         )
-    return {"groups": groups, **metrics(inst, s)}
+    out = {"groups": groups, **metrics(inst, s)}
+    if s.execution is not None:
+        from .execution import execution_to_json
+
+        ex = execution_to_json(inst, s.execution)
+        out["execution"] = ex
+        out["completion"] = ex["completion"]  # job id -> completion time (all jobs submitted at 0)
+    return out
 
 
 def from_json(inst: HarmonyInstance, data: Any) -> HarmonySolution:
@@ -216,4 +243,9 @@ def from_json(inst: HarmonyInstance, data: Any) -> HarmonySolution:
             jobs.append(ids[jid])
         groups.append(tuple(jobs))
         machines.append(gr.integer("machines"))
-    return HarmonySolution(groups=tuple(groups), machines=tuple(machines))
+    execution = None
+    if r.has("execution") and r["execution"].value is not None:
+        from .execution import execution_from_json
+
+        execution = execution_from_json(inst, r["execution"].value)
+    return HarmonySolution(groups=tuple(groups), machines=tuple(machines), execution=execution)

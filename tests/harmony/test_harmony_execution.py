@@ -1,0 +1,149 @@
+"""The execution model (models/harmony.md, "Execution model"): hand-worked runs of
+each regrouping rule, the validator's negative cases, properties of both policies."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import assume, given, settings
+
+import dmlsched
+from dmlsched import InvalidSolutionError
+from dmlsched.problems.harmony.execution import (
+    Execution,
+    HarmonyPolicy,
+    OraclePolicy,
+    Phase,
+    execution_metrics,
+    simulate,
+    validate_execution,
+)
+from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
+from dmlsched.problems.harmony.solution import from_json, group_stats, to_json
+from dmlsched.problems.harmony.strategies import harmony_instances
+
+
+def _inst(spec, machines=2, dop=1.0):
+    return HarmonyInstance(
+        machines=machines, reference_dop=dop,
+        jobs=tuple(HarmonyJob(f"j{i}", float(a), float(b), iterations=it) for i, (a, b, it) in enumerate(spec)),
+    )
+
+
+def test_two_jobs_by_hand(two_jobs):
+    """{A, B} on both machines: T_g = 4 for 10 iterations (A done at 40), then B alone,
+    T = max(1, 3, 4) = 4 for 10 more (80); no waiting job, no regrouping gains 5%."""
+    ex = simulate(two_jobs, HarmonyPolicy())
+    validate_execution(two_jobs, ex)
+    assert ex.completion == pytest.approx((40.0, 80.0))
+    assert [(p.start, p.end, p.groups, p.machines) for p in ex.phases] == [
+        (0.0, 40.0, ((1, 0),), (2,)), (40.0, 80.0, ((1,),), (2,))]  # Algorithm 2: longest iteration first
+    m = execution_metrics(two_jobs, ex)
+    assert m["avg_jct"] == pytest.approx(60.0) and m["makespan"] == pytest.approx(80.0)
+    # utilisation over the run: 40 s at U = 5/6, then B alone (cpu 1, net 3, T 4) at (2/4 + 3/4)/3
+    u_b = group_stats(two_jobs, (1,), 2).u
+    assert u_b == pytest.approx((2 * 0.25 + 0.75) / 3)
+    assert m["run_utilisation"] == pytest.approx((40 * 5 / 6 + 40 * u_b) / 80)
+    assert m["mean_running_jobs"] == pytest.approx(1.5)
+
+
+def test_similar_job_replaces_the_finished_one():
+    """first-stop admits j0 alone (U does not grow with j1); when j0 finishes (20 x 2.5 = 50 s)
+    the waiting j2 has the same iteration time and ratio, so it takes j0's place (rule (2),
+    first step); after j2 (5 x 2.5 s) only j1 is left and the regrouping starts it."""
+    inst = _inst([(3, 1, 20), (1, 3, 10), (3, 1, 5)])
+    ex = simulate(inst, HarmonyPolicy(admission="first-stop"))
+    validate_execution(inst, ex)
+    assert [p.groups for p in ex.phases] == [((0,),), ((2,),), ((1,),)]
+    assert ex.completion == pytest.approx((50.0, 97.5, 62.5))
+    assert ex.counters["replaced_by_similar_job"] == 1
+
+
+def test_bunch_replaces_the_finished_one():
+    """j0 = (5, 4) at DoP 2: iteration 6.5, ratio 2.5/4; the bunch {j2, j3} has iterations
+    4 + 2.5 = 6.5 and ratio (1 + 1.5)/(3 + 1) = 0.625: it replaces j0 (rule (2), second step)."""
+    inst = _inst([(5, 4, 20), (1, 6, 10), (2, 3, 10), (3, 1, 10)])
+    ex = simulate(inst, HarmonyPolicy(admission="first-stop"))
+    validate_execution(inst, ex)
+    assert ex.phases[0].groups == ((0,),) and ex.phases[1].groups == ((2, 3),)
+    assert ex.completion[0] == pytest.approx(130.0)
+    assert ex.counters["replaced_by_bunch"] == 1
+
+
+def _tamper(ex: Execution, **kw) -> Execution:
+    return dataclasses.replace(ex, **kw)
+
+
+def test_validator_rejects(two_jobs):
+    ex = simulate(two_jobs, HarmonyPolicy())
+    p0, p1 = ex.phases
+    cases = [
+        (_tamper(ex, completion=(40.0, 81.0)), "completes at"),
+        (_tamper(ex, phases=[p0, dataclasses.replace(p1, end=79.0)], completion=(40.0, 79.0)), "iterations"),
+        (_tamper(ex, phases=[dataclasses.replace(p0, machines=(3,)), p1]), "uses 3 machines"),
+        (_tamper(ex, phases=[p0, dataclasses.replace(p1, groups=((0, 1),))]), "after finishing"),
+        (_tamper(ex, phases=[p0, dataclasses.replace(p1, start=41.0)]), "starts at"),
+        (_tamper(ex, phases=[p0, dataclasses.replace(p1, groups=((1,), (1,)), machines=(1, 1))]), "two groups"),
+        (_tamper(ex, completion=(40.0,)), "completion times"),
+    ]
+    for bad, msg in cases:
+        with pytest.raises(InvalidSolutionError, match=msg):
+            validate_execution(two_jobs, bad)
+
+
+def test_solution_with_execution_round_trips_and_validates(two_jobs):
+    res = dmlsched.solve(two_jobs, "harmony", simulate=True)
+    assert res.details["avg_jct"] == pytest.approx(60.0) and res.details["execution_policy"] == "harmony"
+    data = to_json(two_jobs, res.solution)
+    assert data["completion"] == {"A": pytest.approx(40.0), "B": pytest.approx(80.0)}
+    back = from_json(two_jobs, data)
+    dmlsched.validate(two_jobs, back)
+    assert back.execution.completion == res.solution.execution.completion
+    bad = dict(data, execution=dict(data["execution"], completion={"A": 40.0, "B": 70.0}))
+    with pytest.raises(InvalidSolutionError):
+        dmlsched.validate(two_jobs, from_json(two_jobs, bad))
+
+
+def test_simulate_needs_iterations(two_jobs_dict):
+    for j in two_jobs_dict["jobs"]:
+        del j["iterations"]
+    res = dmlsched.solve(dmlsched.from_dict(two_jobs_dict), "harmony", simulate=True)
+    assert res.status == dmlsched.Status.NOT_APPLICABLE and "iterations" in res.details["error"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(harmony_instances(max_jobs=7, max_machines=8))
+def test_both_policies_give_valid_runs(inst):
+    """Every job finishes, the run validates, and no job beats its fastest possible pace
+    (alone on all M machines, T >= c T_cpu / M + T_net per iteration)."""
+    assume(inst.has_iterations)
+    for policy in (HarmonyPolicy(), HarmonyPolicy(admission="first-stop", group_rule="per-job"),
+                   HarmonyPolicy(admission="best-prefix"), OraclePolicy()):
+        ex = simulate(inst, policy)
+        validate_execution(inst, ex)
+        for j, job in enumerate(inst.jobs):
+            pace = job.t_cpu * inst.reference_dop / inst.machines + job.t_net
+            assert ex.completion[j] >= job.iterations * pace * (1 - 1e-9)
+        m = execution_metrics(inst, ex)
+        assert 0 < m["run_utilisation"] <= 1 + 1e-9 and m["makespan"] == max(ex.completion)
+
+
+@settings(max_examples=40, deadline=None)
+@given(harmony_instances(max_jobs=7, max_machines=8))
+def test_oracle_starts_no_worse_than_harmony(inst):
+    """At time 0 both decide on the same state (every job waiting, all machines); the
+    Oracle's space contains every decision of Algorithm 1, so its first phase's U is >=."""
+    assume(inst.has_iterations)
+    o = simulate(inst, OraclePolicy()).phases[0]
+    for adm in ("all", "first-stop", "best-prefix"):
+        for rule in ("aggregate", "per-job"):
+            h = simulate(inst, HarmonyPolicy(admission=adm, group_rule=rule)).phases[0]
+            uo = sum(m * group_stats(inst, g, m).u for g, m in zip(o.groups, o.machines))
+            uh = sum(m * group_stats(inst, g, m).u for g, m in zip(h.groups, h.machines))
+            assert uo >= uh * (1 - 1e-9), (adm, rule)
+
+
+def test_phase_is_a_plain_record():
+    p = Phase(0.0, 1.0, ((0,),), (1,))
+    assert p.end - p.start == 1.0
