@@ -25,9 +25,10 @@ def test_counterexamples_exist():
 def test_counterexample_regression(path):
     inst = dmlsched.load(path)
     exp = inst.expected
-    ref = dmlsched.solve(inst, "exact")
+    ref = dmlsched.solve(inst, "exact-cp")  # the family's reference
     assert ref.status == Status.OPTIMAL
     assert ref.objective == pytest.approx(exp["objective"]["exact"])
+    assert ref.objective == pytest.approx(dmlsched.solve(inst, "exact").objective)
     for method, verdict in exp["verdict"].items():
         res = dmlsched.solve(inst, method)
         assert res.objective == pytest.approx(exp["objective"][method])
@@ -85,10 +86,16 @@ def test_tight_family_ratio_2m_over_m_plus_1():
     )
     ref = dmlsched.solve(inst, "exact")
     assert ref.status == Status.OPTIMAL and ref.objective == pytest.approx(v * (m + 1) / 2)
+    cp = dmlsched.solve(inst, "exact-cp")
+    assert cp.objective == pytest.approx(ref.objective)
     for method in ("moldable-equi", "malleable-equi"):
-        rep = dmlsched.compare(inst, dmlsched.solve(inst, method), ref)
+        res = dmlsched.solve(inst, method)
+        rep = dmlsched.compare(inst, res, ref)
         assert rep.objective == pytest.approx(m * v)
         # the MIP is optimal over non-preemptive schedules only: a proven "holds" for the
-        # moldable policy, but only "inconclusive" for the malleable one (it may preempt)
+        # moldable policy, but only "inconclusive" for the malleable one (it may preempt) ...
         expected = "holds" if method == "moldable-equi" else "inconclusive"
         assert rep.ratio == pytest.approx(2 * m / (m + 1)) and rep.verdict == expected
+        # ... while exact-cp also proves the bound over every schedule (here the optimum itself)
+        rep = dmlsched.compare(inst, res, cp)
+        assert rep.verdict == "holds" and rep.reference_bound == pytest.approx(v * (m + 1) / 2)

@@ -1,7 +1,9 @@
 """Moldable and malleable GPU scheduling (Fujiwara, Tanaka, Taura, Torisawa:
 "Effectiveness of Moldable and Malleable Scheduling in Deep Learning Tasks"):
-Equipartition with D'Hondt apportionment, Proportional, Rigid, an exact
-time-indexed MIP, and readers of real traces (:mod:`dmlsched.traces`)."""
+Equipartition with D'Hondt apportionment, Proportional, Rigid, exact methods
+(a CP-SAT model with real start times and a time-indexed MIP), a lower bound
+valid for preemptive schedules, and readers of real traces
+(:mod:`dmlsched.traces`)."""
 
 from ...registry import register_family
 from . import instance, solution
@@ -16,12 +18,12 @@ SPEC = register_family(
     instance_type=MoldableInstance,
     sense="min",
     objective_name="total flow time",
-    default_reference="exact",
+    default_reference="exact-cp",
 )
 
 from . import heuristics  # noqa: E402,F401  (registers the policies)
 
-from . import models  # noqa: E402,F401  (registers "exact")
+from . import bounds, cp, models  # noqa: E402,F401  (register "preemptive-lb", "exact-cp", "exact")
 
 __all__ = [
     "MoldableInstance",

@@ -12,18 +12,23 @@ arrivals and all durations ``d_kc`` are integers, some optimal moldable
 schedule has integer starts (left-shift argument, ``models/moldable.md``), so
 the MIP optimum is the moldable optimum and the method reports ``optimal``;
 otherwise it reports ``feasible`` (and no lower bound).
+
+Size: the grid has one slot per second of the horizon, so data in seconds
+(``generate.moldable.paper_like``: hour-long tasks) give millions of
+variables.  :func:`estimate_size` counts them *before* anything is built and
+the method refuses (status ``n/a``, with the estimate) what would not fit in
+its memory limit; ``exact-cp`` (:mod:`.cp`) has no grid.  Pyomo is imported
+only inside the model builders.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
-import pyomo.environ as pyo
-
-from ...registry import register_method
-from ...result import Result, Status
-from ...solvers import solve_model
+from ...kit import Option, Run, method
+from ...result import Result
 from .instance import MoldableInstance
 from .solution import MoldableSchedule
 
@@ -89,23 +94,90 @@ def serial_upper_bound(inst: MoldableInstance) -> float:
     return total
 
 
-def build_model(inst: MoldableInstance, *, upper_bound: float | None = None) -> pyo.ConcreteModel:
-    """The time-indexed MIP (see ``models/moldable.md``).
+def _latest(inst: MoldableInstance, ub: float, dur: dict, ch: dict) -> dict[int, float]:
+    """Latest completion of each task in an optimal schedule: ``a_k + UB - sum_{j != k} min_c d_jc``."""
+    K = range(inst.num_tasks)
+    minflow = {k: min(dur[k, c] for c in range(len(ch[k]))) for k in K}
+    sum_min = sum(minflow.values())
+    return {k: inst.tasks[k].arrival + ub - (sum_min - minflow[k]) + 1e-9 for k in K}
+
+
+@dataclass
+class GridSize:
+    """Counts of the time-indexed model, computed without building it."""
+
+    starts: int
+    cover: int
+    slots: int
+    task_slots: int
+    gpus: int
+    memory: bool
+
+    @property
+    def variables(self) -> int:
+        return self.starts + self.task_slots * self.gpus * (2 if self.memory else 1)
+
+    @property
+    def constraints(self) -> int:
+        return self.task_slots * self.gpus * (2 if self.memory else 1) + self.slots * self.gpus * 2
+
+    def bytes(self) -> int:
+        """Pyomo and solver memory: about 6 KiB per variable or constraint and
+        300 B per coverage entry, plus 40 MiB (fitted on this machine,
+        ``benchmarks/moldable_exact.md``)."""
+        return int(6144 * (self.variables + self.constraints) + 300 * self.cover + 40 * 2**20)
+
+    def seconds(self) -> float:
+        """Time to build the Pyomo model and hand it to the solver, before the
+        solver's own time limit applies: about 0.5 ms per variable or constraint."""
+        return 5e-4 * (self.variables + self.constraints) + 2e-6 * self.cover
+
+
+def estimate_size(inst: MoldableInstance, *, upper_bound: float | None = None) -> GridSize:
+    """The size of :func:`build_model`'s model, counted in O(tasks x amounts)."""
+    K = range(inst.num_tasks)
+    ub = serial_upper_bound(inst) if upper_bound is None else upper_bound
+    ch = {k: choices(inst, k) for k in K}
+    dur = {(k, c): _dur(inst, k, ch[k][c]) for k in K for c in range(len(ch[k]))}
+    latest = _latest(inst, ub, dur, ch)
+    starts = cover = 0
+    horizon = 0
+    task_slots = 0
+    for k in K:
+        t0 = math.ceil(inst.tasks[k].arrival - GRID_TOL)
+        span = 0
+        for c in range(len(ch[k])):
+            d = dur[k, c]
+            n = max(0, math.floor(latest[k] - d - t0) + 1)
+            starts += n
+            cover += n * math.ceil(d - GRID_TOL)
+            if n:
+                end = t0 + n - 1 + math.ceil(d - GRID_TOL)
+                horizon = max(horizon, end)
+                span = max(span, end - t0)
+        task_slots += span
+    mem = float(inst.memory.sum()) > inst.gpu_memory
+    return GridSize(starts=starts, cover=cover, slots=horizon, task_slots=task_slots, gpus=inst.gpus, memory=mem)
+
+
+def build_model(inst: MoldableInstance, *, upper_bound: float | None = None) -> Any:
+    """The time-indexed MIP (see ``models/moldable.md``), a Pyomo ``ConcreteModel``.
 
     ``upper_bound`` (the total flow of any feasible integer-start schedule,
     default :func:`serial_upper_bound`) limits every task's completion to
     ``a_k + UB - sum_{j != k} min_c d_jc``.
     """
+    import pyomo.environ as pyo
+
     K = range(inst.num_tasks)
     ub = serial_upper_bound(inst) if upper_bound is None else upper_bound
     ch = {k: choices(inst, k) for k in K}
     dur = {(k, c): _dur(inst, k, ch[k][c]) for k in K for c in range(len(ch[k]))}
-    minflow = {k: min(dur[k, c] for c in range(len(ch[k]))) for k in K}
-    sum_min = sum(minflow.values())
+    latest = _latest(inst, ub, dur, ch)
     starts = []  # (k, c, t)
     for k in K:
         a = inst.tasks[k].arrival
-        latest_completion = a + ub - (sum_min - minflow[k]) + 1e-9
+        latest_completion = latest[k]
         t0 = math.ceil(a - GRID_TOL)
         for c in range(len(ch[k])):
             d = dur[k, c]
@@ -140,6 +212,8 @@ def build_model(inst: MoldableInstance, *, upper_bound: float | None = None) -> 
 def _assign_once(m) -> None:
     """(M1) every task starts exactly once with exactly one amount:
     ``sum_{c,t} x[k,c,t] = 1``."""
+    import pyomo.environ as pyo
+
     by_k: dict[int, list] = {}
     for key in m.X:
         by_k.setdefault(key[0], []).append(key)
@@ -149,6 +223,8 @@ def _assign_once(m) -> None:
 def _gpu_count(m) -> None:
     """(M2) a task uses as many GPUs as its amount needs (one for a share
     ``1/n``, ``n`` for ``n`` dedicated GPUs): ``sum_g a[k,g] = sum_{c,t} ng_c x[k,c,t]``."""
+    import pyomo.environ as pyo
+
     ch = m._choices
     by_k: dict[int, list] = {}
     for key in m.X:
@@ -169,6 +245,8 @@ def _share_capacity(m) -> None:
     ``u`` and its use of GPU ``g``), ``sum_k q[k,g,u] <= 1``
     (``gpu_share_capacity``).  A dedicated GPU has share 1.
     """
+    import pyomo.environ as pyo
+
     ch, cover = m._choices, m._cover
     m.share_occ = pyo.Expression(
         m.KU, rule=lambda m, k, u: pyo.quicksum(ch[k][c].share * m.x[k, c, t] for (_, c, t) in cover[k, u])
@@ -196,6 +274,8 @@ def _memory_capacity(m) -> None:
     <= gpu_memory`` (``gpu_memory_capacity``).
     Omitted (empty) when all tasks together fit in one GPU's memory.
     """
+    import pyomo.environ as pyo
+
     inst, cover = m._inst, m._cover
     by_u: dict[int, list[int]] = {}
     for k, u in cover:
@@ -222,6 +302,8 @@ def _memory_capacity(m) -> None:
 
 def _objective(m) -> None:
     """(M5) minimise total flow time ``sum_{k,c,t} (t + d_kc - a_k) x[k,c,t]``."""
+    import pyomo.environ as pyo
+
     inst, dur = m._inst, m._dur
     m.total_flow = pyo.Objective(
         expr=sum((t + dur[k, c] - inst.tasks[k].arrival) * m.x[k, c, t] for (k, c, t) in m.X),
@@ -231,6 +313,8 @@ def _objective(m) -> None:
 
 def extract(m) -> MoldableSchedule:
     """The schedule encoded by the model's (loaded) variable values."""
+    import pyomo.environ as pyo
+
     inst, ch, dur = m._inst, m._choices, m._dur
     segs = []
     for k, c, t in m.X:
@@ -241,50 +325,49 @@ def extract(m) -> MoldableSchedule:
     return MoldableSchedule.from_segments(segs)
 
 
-@register_method(
+@method(
     "moldable",
     "exact",
     kind="exact",
-    description="time-indexed MIP: optimal total flow time over moldable (non-preemptive) schedules",
     uses_solver=True,
     space="non-preemptive",
+    description="time-indexed MIP: optimal total flow time over moldable (non-preemptive) schedules "
+    "with integer start times",
+    options=[Option("upper_bound", float, None,
+                    "total flow time of a known feasible integer-start schedule (limits the grid)")],
 )
-def exact(inst: MoldableInstance, *, solver: str = "highs", time_limit=None, seed: int = 0, **options) -> Result:
+def exact(inst: MoldableInstance, run: Run) -> Result:
     """Solve the time-indexed MIP; ``optimal`` only when proven and :func:`grid_exact`.
 
-    Options: ``upper_bound`` (a known feasible integer-start total flow time).
-    ``time_limit`` bounds the solver run only, not the model construction
-    (seconds for a few thousand variables): the MIP is meant for small instances.
+    The grid's size is counted first (:func:`estimate_size`) and an instance
+    whose model would pass the memory limit is refused (status ``n/a``).
     """
-    m = build_model(inst, upper_bound=options.get("upper_bound"))
-    out = solve_model(m, solver, time_limit=time_limit, seed=seed)
+    ub = run.options["upper_bound"]
+    size = estimate_size(inst, upper_bound=ub)
+    what = (f"the time-indexed MIP ({size.variables:,} variables, {size.constraints:,} constraints over "
+            f"{size.slots:,} one-second slots; exact-cp has no grid)")
+    rem = run.remaining()
+    # building and handing the model over must leave the solver at least half of the time
+    run.require(memory_bytes=size.bytes(), what=what,
+                seconds=None if rem is None else 2 * size.seconds())
+    with run.stage("build"):
+        m = build_model(inst, upper_bound=ub)
     exact_grid = grid_exact(inst)
-    details = {
-        "solver_objective": out.objective,
-        "solver_bound": out.bound,
-        "grid_exact": exact_grid,
-        "model": "moldable (non-preemptive), integer start times",
-        "message": out.message,
-    }
-    if not out.has_solution:
-        return Result(problem="moldable", method="exact", status=out.status, solver=solver,
-                      runtime_s=out.runtime_s, details=details)
-    sched = extract(m)
-    status = out.status if exact_grid else Status.FEASIBLE
-    lb = None
-    if exact_grid and out.bound is not None and math.isfinite(out.bound):
-        lb = out.objective if out.status == Status.OPTIMAL else out.bound
-    return Result(
-        problem="moldable",
-        method="exact",
-        status=status,
-        objective=out.objective,
-        bound=lb,
+    out = run.solve_model(m)
+    sched = None
+    if out.has_solution:
+        with run.stage("extract"):
+            sched = extract(m)
+    # off the grid the MIP's optimum is only an integer-start optimum: no bound, never optimal
+    return run.result(
         solution=sched,
-        solver=solver,
-        runtime_s=out.runtime_s,
-        details=details,
+        outcome=out if exact_grid else None,
+        grid_exact=exact_grid,
+        model="moldable (non-preemptive), integer start times",
+        estimated_variables=size.variables,
+        solver_status=out.message,
     )
 
 
-__all__ = ["build_model", "exact", "extract", "grid_exact", "serial_upper_bound", "choices"]
+__all__ = ["GridSize", "build_model", "choices", "estimate_size", "exact", "extract", "grid_exact",
+           "serial_upper_bound"]
