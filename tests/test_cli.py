@@ -118,3 +118,130 @@ def test_check_has_a_default_time_limit_solve_has_none():
     assert p.parse_args(["check", "f.json", "-m", "list"]).time_limit == 60.0
     assert p.parse_args(["check", "f.json", "-m", "list", "--time-limit", "5"]).time_limit == 5.0
     assert p.parse_args(["solve", "f.json", "-m", "list"]).time_limit is None
+
+
+# ---------------------------------------------------------------------------
+# the newcomer's first hour: version, visibility, options, plugins
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def _run(*argv, env=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "dmlsched.cli", *argv], capture_output=True, text=True,
+                          timeout=300, env=env, cwd=cwd)
+
+
+def test_version(capsys):
+    import dmlsched
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"dmlsched {dmlsched.__version__}"
+
+
+def test_verbose_one_line_per_stage_and_no_pyomo_flood():
+    """-v: load, build, solve, extract/validate lines of dmlsched (before or after the
+    command); -vv: debug of dmlsched only, never Pyomo's DEBUG flood."""
+    f = str(ROOT / "instances" / "rar" / "tiny-mixed.json")
+    for argv in (["-v", "solve", f, "-m", "exact"], ["solve", f, "-m", "exact", "-v"]):
+        r = _run(*argv)
+        assert r.returncode == 0, r.stderr
+        lines = r.stderr.strip().splitlines()
+        stages = [ln.split(": ")[-1].split()[0] for ln in lines]
+        assert lines and all(ln.startswith("INFO dmlsched: rar/exact: ") for ln in lines), lines
+        assert stages[0] == "load" and "build" in stages and "solve" in stages and stages[-1] == "validate"
+    r = _run("-vv", "solve", f, "-m", "exact")
+    assert r.returncode == 0
+    lines = r.stderr.strip().splitlines()
+    assert 0 < len(lines) < 100 and all(" dmlsched" in ln for ln in lines), lines[:20]
+    assert "pyomo" not in r.stderr.lower()
+    r = _run("solve", f, "-m", "exact")
+    assert r.stderr == ""  # quiet by default
+
+
+def test_display_streams_the_solver_log_to_stderr():
+    r = _run("solve", str(ROOT / "instances" / "rar" / "tiny-mixed.json"), "-m", "exact", "--display", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "optimal"  # standard output stays one JSON object
+    assert "HiGHS" in r.stderr and len(r.stderr.splitlines()) > 10
+
+
+def test_methods_lists_declared_options(capsys):
+    from dmlsched.kit import COMMON_OPTIONS
+    from dmlsched.registry import methods
+
+    assert main(["methods", "hare"]) == 0
+    out = capsys.readouterr().out
+    for m in methods("hare"):
+        for o in m.options:
+            assert f"    -o {o.describe()}" in out
+    assert "every method also takes: " + "; ".join(o.describe() for o in COMMON_OPTIONS) in out
+    assert main(["methods", "hare", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    row = next(r for r in rows if r["method"] == "exact")
+    spec = next(m for m in methods("hare") if m.name == "exact")
+    assert [o["name"] for o in row["options"]] == [o.name for o in spec.options]
+    assert {o["name"] for o in row["common_options"]} == {"display", "memory_limit"}
+
+
+def test_o_means_option_on_every_command(capsys):
+    from dmlsched.cli import build_parser
+
+    p = build_parser()
+    for cmd in (["solve", "f.json", "-m", "x"], ["check", "f.json", "-m", "x"],
+                ["gantt", "f.json", "-m", "x", "--out", "g.png"]):
+        args = p.parse_args([*cmd, "-o", "threads=2", "-o", "solver-options={\"a\": 1}", "--display"])
+        assert args.option == [("threads", 2), ("solver_options", {"a": 1})] and args.display is True
+    assert main(["gantt", "f.json", "-m", "x", "-o", "chart.png"]) == 2
+    err = capsys.readouterr().err
+    assert "-o is --option everywhere: the output file is --out" in err and err.count("\n") == 1
+
+
+PLUGIN = '''
+from dmlsched.kit import Option, method
+from dmlsched.problems.hare import HareSchedule
+
+
+@method("hare", "plugin-fifo", kind="heuristic", options=[Option("spread", bool, False, "unused")])
+def plugin_fifo(inst, run):
+    """The bundled list scheduler, re-registered under another name."""
+    import dmlsched
+
+    res = dmlsched.solve(inst, "list")
+    return run.result(solution=HareSchedule(gpu=res.solution.gpu, start=res.solution.start))
+'''
+
+
+def test_plugin_module_on_every_command(tmp_path):
+    """--plugin MODULE (importable) works on methods, solve, check, gantt and bench."""
+    (tmp_path / "myplug.py").write_text(PLUGIN)
+    env = dict(__import__("os").environ, PYTHONPATH=str(tmp_path))
+    f = str(ROOT / "instances" / "hare" / "tiny.json")
+    r = _run("methods", "hare", "--plugin", "myplug", env=env)
+    assert r.returncode == 0 and "hare/plugin-fifo" in r.stdout and "-o spread (bool" in r.stdout
+    r = _run("solve", f, "-m", "plugin-fifo", "--plugin", "myplug", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "feasible"
+    r = _run("check", f, "-m", "plugin-fifo", "-r", "exact", "--plugin", "myplug", "--json", env=env)
+    assert r.returncode == 0 and json.loads(r.stdout)["ratio"] >= 1 - 1e-9
+    pytest.importorskip("matplotlib")
+    r = _run("gantt", f, "-m", "plugin-fifo", "--plugin", "myplug", "--out", str(tmp_path / "g.png"), env=env)
+    assert r.returncode == 0 and (tmp_path / "g.png").stat().st_size > 2000
+    # without the plugin, the method is unknown: exit 2, one line
+    r = _run("solve", f, "-m", "plugin-fifo")
+    assert r.returncode == 2 and "unknown method 'plugin-fifo'" in r.stderr and r.stderr.count("\n") == 1
+    # a module that is not importable names the plugin (and hints at the file)
+    script = __import__("pathlib").Path(sys.executable).parent / "dmlsched"  # no cwd on sys.path
+    r = subprocess.run([str(script), "methods", "--plugin", "myplug"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 2 and "--plugin myplug" in r.stderr and "--plugin myplug.py" in r.stderr
+
+
+def test_solve_out_is_atomic_and_checked_first(tiny_file, tmp_path, capsys):
+    out = tmp_path / "sol.json"
+    out.write_text("old\n")
+    assert main(["solve", str(tiny_file), "-m", "nope", "--out", str(out)]) == 2
+    assert out.read_text() == "old\n"
+    assert main(["solve", str(tiny_file), "-m", "list", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["tasks"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sol.json", "tiny.json"]
+    capsys.readouterr()

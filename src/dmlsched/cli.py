@@ -243,31 +243,6 @@ def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = Fals
     return p
 
 
-def _check_results_file(path: str, flag: str) -> None:
-    """``bench --out`` appends JSON lines: refuse a file that is not a results file."""
-    check_output_path(path, flag)
-    p = Path(path)
-    if not p.exists() or p.stat().st_size == 0:
-        return
-    try:
-        with p.open("rb") as f:
-            head = f.read(1 << 16)
-    except OSError as e:
-        raise UsageError(f"{flag} {path}: cannot read: {e.strerror}") from None
-    first = head.split(b"\n", 1)[0].strip()
-    ok = False
-    try:
-        rec = json.loads(first.decode("utf-8"))
-        ok = isinstance(rec, dict) and "key" in rec
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        ok = False
-    if not ok:
-        raise UsageError(
-            f"{flag} {path}: exists and is not a dmlsched results file (its first line is not a run record); "
-            "nothing was written: choose another file"
-        )
-
-
 def load_plugins(plugins: Sequence[str]) -> None:
     """Import each ``--plugin`` (a module name or a ``.py`` file) once.
 
@@ -354,7 +329,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from . import api
     from .registry import problem_of
 
-    if args.out:
+    if args.out is not None:
         check_output_path(args.out, "--out")
     inst = _load(args.file, args.method)
     with solver_log_to_stderr(args.display):
@@ -451,8 +426,9 @@ def cmd_gantt(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    if getattr(args, "out", None):
-        _check_results_file(args.out, "--out")
+    if getattr(args, "out", None) is not None:
+        # the path itself; whether an existing file is a results file is the store's check
+        check_output_path(args.out, "--out")
     return bench.cli_bench(args)
 
 
@@ -466,10 +442,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import bench
 
-    if getattr(args, "out", None):
+    if getattr(args, "out", None) is not None:
         check_output_path(args.out, "--out")
-    if getattr(args, "results", None):
-        _check_results_file(args.results, "--results")
+    if getattr(args, "results", None) is not None:
+        check_output_path(args.results, "--results")
     return bench.cli_reproduce(args)
 
 

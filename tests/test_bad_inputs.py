@@ -1,0 +1,305 @@
+"""Every bad input, on every command, is a clean error: exit 2, one line on
+standard error naming the field, argument or path, no traceback, and nothing
+already written is changed or lost.
+
+The table below covers instance files (every family), command-line arguments,
+method options, plugins, suites, generator arguments reached through a suite,
+and output paths.  Add a row whenever a new bad input is found.
+
+Each case is ``(id, files, argv, needle)``: ``files`` maps names to the
+content to create in a fresh folder (a ``dict`` is written as JSON, ``bytes``
+as they are, ``None`` makes a folder); ``argv`` is the command line run there
+(``{tiny}`` is a valid Hare instance); ``needle`` must appear in the one error
+line.  Every file created is checked unchanged afterwards.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dmlsched.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = json.loads((ROOT / "instances" / "hare" / "tiny.json").read_text())
+
+
+def hare(**job_fields) -> dict:
+    d = copy.deepcopy(TINY)
+    d["jobs"][0].update(job_fields)
+    return d
+
+
+def family(name: str) -> dict:
+    """A valid bundled instance of a family (as a dict)."""
+    files = {
+        "rar": "rar/tiny-mixed.json", "cruise": "cruise/homogeneous-4.json", "harmony": "harmony/five-jobs.json",
+        "moldable": "moldable/sharing-memory.json", "hlas": "hlas/fig12.json",
+        "gpu-grouping": "gpu-grouping/small_2x8_g2.json",
+    }
+    return json.loads((ROOT / "instances" / files[name]).read_text())
+
+
+def edit(d: dict, path: list, value) -> dict:
+    d = copy.deepcopy(d)
+    obj = d
+    for k in path[:-1]:
+        obj = obj[k]
+    obj[path[-1]] = value
+    return d
+
+
+SYNTAX_ERROR = "def broken(:\n"
+RAISES = "raise RuntimeError('plugin exploded')\n"
+REPLACES_LIST = (
+    "from dmlsched.registry import register_method\n"
+    "@register_method('hare', 'list', kind='heuristic')\n"
+    "def mine(inst, *, solver, time_limit, seed):\n"
+    "    return None\n"
+)
+BAD_KIND = (
+    "from dmlsched.registry import register_method\n"
+    "@register_method('hare', 'mine', kind='heuristc')\n"
+    "def mine(inst, *, solver, time_limit, seed):\n"
+    "    return None\n"
+)
+BAD_FAMILY = (
+    "from dmlsched.kit import method\n"
+    "@method('haare', 'mine', kind='heuristic')\n"
+    "def mine(inst, run):\n"
+    "    return run.result()\n"
+)
+RESULTS_LINE = '{"key": "x|list|0|highs|20", "method": "list", "status": "feasible"}\n'
+
+S = ["solve", "{tiny}", "-m", "list"]
+
+CASES = [
+    # --- instance files -------------------------------------------------------------
+    ("missing file", {}, ["solve", "absent.json", "-m", "list"], "absent.json"),
+    ("folder as instance", {"dir": None}, ["solve", "dir", "-m", "list"], "dir"),
+    ("not UTF-8", {"bin.json": b"\xff\xfe\x00{"}, ["solve", "bin.json", "-m", "list"], "bin.json"),
+    ("malformed JSON", {"bad.json": b"{not json"}, ["solve", "bad.json", "-m", "list"], "malformed JSON"),
+    ("top level array", {"bad.json": []}, ["solve", "bad.json", "-m", "list"], "must be an object"),
+    ("no problem field", {"bad.json": {"name": "x"}}, ["solve", "bad.json", "-m", "list"], "problem"),
+    ("unknown problem", {"bad.json": {"problem": "nope"}}, ["solve", "bad.json", "-m", "list"], "unknown problem"),
+    ("NaN", {"bad.json": b'{"problem": "hare", "gpus": ["K80"], "jobs": [{"rounds": NaN}]}'},
+     ["solve", "bad.json", "-m", "list"], "NaN"),
+    ("unknown field", {"bad.json": hare(wieght=2)}, ["solve", "bad.json", "-m", "list"], "jobs[0].wieght"),
+    ("missing field", {"bad.json": edit(TINY, ["jobs", 0], {"id": "A"})}, ["solve", "bad.json", "-m", "list"],
+     "jobs[0]."),
+    ("negative time", {"bad.json": hare(train_time={"V100": -1, "K80": 1})}, ["solve", "bad.json", "-m", "list"],
+     "jobs[0].train_time.V100: must be > 0"),
+    ("string number", {"bad.json": hare(weight="2")}, ["solve", "bad.json", "-m", "list"], "jobs[0].weight"),
+    ("401-digit weight", {"bad.json": b""}, ["solve", "bad.json", "-m", "list"], "jobs[0].weight"),
+    ("401-digit rounds", {"bad.json": b""}, ["solve", "bad.json", "-m", "list"], "jobs[0].rounds"),
+    ("train_time 1e308", {"bad.json": hare(train_time={"V100": 1e308, "K80": 1e308})},
+     ["solve", "bad.json", "-m", "list"], "jobs[0].train_time.V100: must have magnitude at most"),
+    ("weight -1e300", {"bad.json": hare(weight=-1e300)}, ["solve", "bad.json", "-m", "list"], "jobs[0].weight"),
+    ("train_time 1e-300", {"bad.json": hare(train_time={"V100": 1e-300, "K80": 1})},
+     ["solve", "bad.json", "-m", "list"], "jobs[0].train_time.V100: must be at least"),
+    ("rounds 2^60", {"bad.json": hare(rounds=2**60)}, ["solve", "bad.json", "-m", "list"], "jobs[0].rounds"),
+    ("rounds 1.5", {"bad.json": hare(rounds=1.5)}, ["solve", "bad.json", "-m", "list"], "jobs[0].rounds"),
+    ("rar bandwidth 0", {"bad.json": edit(family("rar"), ["bandwidth", "intra"], 0)},
+     ["solve", "bad.json", "-m", "ff"], "bandwidth.intra"),
+    ("cruise proc_time -1", {"bad.json": edit(family("cruise"), ["machines", 0, "proc_time"], -1)},
+     ["solve", "bad.json", "-m", "proportional"], "machines[0].proc_time"),
+    ("harmony t_cpu 1e309", {"bad.json": b""}, ["solve", "bad.json", "-m", "harmony"], "jobs[0].t_cpu"),
+    ("moldable volume 0", {"bad.json": edit(family("moldable"), ["tasks", 0, "volume"], 0)},
+     ["solve", "bad.json", "-m", "rigid-fcfs"], "tasks[0].volume"),
+    ("hlas arrival -1", {"bad.json": edit(family("hlas"), ["jobs", 0, "arrival"], -1)},
+     ["solve", "bad.json", "-m", "fifo"], "jobs[0].arrival"),
+    ("gpu-grouping groups 0", {"bad.json": edit(family("gpu-grouping"), ["groups"], 0)},
+     ["solve", "bad.json", "-m", "greedy"], "groups"),
+    ("check on bad file", {"bad.json": hare(weight="x")}, ["check", "bad.json", "-m", "list"], "jobs[0].weight"),
+    ("gantt on bad file", {"bad.json": hare(weight="x")}, ["gantt", "bad.json", "-m", "list", "--out", "g.png"],
+     "jobs[0].weight"),
+    # --- command-line arguments ----------------------------------------------------------
+    ("unknown command", {}, ["solv", "{tiny}"], "invalid choice"),
+    ("no method", {}, ["solve", "{tiny}"], "--method"),
+    ("unknown method", {}, ["solve", "{tiny}", "-m", "nope"], "unknown method 'nope'"),
+    ("unknown reference", {}, ["check", "{tiny}", "-m", "list", "-r", "nope"], "unknown method 'nope'"),
+    ("unknown problem listing", {}, ["methods", "nope"], "unknown problem 'nope'"),
+    ("unknown solver", {}, [*S, "--solver", "cplex"], "--solver"),
+    ("time limit negative", {}, [*S, "--time-limit", "-1"], "--time-limit"),
+    ("time limit text", {}, [*S, "--time-limit", "soon"], "--time-limit"),
+    ("time limit inf", {}, [*S, "--time-limit", "inf"], "--time-limit"),
+    ("seed text", {}, [*S, "--seed", "x"], "--seed"),
+    ("seed negative", {}, [*S, "--seed", "-3"], "--seed"),
+    ("unknown option", {}, [*S, "-o", "bogus=1"], "option 'bogus'"),
+    ("ill-typed option", {}, [*S, "-o", "display=3"], "option 'display'"),
+    ("option not in choices", {}, ["solve", "{tiny}", "-m", "list", "-o", "relaxation=nope"], "option 'relaxation'"),
+    ("memory limit negative", {}, [*S, "-o", "memory_limit=-1"], "option 'memory_limit'"),
+    ("option without =", {}, [*S, "-o", "bogus"], "KEY=VALUE"),
+    ("-o as output file", {}, ["gantt", "{tiny}", "-m", "list", "-o", "chart.png"], "the output file is --out"),
+    ("gantt without --out", {}, ["gantt", "{tiny}", "-m", "list"], "--out"),
+    ("gantt unknown option", {}, ["gantt", "{tiny}", "-m", "list", "--out", "g.png", "-o", "bogus=1"],
+     "option 'bogus'"),
+    ("gantt of a grouping", {"h.json": family("harmony")}, ["gantt", "h.json", "-m", "harmony", "--out", "g.png"],
+     "no Gantt chart for problem 'harmony'"),
+    ("check unknown option", {}, ["check", "{tiny}", "-m", "list", "-o", "bogus=1"], "option 'bogus'"),
+    # --- plugins -----------------------------------------------------------------
+    ("plugin file missing", {}, [*S, "--plugin", "nothere.py"], "--plugin nothere.py"),
+    ("plugin module missing", {}, [*S, "--plugin", "no_such_module_xyz"], "--plugin no_such_module_xyz"),
+    ("plugin path not .py", {}, [*S, "--plugin", "some/dir"], "--plugin some/dir"),
+    ("plugin syntax error", {"p.py": SYNTAX_ERROR.encode()}, [*S, "--plugin", "p.py"], "--plugin p.py: syntax error"),
+    ("plugin raises", {"p.py": RAISES.encode()}, ["methods", "--plugin", "p.py"], "plugin exploded"),
+    ("plugin replaces a method", {"p.py": REPLACES_LIST.encode()}, ["methods", "--plugin", "p.py"],
+     "hare/list is already registered"),
+    ("plugin bad kind", {"p.py": BAD_KIND.encode()}, ["methods", "--plugin", "p.py"], "kind must be one of"),
+    ("plugin bad family", {"p.py": BAD_FAMILY.encode()}, ["methods", "--plugin", "p.py"], "unknown family 'haare'"),
+    ("plugin on check", {}, ["check", "{tiny}", "-m", "list", "--plugin", "nothere.py"], "--plugin nothere.py"),
+    ("plugin on gantt", {}, ["gantt", "{tiny}", "-m", "list", "--out", "g.png", "--plugin", "nothere.py"],
+     "--plugin nothere.py"),
+    ("plugin on bench", {}, ["bench", "{tiny}", "--plugin", "nothere.py", "--out", "r.jsonl"], "--plugin nothere.py"),
+    # --- output paths: nothing already there is changed ---------------------------------------------
+    ("solve --out under a file", {"afile": b"keep me\n"}, [*S, "--out", "afile/sol.json"], "afile"),
+    ("solve --out is a folder", {"d": None}, [*S, "--out", "d"], "--out d: is a folder"),
+    ("solve --out empty", {}, [*S, "--out", ""], "--out"),
+    ("gantt --out under a file", {"afile": b"keep me\n"}, ["gantt", "{tiny}", "-m", "list", "--out", "afile/g.png"],
+     "afile"),
+    ("gantt --out bad format", {}, ["gantt", "{tiny}", "-m", "list", "--out", "g.xyz"], "cannot write .xyz"),
+    ("report --out under a file", {"afile": b"keep me\n", "r.jsonl": RESULTS_LINE.encode()},
+     ["report", "r.jsonl", "--out", "afile/rep"], "afile"),
+    ("report --out is a file", {"afile": b"keep me\n", "r.jsonl": RESULTS_LINE.encode()},
+     ["report", "r.jsonl", "--out", "afile"], "--out afile: exists and is not a folder"),
+    ("report missing results", {}, ["report", "nothere.jsonl", "--out", "rep"], "nothere.jsonl"),
+    ("bench --out under a file", {"afile": b"keep me\n"}, ["bench", "{tiny}", "--out", "afile/r.jsonl"], "afile"),
+    ("bench --out an instance file", {"inst.json": TINY}, ["bench", "{tiny}", "--methods", "list", "--out", "inst.json"],
+     "inst.json"),
+    ("reproduce --out under a file", {"afile": b"keep me\n"}, ["reproduce", "--out", "afile/R.md"], "afile"),
+    # --- suites and generator arguments (bench) -----------------------------------------------------
+    ("suite not TOML", {"s.toml": b"name = [unclosed\n"}, ["bench", "s.toml"], "s.toml"),
+    ("suite unknown key", {"s.toml": b'name = "x"\nmethodz = ["list"]\n'}, ["bench", "s.toml"], "methodz"),
+    ("bench unknown method", {}, ["bench", "{tiny}", "--methods", "list,nosuch", "--out", "r.jsonl"], "nosuch"),
+    ("bench workers negative", {}, ["bench", "{tiny}", "--workers", "-1"], "--workers"),
+    ("bench time limit text", {}, ["bench", "{tiny}", "--time-limit", "soon"], "time"),
+    ("bench missing path", {}, ["bench", "nothere.json", "--out", "r.jsonl"], "nothere.json"),
+    pytest.param(
+        "generator negative size", {"s.toml": b""}, ["bench", "s.toml", "--out", "r.jsonl"], "{jobs_arg}",
+        marks=pytest.mark.xfail(strict=True, reason=(
+            "generators do not check their arguments yet (the message names no argument) and bench records a "
+            "generator failure as a run error (exit 1), not bad input (exit 2): generate/* and bench/* owners")),
+        id="generator negative size"),
+]
+
+
+def _jobs_arg() -> str:
+    """The Hare generator's name for its number of jobs (the families are settling one spelling)."""
+    import inspect
+
+    from dmlsched.generate.hare import generate
+
+    params = inspect.signature(generate).parameters
+    return next(n for n in ("n_jobs", "num_jobs", "jobs") if n in params)
+
+
+def _generated_suite() -> bytes:
+    return (
+        'name = "g"\nreference = "none"\nmethods = ["fifo"]\n[[instances]]\n'
+        f'generator = "dmlsched.generate.hare:generate"\nparams = {{ {_jobs_arg()} = -4 }}\nseeds = 1\n'
+    ).encode()
+
+
+def _huge_ints(case_id: str) -> bytes | None:
+    """Files whose numbers json.dumps cannot write as intended (401-digit integers, 1e309)."""
+    big = "9" * 401
+    if case_id == "401-digit weight":
+        return json.dumps(TINY).replace('"weight": 1.0', f'"weight": {big}', 1).encode()
+    if case_id == "401-digit rounds":
+        return json.dumps(TINY).replace('"rounds": 2', f'"rounds": {big}', 1).encode()
+    if case_id == "harmony t_cpu 1e309":
+        d = family("harmony")
+        d["jobs"][0]["t_cpu"] = 12345.5
+        return json.dumps(d).replace("12345.5", "1" + "0" * 309, 1).encode()
+    return None
+
+
+def _make(tmp: Path, files: dict) -> dict[Path, bytes | None]:
+    made: dict[Path, bytes | None] = {}
+    (tmp / "tiny.json").write_text(json.dumps(TINY))
+    for name, content in files.items():
+        p = tmp / name
+        if content is None:
+            p.mkdir()
+            made[p] = None
+            continue
+        data = content if isinstance(content, bytes) else json.dumps(content).encode()
+        p.write_bytes(data)
+        made[p] = data
+    return made
+
+
+def _snapshot(tmp: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(tmp)): (p.read_bytes() if p.is_file() else None) for p in sorted(tmp.rglob("*"))}
+
+
+def _id(c) -> str:
+    return c.id if hasattr(c, "marks") else c[0]  # a pytest.param or a plain row
+
+
+@pytest.mark.parametrize("case_id, files, argv, needle", CASES, ids=[_id(c) for c in CASES])
+def test_bad_input_is_a_clean_error(case_id, files, argv, needle, tmp_path, monkeypatch, capsys):
+    files = dict(files)
+    huge = _huge_ints(case_id)
+    if huge is not None:
+        files["bad.json"] = huge
+    if case_id == "generator negative size":
+        files["s.toml"] = _generated_suite()
+        needle = _jobs_arg()
+    _make(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    before = _snapshot(tmp_path)
+    argv = [a.replace("{tiny}", "tiny.json") for a in argv]
+    code = main(argv)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2, (code, err)
+    assert len(lines) == 1, err
+    assert needle in lines[0], lines[0]
+    assert "Traceback" not in err
+    # nothing that was there is changed or lost, and nothing new was written
+    after = _snapshot(tmp_path)
+    assert after == before, set(after) ^ set(before)
+
+
+def test_case_count():
+    """The table's size (reported in the issue's note); every class of the issue is in it."""
+    ids = [_id(c) for c in CASES]
+    assert len(ids) == len(set(ids)) >= 75
+    for must in ("solve --out under a file", "report --out under a file", "gantt --out under a file",
+                 "401-digit weight", "train_time 1e308", "unknown option", "ill-typed option",
+                 "bench unknown method", "generator negative size", "bench --out an instance file"):
+        assert must in ids
+
+
+def test_console_script_gives_one_line_not_a_traceback(tmp_path):
+    """The same through the installed entry point, in a fresh process."""
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(TINY).replace('"weight": 1.0', '"weight": ' + "9" * 401, 1))
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-m", "dmlsched.cli", "solve", str(p), "-m", "list"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "jobs[0].weight" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("convert", [
+    lambda d: {**d, "gpus": tuple(d["gpus"])},
+    lambda d: {**d, "jobs": [{**j, "rounds": __import__("numpy").int64(j["rounds"]),
+                              "weight": __import__("numpy").float32(j["weight"])} for j in d["jobs"]]},
+    lambda d: {**d, "jobs": tuple({**j, "train_time": {k: __import__("numpy").int32(3) for k in j["train_time"]}}
+                                  for j in d["jobs"])},
+], ids=["tuple", "numpy scalars", "numpy int32 in a map, tuple of jobs"])
+def test_from_dict_accepts_numpy_and_tuples(convert):
+    import dmlsched
+
+    inst = dmlsched.from_dict(convert(TINY))
+    again = dmlsched.from_dict(json.loads(json.dumps(dmlsched.to_dict(inst))))
+    assert dmlsched.to_dict(inst) == dmlsched.to_dict(again)
+    assert dmlsched.solve(inst, "list").status.value == "feasible"
