@@ -1,12 +1,17 @@
 """Pictures: Gantt charts of schedules, ratio distributions, runtime vs size,
 JCT CDFs.  Every function draws on a matplotlib ``ax`` (created if not given)
-and returns it; matplotlib is imported lazily (``pip install dmlsched[plot]``).
+and returns it; matplotlib is imported lazily (``pip install 'dmlsched[plot]'``).
 
-Gantt charts are generic over families whose solution JSON (as printed by
-``dmlsched solve --json``) has a ``"tasks"`` list of ``{"job", "gpu", "start",
-"end"}`` entries, optionally with ``"round"`` and ``"sync_end"``: the Hare
-format.  A family can also provide ``gantt_tasks(instance, solution)`` in its
-package returning that list (for solutions that are not task lists already).
+Gantt charts (:func:`gantt`, ``dmlsched gantt``) exist for every family whose
+solutions are schedules in time: Hare and any family whose solution JSON has
+a ``"tasks"`` list of ``{"job", "gpu", "start", "end"}`` (optionally
+``"round"``, ``"sync_end"``); HLAS runs with their GPU groups drawn as bands;
+RAR schedules (GPUs grouped by server, in time slots); Cruise configurations
+(one epoch, one row per machine); moldable schedules (shared GPUs as slices of
+a row, through the family's ``gantt_tasks``).  A family package can provide
+``gantt_tasks(instance, solution)`` returning the bars.  Harmony and
+GPU-grouping solutions are allocations without times: no chart.  Any
+registered method can be drawn, plugins included.
 """
 
 from __future__ import annotations
