@@ -243,6 +243,29 @@ def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = Fals
     return p
 
 
+def check_results_file(path: str) -> None:
+    """A results file given to ``report`` must exist and start with a run record
+    (else one line naming it, rather than a warning per line)."""
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"{path}: no such file" if not p.exists() else f"{path}: is not a file")
+    try:
+        with p.open("rb") as f:
+            first = b""
+            for raw in f:
+                if raw.strip():
+                    first = raw.strip()
+                    break
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        rec = json.loads(first.decode("utf-8")) if first else None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        rec = None
+    if first and not (isinstance(rec, dict) and "key" in rec):
+        raise UsageError(f"{path}: not a dmlsched results file (its first line is not a run record)")
+
+
 def load_plugins(plugins: Sequence[str]) -> None:
     """Import each ``--plugin`` (a module name or a ``.py`` file) once.
 
@@ -435,6 +458,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from . import bench
 
+    for r in args.results:
+        check_results_file(r)
     check_output_path(args.out, "--out", folder=True)
     return bench.cli_report(args)
 
