@@ -14,7 +14,12 @@ app    optimum     r = (S/W)^2             D (samples)  B
 NMF    (23, 9)     (9/23)^2   = 0.1531     2,000,000    10,000
 MLR    (27, 5)     (5/27)^2   = 0.0343     100,000      1,000
 LDA    (18, 14)    (14/18)^2  = 0.6049     100,000      1,000
+Lasso  (20, 12)    (12/20)^2  = 0.3600     100,000      1,000
 =====  ==========  ======================  ===========  =========
+
+Lasso's dataset is "Synthetic sparse (100K samples, 100K features)" (Table
+3.3); its mini-batch size is not given, MLR's 1,000 (the other synthetic
+SGD workload) is used.
 
 ``M`` is the NMF model's 128 server blocks of 280 items (Section 3.4.6),
 35,840 units, for every app.  ``p`` is chosen so that an epoch takes about
@@ -36,6 +41,7 @@ APPS = {
     "NMF": ((23, 9), 2_000_000, 10_000),
     "MLR": ((27, 5), 100_000, 1_000),
     "LDA": ((18, 14), 100_000, 1_000),
+    "Lasso": ((20, 12), 100_000, 1_000),
 }
 MODEL_UNITS = 128 * 280
 EPOCH_TARGET_S = 100.0
@@ -53,10 +59,12 @@ def calibrated_parameters(app: str, n: int = 32) -> dict:
     return {"proc_time": p, "bandwidth": b, "dataset_size": D, "model_size": MODEL_UNITS, "batch_size": B}
 
 
-def homogeneous_cluster(app: str = "NMF", n: int = 32, *, scale: float = 1.0) -> CruiseInstance:
+def homogeneous_cluster(app: str = "NMF", n: int = 32, *, scale: float = 1.0, seed: int = 0) -> CruiseInstance:
     """``n`` identical r4.xlarge machines running ``app``.
 
     ``scale`` shrinks ``D`` and ``M`` (rounded, at least 1) for smaller instances.
+    The workload is deterministic; ``seed`` is accepted (and unused) so that the
+    benchmark engine can call every generator the same way.
     """
     c = calibrated_parameters(app)
     D = max(1, round(c["dataset_size"] * scale))
@@ -194,4 +202,36 @@ def typed_cluster(
         model_size=max(1, round(c["model_size"] * scale)),
         batch_size=max(1, round(c["batch_size"] * scale)),
         name=f"cruise-{app}-{types}types-{sum(counts)}-s{seed}",
+    )
+
+
+def random_homogeneous(
+    seed: int = 0,
+    *,
+    machines: tuple[int, int] = (3, 32),
+    max_dataset: int = 5000,
+    max_batch: int = 199,
+    max_model: int = 499,
+    r_range: tuple[float, float] = (0.03, 0.6),
+) -> CruiseInstance:
+    """A random homogeneous cluster (the setting of (3.5)): ``N`` uniform in ``machines``,
+    ``D`` in ``[N, max_dataset)``, ``B`` in ``[1, max_batch]``, ``M`` in ``[1, max_model]``,
+    ``proc_time = 10^-3`` and the bandwidth set by a communication/computation ratio
+    ``r = M / (b B p)`` log-uniform in ``r_range`` (the three calibrated apps span
+    0.03-0.6).  Seeded: one instance per seed."""
+    rng = np.random.default_rng([seed, 35])
+    n = int(rng.integers(machines[0], machines[1] + 1))
+    D = int(rng.integers(n, max(n + 1, max_dataset)))
+    B = int(rng.integers(1, max_batch + 1))
+    M = int(rng.integers(1, max_model + 1))
+    r = float(math.exp(rng.uniform(math.log(r_range[0]), math.log(r_range[1]))))
+    p = 1e-3
+    b = M / (r * B * p)
+    return CruiseInstance(
+        proc_time=(p,) * n,
+        machine_bandwidth=(float(b),) * n,
+        dataset_size=D,
+        model_size=M,
+        batch_size=B,
+        name=f"cruise-random-homogeneous-s{seed}",
     )
