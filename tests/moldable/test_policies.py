@@ -250,15 +250,17 @@ def test_instance_files_expected_values(instances_dir):
                 assert res.status.value == "optimal"
 
 
-def test_rigid_blocking_option_and_unknown_options():
+def test_rigid_queue_option_and_unknown_options():
     # 2 GPUs: A (p_max 1, v 10), B (p_max 2, v 1), C (p_max 1, v 1), all at 0.
-    # greedy scan: A on GPU 0, B does not fit, C on GPU 1; strict FCFS: C waits behind B.
+    # first-fit scan: A on GPU 0, B does not fit, C on GPU 1; strict FCFS: C waits behind B.
     inst = _inst([T("A", 10), T("B", 1, pmax=2), T("C", 1)], gpus=2)
     greedy = replay(inst, dmlsched.solve(inst, "rigid-fcfs").solution).completion
-    strict = replay(inst, dmlsched.solve(inst, "rigid-fcfs", blocking=True).solution).completion
+    strict = replay(inst, dmlsched.solve(inst, "rigid-fcfs", queue="strict").solution).completion
     assert greedy.tolist() == [10.0, 10.5, 1.0]
     assert strict.tolist() == [10.0, 10.5, 11.5]
     with pytest.raises(ValueError, match="unknown option"):
-        dmlsched.solve(inst, "moldable-equi", blocking=True)
+        dmlsched.solve(inst, "moldable-equi", queue="strict")
     with pytest.raises(ValueError, match="unknown option"):
-        dmlsched.solve(inst, "rigid-fcfs", blockin=True)
+        dmlsched.solve(inst, "rigid-fcfs", blocking=True)
+    with pytest.raises(ValueError, match="must be one of"):
+        dmlsched.solve(inst, "rigid-fcfs", queue="fifo")

@@ -34,10 +34,32 @@ def test_conversion_rules(tmp_path):
     assert (t["p1"].pmin_den, t["p1"].p_max, t["p1"].volume, t["p1"].arrival) == (2, 1, 45.0, 5.0)  # 470 -> 1/2
     assert t["p2"].pmin_den == 20  # 50 milli -> 1/20
     assert (t["p3"].pmin_den, t["p3"].p_max, t["p3"].volume) == (1, 4, 80.0)  # 8 GPUs clipped, v = 10 * 8
+    assert [t[x].p_req for x in ("p0", "p1", "p2", "p3")] == [1, 1, 1, 4]
     for m in ("rigid-fcfs", "malleable-equi", "moldable-prop"):
         dmlsched.solve(inst, m)
     mold = openb_to_moldable(tr, gpus=4, moldable_max=4)
-    assert {x.p_max for x in mold.tasks} == {4}
+    assert {x.p_max for x in mold.tasks} == {4} and {x.id: x.p_req for x in mold.tasks}["p3"] == 4
+
+
+def test_default_cluster_size_is_the_peak_recorded_demand(tmp_path):
+    """Issue 18: no gpus= is not a TypeError; the default is documented."""
+    tr = read_openb(_write(tmp_path, ROWS))
+    inst = openb_to_moldable(tr)
+    # held at once: p0 (1) from 0 to 100, p1 (0.47) 10-55, p2 (0.05) 6-16, p3 (8) 7-17: peak 9.52 -> 10
+    assert inst.gpus == 10 and inst.source["gpus"] == "peak recorded demand"
+    assert {t.id: t.p_max for t in inst.tasks}["p3"] == 8
+    with pytest.raises(ValueError, match="gpus"):
+        openb_to_moldable(tr, gpus=0)
+
+
+def test_failed_pods_are_kept_unless_asked(tmp_path):
+    rows = ROWS + ["p6,1000,1024,2,1000,,LS,Failed,3,40,5"]
+    tr = read_openb(_write(tmp_path, rows))
+    kept = openb_to_moldable(tr, gpus=4)
+    assert "p6" in {t.id for t in kept.tasks} and kept.source["failed_kept"] == 1
+    dropped = openb_to_moldable(tr, gpus=4, drop_failed=True)
+    assert "p6" not in {t.id for t in dropped.tasks} and dropped.source["dropped"]["failed"] == 1
+    assert dropped.num_tasks == kept.num_tasks - 1
 
 
 @pytest.mark.parametrize(
@@ -75,6 +97,8 @@ def test_real_openb_trace(traces_dir):
     inst = openb_to_moldable(tr, gpus=64)
     dropped = inst.source["dropped"]
     assert dropped["cpu_only"] == 1088
+    assert inst.source["failed_kept"] == 1869 and 0.29 < 1869 / inst.num_tasks < 0.31  # about 30% Failed
+    assert openb_to_moldable(tr).gpus == 66
     assert inst.num_tasks + sum(dropped.values()) == 8152
     shares = [t for t in inst.tasks if t.pmin_den > 1]
     assert shares and all(t.p_max == 1 for t in shares)

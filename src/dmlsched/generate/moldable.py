@@ -58,7 +58,9 @@ def paper_like(
     big_memory_share
         Fraction of bags whose tasks need 11 of 12 memory units (cannot share).
     rigid
-        ``(p_min, p_max) = (1, 1)`` (the paper's rigid baseline) instead of ``(1/4, 4)``.
+        ``(p_min, p_max) = (1, 1)`` (the paper's rigid baseline) instead of
+        ``(1/4, 4)``.  Not needed to run the rigid policies: every task
+        requests ``p_req = 1`` GPU, which Rigid FCFS / Shortest allocate.
     seed
         Seed of the generator (``numpy.random.default_rng``).
     """
@@ -79,7 +81,7 @@ def paper_like(
             tasks.append(
                 MoldableTask(
                     id=f"b{b}t{i}", user=user, arrival=round(arrival, 3), volume=round(vol, 3),
-                    pmin_den=den, p_max=p_max, memory=mem,
+                    pmin_den=den, p_max=p_max, memory=mem, p_req=1,
                 )
             )
     return MoldableInstance(

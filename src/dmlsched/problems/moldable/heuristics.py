@@ -9,7 +9,7 @@ from ...kit import Option, Run, method
 from ...result import Result
 from .bounds import edmonds_ratio
 from .instance import MoldableInstance
-from .policies import rigid
+from .policies import QUEUES, rigid
 from .simulator import simulate
 from .solution import metrics
 
@@ -20,10 +20,12 @@ EDMONDS = (
 
 
 def _run(inst: MoldableInstance, run: Run, rule: str, malleable: bool) -> Result:
-    blocking = run.options.get("blocking", False)
-    fn = rigid("arrival" if rule == "rigid-fcfs" else "volume", blocking=True) if blocking else rule
+    fn = rule
+    if rule.startswith("rigid"):
+        fn = rigid("arrival" if rule == "rigid-fcfs" else "volume", run.options["queue"])
     with run.stage("simulate"):
-        sched, stats = simulate(inst, fn, malleable=malleable, max_events=run.options["max_events"])
+        sched, stats = simulate(inst, fn, malleable=malleable, max_events=run.options["max_events"],
+                                current_first=run.options.get("first_found") == "current-first")
     return run.result(
         solution=sched,
         events=stats.events,
@@ -35,11 +37,22 @@ def _run(inst: MoldableInstance, run: Run, rule: str, malleable: bool) -> Result
 
 
 MAX_EVENTS = Option("max_events", int, None, "stop with an error after this many simulation events", minimum=1)
-BLOCKING = Option("blocking", bool, False, "strict order: a task that does not fit blocks every later one")
+QUEUE = Option(
+    "queue", str, "first-fit",
+    "after a task that does not fit: first-fit (later tasks that fit start), strict (none overtakes), "
+    "easy (EASY backfilling with a reservation for the first blocked task)",
+    choices=QUEUES,
+)
+FIRST_FOUND = Option(
+    "first_found", str, "lowest-index",
+    "GPU a re-allocated task gets: lowest-index (the paper's first-found GPU) or current-first "
+    "(its current GPUs searched first)",
+    choices=("lowest-index", "current-first"),
+)
 
 
 def _register(name: str, rule: str, malleable: bool, doc: str, bound=None, bound_name=None):
-    options = [MAX_EVENTS] + ([BLOCKING] if rule.startswith("rigid") else [])
+    options = [MAX_EVENTS] + ([QUEUE] if rule.startswith("rigid") else []) + ([FIRST_FOUND] if malleable else [])
 
     def body(instance: MoldableInstance, run: Run) -> Result:
         return _run(instance, run, rule, malleable)
@@ -52,11 +65,11 @@ def _register(name: str, rule: str, malleable: bool, doc: str, bound=None, bound
 
 rigid_fcfs = _register(
     "rigid-fcfs", "rigid-fcfs", False,
-    "Rigid FCFS: p_max dedicated GPUs, arrival order (option blocking=True: strict FCFS)",
+    "Rigid FCFS: p_req dedicated GPUs, arrival order (option queue: first-fit, strict, easy)",
 )
 rigid_shortest = _register(
     "rigid-shortest", "rigid-shortest", False,
-    "Rigid Shortest: p_max dedicated GPUs, increasing volume (option blocking=True: no overtaking)",
+    "Rigid Shortest: p_req dedicated GPUs, increasing volume (option queue: first-fit, strict, easy)",
 )
 moldable_equi = _register(
     "moldable-equi", "equi", False,

@@ -40,14 +40,19 @@ class Cluster:
         ``m_i^avl``: free device memory.
     count
         Number of running (or, inside Equipartition case 4, pre-assigned) tasks.
+    now, ends
+        The simulation time and ``(completion time, GPUs)`` of every running
+        task (set by the moldable simulator; EASY backfilling reads them).
     """
 
-    __slots__ = ("avl", "mem", "count")
+    __slots__ = ("avl", "mem", "count", "now", "ends")
 
     def __init__(self, avl: np.ndarray, mem: np.ndarray, count: np.ndarray):
         self.avl = avl
         self.mem = mem
         self.count = count
+        self.now = 0.0
+        self.ends: list[tuple[float, int]] = []
 
     @staticmethod
     def empty(gpus: int, gpu_memory: float) -> "Cluster":
@@ -207,34 +212,73 @@ def _alloc_amount(inst, cluster, k, p_den, p_n, current):
 
 # ---------------------------------------------------------------------------
 # Rigid
-def rigid(order_key: str, blocking: bool = False) -> Callable:
+#: queue disciplines of the rigid policies (readings of "Rigid FCFS", Section V-B)
+QUEUES = ("first-fit", "strict", "easy")
+
+
+def rigid(order_key: str, queue: str = "first-fit", *, blocking: bool | None = None) -> Callable:
     """Rigid FCFS (``order_key="arrival"``) or Rigid Shortest (``"volume"``):
     allocate the requested ``p_k^req`` dedicated GPUs (the paper's rigid
     setting ``(p^min, p^max) = (p^req, p^req)``; ``p_max`` when the task has
     no ``p_req``) to each queued task in that order.
 
-    With ``blocking`` the scan stops at the first task that does not fit
-    (strict FCFS); by default later tasks that fit are still started.
-    """
+    ``queue`` says what happens after a task that does not fit:
 
-    def rule(inst: MoldableInstance, cluster: Cluster, queue: Sequence[int], vrem, current) -> dict[int, Alloc]:
+    * ``"first-fit"``: the scan goes on, later tasks that fit start
+      (backfilling without reservations; how PBS Pro behaves unless
+      ``strict_ordering`` is set);
+    * ``"strict"``: the scan stops (no task overtakes a waiting one);
+    * ``"easy"``: EASY backfilling: the first task that does not fit gets a
+      reservation at the earliest time enough GPUs are free (running tasks'
+      known completions); later tasks start only if they fit now and finish by
+      then or use GPUs the reservation leaves over.
+
+    ``blocking=True`` is the old spelling of ``queue="strict"``.
+    """
+    if blocking is not None:
+        queue = "strict" if blocking else "first-fit"
+    if queue not in QUEUES:
+        raise ValueError(f"queue must be one of {QUEUES}, got {queue!r}")
+
+    def rule(inst: MoldableInstance, cluster: Cluster, queue_: Sequence[int], vrem, current) -> dict[int, Alloc]:
         out: dict[int, Alloc] = {}
-        ks = list(queue)
+        ks = list(queue_)
         if order_key == "volume":
             ks.sort(key=lambda k: (inst.tasks[k].volume, _pos(inst, k)))
         free = int((cluster.count == 0).sum())
         req = inst._request_list
+        now = cluster.now
+        started: list[tuple[float, int]] = []
+        shadow: float | None = None  # EASY: reservation time of the blocked head
+        extra = 0
         for k in ks:
             pm = req[k]
             if pm > free:
-                if blocking:
+                if queue == "strict":
                     break
+                if queue == "easy" and shadow is None:
+                    avail = free
+                    shadow = math.inf
+                    for end, n in sorted(list(cluster.ends) + started):
+                        avail += n
+                        if avail >= pm:
+                            shadow, extra = end, avail - pm
+                            break
                 continue
+            if shadow is not None:  # EASY backfill: must not delay the reservation
+                run_k = inst.runtime(k, float(pm))
+                if now + run_k <= shadow + EPS * max(1.0, abs(shadow)):
+                    pass
+                elif pm <= extra:
+                    extra -= pm
+                else:
+                    continue
             a = _alloc_amount(inst, cluster, k, 1, pm, current)
             if a is None:  # pragma: no cover - free GPUs were counted
                 continue
             out[k] = a
             free -= pm
+            started.append((now + inst.runtime(k, float(pm)), pm))
             if free == 0:
                 break
         return out
@@ -435,6 +479,8 @@ def proportional(inst: MoldableInstance, cluster: Cluster, queue: Sequence[int],
 RULES: dict[str, Callable] = {
     "rigid-fcfs": rigid("arrival"),
     "rigid-shortest": rigid("volume"),
+    "rigid-fcfs-strict": rigid("arrival", "strict"),
+    "rigid-fcfs-easy": rigid("arrival", "easy"),
     "equi": equipartition,
     "prop": proportional,
 }

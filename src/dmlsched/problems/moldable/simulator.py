@@ -13,6 +13,13 @@ events, the policy's allocation rule (:mod:`.policies`) runs once:
   (shrink, expand, migrate, suspend); a task that (re)starts after a
   preemption first pays ``preemption_overhead`` seconds without progress.
 
+GPU choice ("first-found GPU", Section IV-A): with ``current_first=False``
+(the paper's rule, default) a re-allocated task gets the lowest-index GPUs that
+fit, like a queued one; with ``current_first=True`` the rule searches the
+task's current GPUs first (so an unchanged amount stays on its GPUs).  The two
+readings give different schedules whenever a lower-index GPU is free
+(``models/moldable.md``).
+
 The recorded segments are exactly what :func:`.solution.validate` checks and
 :func:`.solution.evaluate` replays; nothing the simulator computes is trusted.
 """
@@ -47,10 +54,11 @@ class SimStats:
 class MoldableSimulator:
     """The engine's :class:`~dmlsched.sim.Policy` driving one allocation rule."""
 
-    def __init__(self, inst: MoldableInstance, rule: Callable, malleable: bool):
+    def __init__(self, inst: MoldableInstance, rule: Callable, malleable: bool, current_first: bool = False):
         self.inst = inst
         self.rule = rule
         self.malleable = malleable
+        self.current_first = current_first
         n = inst.num_tasks
         self.status = [0] * n
         self.alloc: list[Alloc | None] = [None] * n
@@ -59,6 +67,7 @@ class MoldableSimulator:
         self.debt = [0.0] * n
         self.speed = [0.0] * n
         self.seg_start = [0.0] * n
+        self.finish = [0.0] * n  # scheduled completion of a running task
         self.hnd: list = [None] * n
         self.segments: list[list] = [[] for _ in range(n)]  # [start, end, gpus, den]
         self.active: dict[int, None] = {}  # arrival order
@@ -94,7 +103,10 @@ class MoldableSimulator:
             queue = [k for k in self.active if self.status[k] == QUEUED]
             if not queue or (self.cluster.avl.max() <= 1e-9):
                 return
-            out = self.rule(self.inst, self.cluster.copy(), queue, self.vrem, None)
+            snap = self.cluster.copy()
+            snap.now = t
+            snap.ends = [(self.finish[k], len(self.alloc[k][1])) for k in self.running]
+            out = self.rule(self.inst, snap, queue, self.vrem, None)
             for k, a in out.items():
                 self._start(sim, k, a, t)
 
@@ -158,7 +170,8 @@ class MoldableSimulator:
             self.cluster.take(a, self.mem[k])
         if self.hnd[k] is not None:
             sim.cancel(self.hnd[k])
-        self.hnd[k] = sim.at(t + self.debt[k] + max(self.vrem[k], 0.0) / s, COMPLETION, k, -1)
+        self.finish[k] = t + self.debt[k] + max(self.vrem[k], 0.0) / s
+        self.hnd[k] = sim.at(self.finish[k], COMPLETION, k, -1)
 
     def _decide_malleable(self, sim: Simulation, t: float) -> None:
         inst = self.inst
@@ -176,7 +189,8 @@ class MoldableSimulator:
         queue = [k for k in self.active if k not in pinned] if pinned else list(self.active)
         if not queue:
             return
-        out = self.rule(inst, base, queue, self.vrem, current)
+        base.now = t
+        out = self.rule(inst, base, queue, self.vrem, current if self.current_first else None)
         for k in current:  # running tasks that lose or change their allocation
             new = out.get(k)
             if new != self.alloc[k]:
@@ -203,16 +217,19 @@ class MoldableSimulator:
 
 
 def simulate(
-    inst: MoldableInstance, rule: str | Callable, *, malleable: bool = False, max_events: int | None = None
+    inst: MoldableInstance, rule: str | Callable, *, malleable: bool = False, max_events: int | None = None,
+    current_first: bool = False,
 ) -> tuple[MoldableSchedule, SimStats]:
     """Simulate ``rule`` (a name of :data:`.policies.RULES` or a rule function).
 
+    ``current_first`` (malleable setting): search a running task's current
+    GPUs first instead of the lowest-index ones (module docstring).
     Returns the recorded schedule and counters.  Deterministic: no randomness,
     ties broken by arrival order and GPU index.
     """
     fn = RULES[rule] if isinstance(rule, str) else rule
     t0 = time.perf_counter()
-    ms = MoldableSimulator(inst, fn, malleable)
+    ms = MoldableSimulator(inst, fn, malleable, current_first)
     ms.preempt_charged = [False] * inst.num_tasks
     sim = Simulation()
     sim.run(ms, max_events=max_events if max_events is not None else 50 * max(1, inst.num_tasks) + 1000)
