@@ -307,3 +307,15 @@ def test_from_dict_accepts_numpy_and_tuples(convert):
     again = dmlsched.from_dict(json.loads(json.dumps(dmlsched.to_dict(inst))))
     assert dmlsched.to_dict(inst) == dmlsched.to_dict(again)
     assert dmlsched.solve(inst, "list").status.value == "feasible"
+
+
+def test_solver_extra_not_installed_is_bad_input(tmp_path, monkeypatch, capsys):
+    """--solver gurobi without gurobipy (the `gurobi` extra): exit 2 with the install hint."""
+    import dmlsched.solvers as solvers
+
+    monkeypatch.setattr(solvers, "solver_available", lambda name: name != "gurobi")
+    p = tmp_path / "tiny.json"
+    p.write_text(json.dumps(TINY))
+    assert main(["solve", str(p), "-m", "exact", "--solver", "gurobi"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--solver" in err and "dmlsched[gurobi]" in err

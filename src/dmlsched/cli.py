@@ -516,6 +516,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "unknown solver" in str(e):
             print(f"error: {_one_line(str(e))}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        if "is not available" in str(e):  # an extra that is not installed (or no licence)
+            hint = " (pip install 'dmlsched[gurobi]'; its pip licence is size-limited)" if "gurobi" in str(e) else ""
+            print(f"error: --solver: {_one_line(str(e))}{hint}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         print(f"solver error: {_one_line(str(e))}", file=sys.stderr)
         return 1
     except (InstanceError, UnknownMethodError, DmlschedError, ValueError) as e:
