@@ -117,3 +117,23 @@ def test_cli_rejects_unknown_family_and_claim(tmp_path: Path, capsys):
     assert "nosuch" in capsys.readouterr().err
     assert main(["reproduce", "--claim", "nosuch-claim", "--out", str(tmp_path / "x.md")]) == 2
     assert "nosuch-claim" in capsys.readouterr().err and not (tmp_path / "x.md").exists()
+
+
+def test_cli_quick_run_of_selected_claims(toy_plugin, tmp_path: Path, monkeypatch, capsys):
+    """``dmlsched reproduce --quick --claim KEY --results FILE``: the command line end to end."""
+    from dmlsched.bench import reproduce
+    from dmlsched.bench.suite import import_plugins
+    from dmlsched.cli import main
+
+    import_plugins([toy_plugin])
+    claims = [_toy_claim(toy_plugin), _toy_claim(toy_plugin, "toy-other")]
+    monkeypatch.setattr(reproduce, "_collect_claims", lambda fams: (claims, {"hlas": "SyntaxError: bad"}))
+    out = tmp_path / "R.md"
+    res = tmp_path / "r.jsonl"
+    assert main(["reproduce", "--quick", "--claim", "toy-other", "--workers", "0", "--out", str(out),
+                 "--results", str(res)]) == 0
+    text = out.read_text()
+    assert "toy-other" in text and "`toy-first`" not in text and "partial run" in text
+    assert "`hlas`: its claims module failed to import (SyntaxError: bad)" in text
+    assert "dmlsched reproduce --quick --claim toy-other" in text and res.exists()
+    assert "reproduction report:" in capsys.readouterr().out
