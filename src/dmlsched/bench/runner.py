@@ -224,7 +224,10 @@ REF_FIELDS = ("key", "problem", "method", "variant", "status", "objective", "bou
 def make_job(suite: Suite, run: PlannedRun, ref_record: dict | None) -> dict:
     it = run.item
     if ref_record is not None:
+        wide = (ref_record.get("details") or {}).get("whole_space_bound")
         ref_record = {k: ref_record.get(k) for k in REF_FIELDS}
+        if wide is not None:  # a bound the reference proves over every solution (api.compare)
+            ref_record["details"] = {"whole_space_bound": wide}
     return {
         "key": run.key,
         "suite": suite.name,
