@@ -145,7 +145,7 @@ def judge_fig_4_17(records: list[dict], scale: Scale) -> Judgement:
     caveats = [
         "The Oracle is the paper's at scale (oracle.py): every number of jobs x every number of groups with "
         "Algorithm 2 and the allocation, deciding for all unfinished jobs at every event; the dissertation does "
-        "not describe its search space, an exhaustive search over every grouping of 80 jobs (Bell(80) ~ 10^86) "
+        "not describe its search space, an exhaustive search over every grouping of 80 jobs (Bell(80) ~ 10^87) "
         "cannot have run in its 13.8 minutes (models/harmony.md, 'The Oracle').",
         "Both run in the dissertation's execution model as we read it (models/harmony.md, 'Execution model'): "
         "jobs submitted at time 0, group iterations of length T_g (4.1), regrouping when a job finishes; no "

@@ -7,7 +7,7 @@ measuring all possible search spaces", run on 80 jobs and 100 machines in
 by "the fact that our scheduling algorithm finds its solution in a greedy
 way with a preference of running smaller number of jobs together. This
 prevents us from exploring the problem space further."  An exhaustive search
-over every grouping of 80 jobs (Bell(80) ~ 10^86) cannot run in 13.8 minutes,
+over every grouping of 80 jobs (Bell(80) ~ 10^87) cannot run in 13.8 minutes,
 so the Oracle searched the space Harmony's greedy choices cut short: the
 number of jobs to run and the number of groups (models/harmony.md, "The
 Oracle", with the timing argument).
