@@ -51,6 +51,7 @@ import inspect
 import logging
 import math
 import numbers
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
@@ -459,7 +460,8 @@ class Run:
                 model, self.solver or "highs", time_limit=dl.remaining(), seed=self.seed,
                 rel_gap=DEFAULT_REL_GAP if rel_gap is None else rel_gap,
                 abs_gap=DEFAULT_ABS_GAP if abs_gap is None else abs_gap,
-                threads=threads, tee=self.display, options=extra, work_limit=work_limit,
+                threads=threads, tee=sys.stderr if self.display else False, options=extra,
+                work_limit=work_limit,
             )
         if out.limit == "time":
             self.cut(what)
@@ -467,11 +469,12 @@ class Run:
 
     def solve_cpsat(self, model: Any, *, work_limit: float | None = None,
                     on_solution: Callable[[Any], Any] | None = None, what: str = "CP-SAT",
-                    deadline: Deadline | None = None) -> Any:
+                    deadline: Deadline | None = None, objective_scale: float = 1.0) -> Any:
         """Solve a CP-SAT model by the remaining deadline; see
         :func:`dmlsched.cpsat.solve_cpsat`.  ``on_solution(values)`` turns
         each improving CP-SAT solution into a family solution that is offered
-        as an incumbent."""
+        as an incumbent.  ``objective_scale``: the model's objective is that
+        multiple of the family's (objective and bounds are divided by it)."""
         from .cpsat import solve_cpsat
 
         extra, threads = self.solver_settings()
@@ -482,7 +485,8 @@ class Run:
                 self.incumbent(on_solution(values), bound=bound)
         with self.stage("solve"):
             out = solve_cpsat(model, time_limit=dl.remaining(), seed=self.seed, workers=threads,
-                              work_limit=work_limit, display=self.display, options=extra, callback=cb)
+                              work_limit=work_limit, display=self.display, options=extra, callback=cb,
+                              objective_scale=objective_scale)
         if out.limit == "time":
             self.cut(what)
         return out

@@ -133,7 +133,7 @@ def solve_model(
     abs_gap: float = DEFAULT_ABS_GAP,
     seed: int = 0,
     threads: int | None = None,
-    tee: bool = False,
+    tee: Any = False,
     options: dict[str, Any] | None = None,
     work_limit: dict[str, Any] | None = None,
 ) -> SolveOutcome:
