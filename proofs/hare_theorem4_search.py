@@ -1,6 +1,8 @@
 """Counterexample search for Hare's Theorem 4 (Algorithm 1 is an alpha(2+alpha)-approximation).
 
-Run: ``/work/venv/bin/python proofs/hare_theorem4_search.py [--quick]``.
+Run: ``.venv/bin/python proofs/hare_theorem4_search.py [--quick] [--placement earliest-start|earliest-available]``;
+``--stored`` re-checks the stored counterexamples (``instances/counterexamples/hare-*.json``)
+under both readings of line 12 and both relaxations.
 
 For tiny instances everything is computed by enumeration, without the MIP
 models, so the search does not depend on any solver formulation:
@@ -12,8 +14,10 @@ models, so the search does not depend on any solver formulation:
   is the best of these LPs over all assignments (identical GPUs are treated
   as interchangeable), solved with ``scipy.optimize.linprog`` (HiGHS);
 * Algorithm 1 from either relaxation's ``x_hat`` (:func:`priority_order`,
-  :func:`list_schedule`), and the intermediate inequalities of the proof:
-  Lemma 2's (10), Lemma 3's (14) and (22).
+  :func:`list_schedule` with the chosen reading of line 12, ``--placement``:
+  ``earliest-start``, the proof's step (21) and the default, or
+  ``earliest-available``, line 12 as printed), and the intermediate
+  inequalities of the proof: Lemma 2's (10), Lemma 3's (14) and (22).
 
 It prints every family of instances it tries and the worst ratios found.
 """
@@ -106,9 +110,13 @@ def relaxation(inst: HareInstance, subsets: bool = False):
     return best
 
 
-def algorithm1(inst: HareInstance, x_hat):
+#: the reading of line 12 used by the search (``--placement``)
+PLACEMENT = "earliest-start"
+
+
+def algorithm1(inst: HareInstance, x_hat, placement: str | None = None):
     order = priority_order(inst, middle_completion_priority(inst, x_hat))
-    return order, list_schedule(inst, order)
+    return order, list_schedule(inst, order, placement or PLACEMENT)
 
 
 def lemma_checks(inst: HareInstance, x_hat, order, sched):
@@ -295,8 +303,16 @@ def main(argv=None):
     ap.add_argument("--relaxation", choices=["rl", "queyranne"], default="queyranne")
     ap.add_argument("--start", help="instance file to start hill climbing from")
     ap.add_argument("--lemma3", type=int, default=0, help="trials of the (14) hunt with (4)+(7)-feasible x_hat")
+    ap.add_argument("--placement", choices=["earliest-start", "earliest-available"], default="earliest-start",
+                    help="reading of Algorithm 1's line 12")
+    ap.add_argument("--stored", action="store_true", help="re-check the stored counterexamples")
+    ap.add_argument("--max-tasks", type=int, default=6)
     args = ap.parse_args(argv)
+    global PLACEMENT
+    PLACEMENT = args.placement
     rng = np.random.default_rng(args.seed)
+    if args.stored:
+        return stored()
     if args.lemma3:
         tried, bad = lemma3_hunt(args.seed, args.lemma3)
         print(f"(14) with (4)+(7)-feasible x_hat: {bad} violations in {tried} instances")
@@ -313,8 +329,9 @@ def main(argv=None):
     viol = {k: 0 for k in ("rl", "q", "(10) rl", "(14) rl", "(22) rl", "(10) q", "(14) q", "(22) q")}
     first: dict[str, Finding] = {}
     count = 0
+    print(f"placement: {PLACEMENT}")
     for fam, inst in itertools.chain(families(rng, args.quick), more_families(rng, args.quick)):
-        if inst.num_tasks > 6:
+        if inst.num_tasks > args.max_tasks:
             continue
         f = study(inst, fam)
         count += 1
@@ -342,6 +359,30 @@ def main(argv=None):
               f"bound {f.bound:.4f}")
         from dmlsched.io import dumps
         print(dumps(f.inst, indent=None))
+    return 0
+
+
+def stored() -> int:
+    """Theorem 4's ratio and the worst slack of (10), (14), (22) on every stored
+    counterexample, for both readings of line 12 and both relaxations."""
+    from pathlib import Path
+
+    from dmlsched.io import load
+
+    root = Path(__file__).resolve().parents[1] / "instances" / "counterexamples"
+    for path in sorted(root.glob("hare-*.json")):
+        inst = load(path)
+        opt, _ = brute_force(inst, max_candidates=2_000_000)
+        print(f"{path.name}: {inst.num_tasks} tasks, {inst.num_gpus} GPUs, OPT {opt:.6g}, "
+              f"alpha {alpha(inst):g}, claimed ratio {theorem4_ratio(inst):g}")
+        for subsets, kind in ((False, "rl"), (True, "queyranne")):
+            val, x, _ = relaxation(inst, subsets=subsets)
+            for placement in ("earliest-start", "earliest-available"):
+                order, sched = algorithm1(inst, x, placement)
+                got = evaluate(inst, sched)
+                w10, w14, w22 = lemma_checks(inst, x, order, sched)
+                print(f"  {kind:9s} {placement:18s} relaxation {val:.6g} list {got:.6g} ratio {got / opt:.4f} "
+                      f"(10) {w10:+.4g} (14) {w14:+.4g} (22) {w22:+.4g}")
     return 0
 
 

@@ -1,5 +1,9 @@
-"""Hare instance files: any JSON value gives a HareInstance or an InstanceError
-naming the field; targeted bad files; ``save`` never loses an existing file."""
+"""Hare instance files, what ``tests/test_io.py`` does not already cover:
+valid Hare files with one field mutated or deleted (deep field paths), the
+round trip of generated instances, targeted bad files naming the field, and
+Hare-specific refusals when saving.  (Any JSON value / any text under every
+family, malformed JSON, NaN, missing files and a failing ``os.replace`` are
+``tests/test_io.py``'s.)"""
 
 from __future__ import annotations
 
@@ -10,13 +14,12 @@ import os
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import dmlsched
 from dmlsched import InstanceError
 from dmlsched.problems.hare import HareInstance
 from dmlsched.problems.hare.instance import HareJob
-from dmlsched.problems.hare.strategies import hare_dicts_mutated, hare_instances, json_values
+from dmlsched.problems.hare.strategies import hare_dicts_mutated, hare_instances
 
 GOOD = {
     "problem": "hare",
@@ -33,51 +36,15 @@ GOOD = {
 }
 
 
-def _parse(value):
-    """The fuzz property: an instance or an InstanceError, nothing else."""
-    try:
-        inst = dmlsched.from_dict(value)
-    except InstanceError as e:
-        assert str(e)  # a message, and for hare values a field path
-        return None
-    assert isinstance(inst, HareInstance)
-    return inst
-
-
-@settings(max_examples=300, deadline=None)
-@given(json_values())
-def test_any_json_value_gives_instance_or_instance_error(value):
-    _parse(value)
-
-
-@settings(max_examples=200, deadline=None)
-@given(json_values(max_leaves=12))
-def test_any_json_under_hare_problem_gives_instance_or_instance_error(value):
-    if isinstance(value, dict):
-        value = {**value, "problem": "hare"}
-    else:
-        value = {"problem": "hare", "gpus": ["V100"], "jobs": value}
-    _parse(value)
-
-
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(hare_dicts_mutated(max_jobs=3, max_gpus=3))
 def test_mutated_hare_files_give_instance_or_field_error(value):
     try:
         inst = dmlsched.from_dict(value)
     except InstanceError as e:
         assert e.field or "problem" not in value, str(e)
-        return
-    assert isinstance(inst, HareInstance)
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.text(max_size=60))
-def test_any_text_gives_instance_or_instance_error(text):
-    try:
-        dmlsched.loads(text)
-    except InstanceError:
-        pass
+    else:
+        assert isinstance(inst, HareInstance)
 
 
 @settings(max_examples=60, deadline=None)
@@ -153,18 +120,6 @@ def test_bad_files_name_the_field(tmp_path, mutate, expected):
     assert "bad.json" in msg  # load() says which file
 
 
-def test_non_json_constants_and_garbage_are_instance_errors(tmp_path):
-    p = tmp_path / "nan.json"
-    p.write_text(json.dumps(GOOD).replace('"arrival": 1.0', '"arrival": NaN'))
-    with pytest.raises(InstanceError, match="NaN is not valid JSON"):
-        dmlsched.load(p)
-    p.write_text('{"problem": "hare", ')
-    with pytest.raises(InstanceError, match="malformed JSON"):
-        dmlsched.load(p)
-    with pytest.raises(InstanceError, match="cannot read"):
-        dmlsched.load(tmp_path / "absent.json")
-
-
 def test_expected_field_is_allowed_and_kept(tmp_path):
     d = copy.deepcopy(GOOD)
     d["expected"] = {"exact": 12.5}
@@ -213,14 +168,7 @@ def test_save_of_invalid_instance_keeps_existing_file(saved):
     _unchanged(p, before)
 
 
-def test_save_of_non_instance_keeps_existing_file(saved):
-    p, before = saved
-    with pytest.raises(TypeError):
-        dmlsched.save({"problem": "hare"}, p)
-    _unchanged(p, before)
-
-
-@pytest.mark.parametrize("fail_in", ["fsync", "replace"])
+@pytest.mark.parametrize("fail_in", ["fsync"])  # "replace": tests/test_io.py
 def test_save_failing_while_writing_keeps_existing_file(saved, monkeypatch, fail_in):
     p, before = saved
     other = dmlsched.from_dict({**GOOD, "name": "other"})

@@ -1,6 +1,8 @@
 """Hare exact MIP and relaxations: specification (models/hare.md) against the
 Pyomo models, HiGHS against Gurobi, the chain relaxation <= Queyranne <= exact
-<= heuristics, the relaxed-solution checker, limits and the CLI."""
+<= heuristics, the relaxed-solution checker, deterministic work limits (the
+same result under load), the whole-method deadline, refusals before building,
+and the CLI."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 
 import dmlsched
 from dmlsched import InvalidSolutionError, SolverLimitError, Status
-from dmlsched.problems.hare import models
+from dmlsched.problems.hare import formulation, models, relaxation
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 from dmlsched.problems.hare.models import (
     build_exact,
@@ -74,7 +76,7 @@ BUILDERS = {"exact": build_exact, "relaxation": build_relaxation_master, "miqcp"
 def test_spec_components_exist(which):
     import pyomo.environ as pyo
 
-    mdl = BUILDERS[which](_spec_instance())
+    mdl = BUILDERS[which](_spec_instance()).model
     listed = _spec_names(which)
     for name in listed:
         comp = getattr(mdl, name, None)
@@ -85,11 +87,45 @@ def test_spec_components_exist(which):
 
 
 def test_constraint_functions_cite_equations():
-    for fn, eq in [(models._arrival, "(4)"), (models._assign, "(5)"), (models._completion, "(6)"),
-                   (models._round_barrier, "(7)"), (models._no_overlap, "(8)"),
-                   (models._rl_quadratic, "(9)"), (models._add_mccormick, "(9)"),
-                   (models._tangent_cut, "(9)")]:
+    F = formulation.HareFormulation
+    for fn, eq in [(F._arrival, "(4)"), (F._assign, "(5)"), (F._completion, "(6)"),
+                   (F._round_barrier, "(7)"), (F.add_no_overlap, "(8)"),
+                   (F.add_rl_quadratic, "(9)"), (F.add_mccormick, "(9)"),
+                   (F.tangent_cut, "(9)")]:
         assert eq in fn.__doc__
+
+
+def test_model_state_is_on_the_builder_not_on_the_pyomo_model():
+    f = build_exact(_spec_instance())
+    assert not [k for k in vars(f.model) if k.startswith("_") and k in ("_inst", "_hz", "_groups", "_cut_keys")]
+    assert f.inst is not None and f.box is not None
+
+
+def test_model_size_counts_the_built_model():
+    """formulation.model_size (used to refuse before building) counts exactly
+    what the builder builds."""
+    import pyomo.environ as pyo
+
+    for inst in [_spec_instance()] + SMALL:
+        hz = models.horizon(inst)
+        for exact, build in ((True, build_exact), (False, build_relaxation_master)):
+            mdl = build(inst, hz).model
+            size = formulation.model_size(inst, hz, exact=exact)
+            rows = sum(1 for _ in mdl.component_data_objects(pyo.Constraint, active=True))
+            assert rows == size["rows"], (exact, rows, size)
+            nvars = sum(1 for _ in mdl.component_data_objects(pyo.Var))
+            assert nvars == size["variables"]
+
+
+def test_loading_the_registry_does_not_import_pyomo():
+    import subprocess
+    import sys
+
+    code = ("import sys, dmlsched; dmlsched.methods('hare'); "
+            "import dmlsched.problems.hare.models, dmlsched.problems.hare.heuristics; "
+            "print('pyomo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 SMALL = [random_instance(s, jobs=(2, 3), gpus=(2, 3), max_rounds=2, max_tasks_per_round=3, max_tasks=8)
@@ -302,22 +338,53 @@ def test_exact_time_limit_returns_checked_incumbent():
     assert res.lower_bound is not None and _le(res.lower_bound, res.objective)
     assert res.details["source"] in ("mip", "heuristic")
     assert _le(res.objective, res.details["heuristic_objective"])
+    assert "build" in res.details["stages"] and "solve" in res.details["stages"]
+
+
+def test_exact_deadline_covers_the_whole_method():
+    """time_limit bounds box + build + Pyomo translation + solve, with a stated
+    overhead (validation, extraction): here 1 s of limit, under 1 s + 1.5 s."""
+    import time
+
+    inst = random_instance(9, jobs=(8, 8), gpus=(4, 4), max_rounds=3, max_tasks_per_round=3, max_tasks=40)
+    t0 = time.perf_counter()
+    res = dmlsched.solve(inst, "exact", time_limit=1.0)
+    wall = time.perf_counter() - t0
+    assert res.status in (Status.FEASIBLE, Status.OPTIMAL, Status.NOT_APPLICABLE)
+    assert wall < 1.0 + 1.5, wall
+
+
+def test_exact_refuses_before_building_what_it_cannot_hold():
+    from dmlsched.generate.hare import TESTBED, generate
+
+    inst = generate(1, gpus=list(TESTBED), num_jobs=40, load=100.0)
+    res = dmlsched.solve(inst, "exact", time_limit=5)
+    assert res.status == Status.NOT_APPLICABLE
+    assert res.details["refused"] in ("time", "memory")
+    assert "rows" in res.details["error"] and "nonzeros" in res.details["error"]
+    res = dmlsched.solve(inst, "exact", memory_limit=0.01)
+    assert res.status == Status.NOT_APPLICABLE and res.details["refused"] == "memory"
 
 
 def test_relaxation_time_limit_still_gives_checked_point():
-    """Stopped by the limit, the relaxation still returns a proven bound (if any)
-    and a relaxed point that passes the checker, so Algorithm 1 can run."""
+    """Stopped by the wall clock, the relaxation still returns a proven bound (if
+    any) and a relaxed point that passes the checker, so Algorithm 1 can run,
+    and says the clock cut it (not reproducible)."""
+    relaxation.clear_relaxation_cache()
     for kind in ("rl", "queyranne"):
-        rel = solve_relaxation(BIG, kind=kind, time_limit=0.5)
+        rel = solve_relaxation(BIG, kind=kind, time_limit=0.5, master_nodes=10**6, oa_iterations=10**6)
         assert rel.status in (Status.OPTIMAL, Status.FEASIBLE)
         assert rel.x_hat is not None
         assert _close(check_relaxed(BIG, rel.x_hat, rel.y_hat, kind), rel.value)
         if rel.status == Status.FEASIBLE:
             assert rel.details["x_hat_source"] in ("master", "fixed_assignment", "heuristic")
+            assert not rel.reproducible
         if rel.lower_bound is not None:
             assert _le(rel.lower_bound, rel.value)
-    res = dmlsched.solve(BIG, "list", relaxation="queyranne", time_limit=0.5)
+    res = dmlsched.solve(BIG, "list", relaxation="queyranne", time_limit=0.5,
+                         master_nodes=10**6, oa_iterations=10**6)
     dmlsched.validate(BIG, res.solution)
+    assert res.reproducible is False and res.details["deadline_cut"]
     if res.lower_bound is not None:
         assert _le(res.lower_bound, res.objective)
     res = dmlsched.solve(BIG, "relaxation", kind="rl", time_limit=0.5)
@@ -325,19 +392,87 @@ def test_relaxation_time_limit_still_gives_checked_point():
     assert res.status in (Status.OPTIMAL, Status.FEASIBLE)
 
 
+def _busy(seconds: float) -> None:  # pragma: no cover - runs in a child process
+    import time
+
+    end = time.perf_counter() + seconds
+    x = 0
+    while time.perf_counter() < end:
+        x += 1
+
+
+@pytest.mark.slow
+def test_list_gives_the_same_schedule_on_a_busy_machine():
+    """Issue "numbers a researcher can trust": on this instance a 0.5 s wall-clock
+    limit cuts the relaxation (the old behaviour, and still the safety net),
+    while the deterministic work limits stop it at the same point on a quiet
+    machine and with two busy-loop processes keeping both cores busy: the same
+    x^, the same schedule, reproducible both times."""
+    import multiprocessing as mp
+
+    opts = dict(relaxation="queyranne", oa_iterations=4, master_nodes=50)
+    relaxation.clear_relaxation_cache()
+    cut = dmlsched.solve(BIG, "list", time_limit=0.5, master_nodes=10**6, oa_iterations=10**6,
+                         relaxation="queyranne")
+    assert cut.reproducible is False  # the wall clock cut it: what the work limits replace
+    relaxation.clear_relaxation_cache()
+    quiet = dmlsched.solve(BIG, "list", time_limit=120, **opts)
+    assert quiet.reproducible and quiet.details["relaxation_work_limit"]
+    relaxation.clear_relaxation_cache()
+    ctx = mp.get_context("spawn")
+    hogs = [ctx.Process(target=_busy, args=(60.0,)) for _ in range(2)]
+    for h in hogs:
+        h.start()
+    try:
+        busy = dmlsched.solve(BIG, "list", time_limit=120, **opts)
+    finally:
+        for h in hogs:
+            h.terminate()
+            h.join()
+    assert busy.reproducible
+    assert busy.objective == quiet.objective
+    assert np.array_equal(busy.solution.gpu, quiet.solution.gpu)
+    assert np.array_equal(busy.solution.start, quiet.solution.start)
+    assert busy.details["relaxation_value"] == quiet.details["relaxation_value"]
+
+
+def test_relaxation_cache_reuses_a_reproducible_solve():
+    inst = CHAIN[1]
+    relaxation.clear_relaxation_cache()
+    a = solve_relaxation(inst, kind="rl")
+    b = solve_relaxation(inst, kind="rl")
+    assert not a.details.get("cached") and b.details["cached"]
+    assert np.array_equal(a.x_hat, b.x_hat) and a.value == b.value
+    c = solve_relaxation(inst, kind="rl", box="schedule")  # other options: solved again
+    assert not c.details.get("cached")
+
+
+def test_relaxation_skips_a_master_beyond_its_size_limit():
+    inst = CHAIN[1]
+    relaxation.clear_relaxation_cache()
+    rel = solve_relaxation(inst, kind="rl", max_master_nonzeros=10)
+    assert rel.details["skipped"] and rel.details["x_hat_source"] == "heuristic"
+    assert rel.status == Status.FEASIBLE
+    res = dmlsched.solve(inst, "list", max_master_nonzeros=10)
+    assert res.details["x_hat_source"] == "heuristic" and res.reproducible
+
+
 def test_fixed_assignment_point_satisfies_relaxation():
     """The repair LP: with the assignment fixed, (9)/(Q) are linear in x and the
     separation loop ends at a point the checker accepts."""
+    from dmlsched.kit import Deadline
+
     inst = CHAIN[0]
     hz = models.horizon(inst)
     for kind in ("rl", "queyranne"):
-        mdl = build_relaxation_master(inst, hz)
+        f = build_relaxation_master(inst, hz)
         gpu = hz.incumbent.gpu
-        x = models._fixed_assignment_point(mdl, kind, gpu, "highs", 0, None, None)
+        calls = relaxation._Calls(None, "highs", 0, None, Deadline(None), {})
+        x = models.fixed_assignment_point(f, kind, gpu, calls)
         assert x is not None
         v = check_relaxed(inst, x, gpu, kind)
         assert _le(v, hz.incumbent_value)  # the heuristic's own timing is feasible for this LP
-        assert not any(mdl.y[i, g].fixed for i in mdl.TASKS for g in mdl.GPUS)
+        assert not any(v.fixed for row in f.y for v in row)
 
 
 # -- CLI -------------------------------------------------------------------------
@@ -377,7 +512,9 @@ def test_same_seed_same_result():
     b = dmlsched.solve(inst, "exact", seed=3)
     assert a.objective == b.objective
     assert np.array_equal(a.solution.gpu, b.solution.gpu) and np.array_equal(a.solution.start, b.solution.start)
+    relaxation.clear_relaxation_cache()
     r1 = solve_relaxation(inst, kind="queyranne", seed=3)
+    relaxation.clear_relaxation_cache()
     r2 = solve_relaxation(inst, kind="queyranne", seed=3)
     assert r1.value == r2.value and np.array_equal(r1.x_hat, r2.x_hat)
 

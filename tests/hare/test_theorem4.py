@@ -4,8 +4,9 @@ What is tested here (see ``proofs/hare-theorem-4.md`` for the argument):
 
 * the stored counterexample ``hare-theorem4-rl-spt-trap``: with the paper's
   relaxation Hare_Sched_RL, ``dmlsched.check`` finds ``list`` at ratio 3.28
-  against the proven optimum, claimed bound 3: verdict ``violated``; with the
-  Queyranne relaxation the same instance is solved optimally;
+  against the proven optimum, claimed bound 3: verdict ``violated``, under
+  both readings of line 12 (one GPU: they coincide); with the Queyranne
+  relaxation the same instance is solved optimally;
 * the five-task variant, which breaks the theorem only for the RL exactly as
   written (no upper bound on ``x``), checked with an independent LP;
 * the paper's Lemma 2 (10) and (22) fail (stored instances); the mended
@@ -86,27 +87,33 @@ def literal_rl_single_gpu(inst):
     return float(res.fun), res.x[:n]
 
 
-def algorithm1(inst, x_hat):
+PLACEMENTS = ["earliest-start", "earliest-available"]
+
+
+def algorithm1(inst, x_hat, placement="earliest-start"):
     order = priority_order(inst, middle_completion_priority(inst, x_hat))
-    return order, list_schedule(inst, order)
+    return order, list_schedule(inst, order, placement)
 
 
 # -- the stored counterexamples ----------------------------------------------------
-def test_rl_counterexample_is_violated(solver):
-    """With HiGHS and with Gurobi (MIQCP for the RL): same relaxation, same verdict."""
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_rl_counterexample_is_violated(solver, placement):
+    """With HiGHS and with Gurobi (MIQCP for the RL): same relaxation, same verdict,
+    under both readings of line 12 (one GPU: no choice to make)."""
     inst = dmlsched.load(TRAP)
     exp = inst.expected
     assert alpha(inst) == 1.0 and theorem4_ratio(inst) == 3.0
     opt, _ = brute_force(inst)
     assert opt == pytest.approx(exp["optimum"], abs=1e-9)
-    rep = dmlsched.check(inst, "list", reference="exact", solver=solver)
+    rep = dmlsched.check(inst, "list", reference="exact", solver=solver, placement=placement)
     assert rep.verdict == "violated"
     assert rep.bound == 3.0
     assert rep.reference_objective == pytest.approx(exp["optimum"], rel=1e-6)
-    assert rep.objective == pytest.approx(exp["facts"]["list_rl_earliest_available"], rel=1e-6)
+    key = "list_rl_" + placement.replace("-", "_")
+    assert rep.objective == pytest.approx(exp["facts"][key], rel=1e-6)
     assert rep.ratio == pytest.approx(exp["facts"]["ratio_list_rl"], rel=1e-5) and rep.ratio > 3.28
     # the mechanism: the three light tasks run before the heavy job
-    res = dmlsched.solve(inst, "list", solver=solver)
+    res = dmlsched.solve(inst, "list", solver=solver, placement=placement)
     heavy = inst.task_index(0, 0, 0)
     assert res.solution.start[heavy] == pytest.approx(3.0)
     assert res.lower_bound == pytest.approx(exp["bound"]["relaxation"], rel=1e-6)
@@ -126,10 +133,11 @@ def test_literal_rl_five_task_counterexample():
     value, x_hat = literal_rl_single_gpu(inst)
     assert value == pytest.approx(exp["bound"]["relaxation"], abs=1e-9)
     assert x_hat.tolist() == pytest.approx([0, 0, 0, 0, 11.0], abs=1e-7)
-    order, sched = algorithm1(inst, x_hat)
-    dmlsched.validate(inst, sched)
-    got = evaluate(inst, sched)
-    assert got == pytest.approx(exp["facts"]["list_rl_earliest_available"], abs=1e-9)
+    for placement in PLACEMENTS:
+        order, sched = algorithm1(inst, x_hat, placement)
+        dmlsched.validate(inst, sched)
+        got = evaluate(inst, sched)
+        assert got == pytest.approx(exp["facts"]["list_rl_" + placement.replace("-", "_")], abs=1e-9)
     ref = dmlsched.solve(inst, "exact")
     assert ref.status == Status.OPTIMAL and ref.objective == pytest.approx(exp["optimum"], rel=1e-6)
     res = Result("hare", "list", Status.FEASIBLE, objective=got, bound=value, solution=sched)
@@ -208,11 +216,12 @@ def test_lemma3_holds_on_every_gpu(inst):
     for kind in ("rl", "queyranne"):
         rel = models.solve_relaxation(inst, kind=kind)
         H = middle_completion_priority(inst, rel.x_hat)
-        order, sched = algorithm1(inst, rel.x_hat)
-        idle = idle_before_on_every_gpu(inst, order, sched)
-        bound = alpha(inst) * H[order]
-        assert np.all(idle <= bound[:, None] + TOL * np.maximum(1.0, bound[:, None])), (
-            kind, json.dumps(dmlsched.to_dict(inst)))
+        for placement in PLACEMENTS:
+            order, sched = algorithm1(inst, rel.x_hat, placement)
+            idle = idle_before_on_every_gpu(inst, order, sched)
+            bound = alpha(inst) * H[order]
+            assert np.all(idle <= bound[:, None] + TOL * np.maximum(1.0, bound[:, None])), (
+                kind, placement, json.dumps(dmlsched.to_dict(inst)))
 
 
 @pytest.mark.slow
@@ -221,24 +230,25 @@ def test_lemma3_holds_on_every_gpu(inst):
 def test_mended_22_and_ratio_with_queyranne_relaxation(inst):
     """Proven: x~ + T~^c <= (3 alpha + 2 - 2/M) H for every task, and the
     ``list-queyranne`` method is within ``mended_ratio`` of the optimum."""
-    from dmlsched.problems.hare.heuristics import mended_ratio
+    from dmlsched.problems.hare.bounds import mended_ratio
 
     rel = models.solve_relaxation(inst, kind="queyranne")
     assert rel.status == Status.OPTIMAL
     H = middle_completion_priority(inst, rel.x_hat)
-    order, sched = algorithm1(inst, rel.x_hat)
     c = 3 * alpha(inst) + 2 - 2 / inst.num_gpus
-    lhs = sched.start + inst.tc[inst.task_job, sched.gpu]
-    assert np.all(lhs <= c * H + TOL * np.maximum(1.0, c * H))
-    rep = dmlsched.check(inst, "list-queyranne", reference="exact")
-    assert rep.bound == pytest.approx(mended_ratio(inst))
-    # an infinite claimed bound (alpha infinite) gives no verdict, never a vacuous "holds"
-    assert rep.verdict == ("holds" if math.isfinite(rep.bound) else "no_bound"), json.dumps(dmlsched.to_dict(inst))
-    assert rep.objective <= rep.bound * rel.value * (1 + 1e-6) + 1e-9  # even against the relaxation
+    for placement in PLACEMENTS:  # the proof holds for both readings of line 12
+        order, sched = algorithm1(inst, rel.x_hat, placement)
+        lhs = sched.start + inst.tc[inst.task_job, sched.gpu]
+        assert np.all(lhs <= c * H + TOL * np.maximum(1.0, c * H)), placement
+        rep = dmlsched.check(inst, "list-queyranne", reference="exact", placement=placement)
+        assert rep.bound == pytest.approx(mended_ratio(inst))
+        # an infinite claimed bound (alpha infinite) gives no verdict, never a vacuous "holds"
+        assert rep.verdict == ("holds" if math.isfinite(rep.bound) else "no_bound"), json.dumps(dmlsched.to_dict(inst))
+        assert rep.objective <= rep.bound * rel.value * (1 + 1e-6) + 1e-9  # even against the relaxation
 
 
 def test_mended_ratio_values():
-    from dmlsched.problems.hare.heuristics import mended_ratio
+    from dmlsched.problems.hare.bounds import mended_ratio
 
     one = dmlsched.load(TRAP)  # one GPU, alpha 1
     assert mended_ratio(one) == 3.0
@@ -264,15 +274,17 @@ def test_final_step_from_22_to_the_relaxation(inst):
     C_n <= (2+a) H_i + T~^s_i <= (2+a)(x^_i + a T^c_i(y^)/2) + a T^s_i(y^)
         <= (2+a) max(1, a/2) (x^_i + T^c_i(y^) + T^s_i(y^)) <= (2+a) max(1, a/2) C^_n.
     """
+    from hypothesis import assume
+
     res = dmlsched.solve(inst, "list")
     rel = models.solve_relaxation(inst, kind="rl")
     order, sched = algorithm1(inst, rel.x_hat)
     assert np.array_equal(sched.start, res.solution.start)
     a = alpha(inst)
-    if check_22(inst, rel.x_hat, sched) <= TOL * max(1.0, float(sched.start.max())):
-        factor = (2 + a) * max(1.0, a / 2)
-        assert factor <= theorem4_ratio(inst) + 1e-12
-        assert res.objective <= factor * rel.value * (1 + 1e-6) + 1e-9
+    assume(check_22(inst, rel.x_hat, sched) <= TOL * max(1.0, float(sched.start.max())))
+    factor = (2 + a) * max(1.0, a / 2)
+    assert factor <= theorem4_ratio(inst) + 1e-12
+    assert res.objective <= factor * rel.value * (1 + 1e-6) + 1e-9
 
 
 def test_22_fails_on_the_counterexample():
@@ -318,49 +330,67 @@ def test_theorem4_ratio_with_paper_relaxation_on_generated_instances(inst):
 # -- counterexamples to the intermediate steps ----------------------------------------
 @pytest.mark.parametrize("kind", ["rl", "queyranne"])
 def test_paper_lemma2_fails_with_both_relaxations(kind):
-    """hare-lemma2-assignment: y~ differs from y^ and (10) fails by 0.5 (ratio holds)."""
+    """hare-lemma2-assignment: with line 12 as printed, y~ differs from y^ and (10)
+    fails by 0.5 (ratio holds); with the proof's reading (earliest start) (10)
+    holds with equality there and list is optimal."""
     inst = dmlsched.load(CX_DIR / "hare-lemma2-assignment.json")
+    facts = inst.expected["facts"]
     rel = models.solve_relaxation(inst, kind=kind)
     assert rel.status == Status.OPTIMAL
     H = middle_completion_priority(inst, rel.x_hat)
-    order, sched = algorithm1(inst, rel.x_hat)
     j1 = inst.task_index(1, 0, 0)
-    m = int(sched.gpu[j1])
-    pos = int(np.flatnonzero(order == j1)[0])
-    prefix = order[: pos + 1]
-    load = float(inst.tc[inst.task_job[prefix], m][sched.gpu[prefix] == m].sum())
-    assert load == pytest.approx(inst.expected["facts"]["lemma2_prefix_load"])
-    assert 2 * H[j1] == pytest.approx(inst.expected["facts"]["lemma2_rhs"])
-    # the mended form (relaxed assignment) holds on the same prefix
-    assert prefix_loads_relaxed(inst, order, rel.y_hat)[pos] <= 2 * H[j1] + 1e-9
-    assert dmlsched.check(inst, "list", reference="exact", relaxation=kind).verdict == "holds"
+    for placement in PLACEMENTS:
+        order, sched = algorithm1(inst, rel.x_hat, placement)
+        m = int(sched.gpu[j1])
+        pos = int(np.flatnonzero(order == j1)[0])
+        prefix = order[: pos + 1]
+        load = float(inst.tc[inst.task_job[prefix], m][sched.gpu[prefix] == m].sum())
+        assert load == pytest.approx(facts["lemma2_prefix_load_" + placement.replace("-", "_")])
+        assert 2 * H[j1] == pytest.approx(facts["lemma2_rhs"])
+        assert (load > 2 * H[j1] + 1e-9) == (placement == "earliest-available")
+        # the mended form (relaxed assignment) holds on the same prefix
+        assert prefix_loads_relaxed(inst, order, rel.y_hat)[pos] <= 2 * H[j1] + 1e-9
+        rep = dmlsched.check(inst, "list", reference="exact", relaxation=kind, placement=placement)
+        assert rep.verdict == "holds"
+        assert rep.objective == pytest.approx(facts[f"list_{kind}_" + placement.replace("-", "_")])
 
 
 @pytest.mark.parametrize("kind", ["rl", "queyranne"])
-def test_22_fails_with_queyranne_relaxation_after_a_release_date(kind):
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_22_and_10_fail_after_a_release_date_under_both_readings(kind, placement):
     inst = dmlsched.load(CX_DIR / "hare-eq22-release.json")
+    facts = inst.expected["facts"]
     rel = models.solve_relaxation(inst, kind=kind)
-    order, sched = algorithm1(inst, rel.x_hat)
+    order, sched = algorithm1(inst, rel.x_hat, placement)
     j0 = inst.task_index(0, 0, 0)
-    assert sched.start[j0] + inst.tc[0, sched.gpu[j0]] == pytest.approx(inst.expected["facts"]["eq22_lhs"])
+    assert sched.start[j0] + inst.tc[0, sched.gpu[j0]] == pytest.approx(facts["eq22_lhs"])
     H = middle_completion_priority(inst, rel.x_hat)
-    assert (2 + alpha(inst)) * H[j0] == pytest.approx(inst.expected["facts"]["eq22_rhs"])
-    rep = dmlsched.check(inst, "list", reference="exact", relaxation=kind)
-    assert rep.objective == pytest.approx(inst.expected["facts"]["list_" + kind + "_earliest_available"])
+    assert (2 + alpha(inst)) * H[j0] == pytest.approx(facts["eq22_rhs"])
+    assert facts["eq22_lhs"] > facts["eq22_rhs"]  # (22) fails
+    # (10) fails on the same task: the prefix's load on J0's GPU (J1's task shares it)
+    m = int(sched.gpu[j0])
+    prefix = order[: int(np.flatnonzero(order == j0)[0]) + 1]
+    load = float(inst.tc[inst.task_job[prefix], m][sched.gpu[prefix] == m].sum())
+    assert load == pytest.approx(facts["lemma2_prefix_load"]) and 2 * H[j0] == pytest.approx(facts["lemma2_rhs"])
+    assert load > 2 * H[j0]
+    rep = dmlsched.check(inst, "list", reference="exact", relaxation=kind, placement=placement)
+    assert rep.objective == pytest.approx(facts[f"list_{kind}_" + placement.replace("-", "_")])
     assert rep.reference_objective == pytest.approx(inst.expected["optimum"])
     assert rep.verdict == "holds"
 
 
 @pytest.mark.parametrize("kind", ["rl", "queyranne"])
-def test_16_fails_but_lemma3_holds(kind):
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_16_fails_but_lemma3_holds(kind, placement):
     """hare-lemma3-eq16: the gap on GPU 0 before J1's round 1 is caused by J1's
-    round 0 (u(0)), which precedes J0's round 1 in pi: (16) is false; (14) holds."""
+    round 0 (u(0)), which precedes J0's round 1 in pi: (16) is false; (14) holds
+    (both readings of line 12 give the same schedule here)."""
     inst = dmlsched.load(CX_DIR / "hare-lemma3-eq16.json")
     exp = inst.expected
     assert alpha(inst) == exp["facts"]["alpha"]
     rel = models.solve_relaxation(inst, kind=kind)
     H = middle_completion_priority(inst, rel.x_hat)
-    order, sched = algorithm1(inst, rel.x_hat)
+    order, sched = algorithm1(inst, rel.x_hat, placement)
     j0r1, j1r0, j1r1 = inst.task_index(0, 1, 0), inst.task_index(1, 0, 0), inst.task_index(1, 1, 0)
     assert sched.gpu[j0r1] == sched.gpu[j1r1] == 0 and sched.gpu[j1r0] == 1
     gap_start = sched.start[j0r1] + inst.tc[0, 0]

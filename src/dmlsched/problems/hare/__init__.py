@@ -17,9 +17,13 @@ SPEC = register_family(
     default_reference="exact",
 )
 
-from . import heuristics  # noqa: E402,F401  (registers methods)
-from . import baselines  # noqa: E402,F401  (registers fifo, srtf, homo, allox)
-
+# Module layout (no import cycle; pyomo is imported only inside model builders):
+#   listsched (Algorithm 1's list phase) <- box (start-time box) <- formulation (Pyomo builder)
+#   <- relaxation (RL / Queyranne, method relaxation) <- models (exact MIP, method exact)
+#   heuristics (list, list-queyranne, list-eft, smith-eft) <- relaxation, listsched
+#   baselines (fifo, srtf, fifo-round, srtf-round, homo, allox)
 from . import models  # noqa: E402,F401  (registers exact, relaxation)
+from . import heuristics  # noqa: E402,F401  (registers list, list-queyranne, list-eft, smith-eft)
+from . import baselines  # noqa: E402,F401  (registers fifo, srtf, fifo-round, srtf-round, homo, allox)
 
 __all__ = ["HareInstance", "HareJob", "HareSchedule", "alpha", "theorem4_ratio", "completion_times"]

@@ -1,23 +1,39 @@
 """The baselines of Hare's evaluation (HPDC'22, Section 7.1) as Hare_Sched schedules.
 
-Four schedulers the paper compares Algorithm 1 with, each a method of problem
-``"hare"`` (kind ``"heuristic"``) returning a :class:`~.solution.HareSchedule`
-that the Hare validator accepts ((4) arrival, (7) round barriers including
-synchronisation, (8) no training overlap on a GPU):
+Each is a method of problem ``"hare"`` (kind ``"heuristic"``) returning a
+:class:`~.solution.HareSchedule` that the Hare validator accepts ((4) arrival,
+(7) round barriers including synchronisation, (8) no training overlap on a
+GPU).  Every reading is written down, with the sentences it comes from, in
+``models/hare-baselines.md``.
 
-``fifo``  (Gavel-FIFO)  jobs in arrival order; a job's round waits until
-          ``tasks_per_round`` GPUs are free at once and takes the job's fastest
-          free GPUs.
-``srtf``  shortest remaining time first, decided round by round;
-          remaining time = remaining rounds x best round time.
-``homo``  (Sched_Homo, Zhang et al. [47]) heterogeneity-oblivious gang
-          scheduling with intra- and inter-job parallelism and job-level
-          non-preemption; decisions use the cluster's mean times.
-``allox`` (Sched_Allox, AlloX [24]) job-level min-cost bipartite matching of
-          jobs to (GPU, position) slots, one GPU per job, no intra-job parallelism.
+Job-level (the paper's reading of the existing schedulers: "They treat each
+DML job as a unsplittable unit when making scheduling decisions", Section 1;
+a job keeps its GPUs from its first round to its last):
 
-Every reading the paper leaves open is written down in ``models/hare-baselines.md``.
-All four are deterministic (ties broken by index); ``seed`` is accepted and unused.
+``fifo``  (Gavel-FIFO) jobs in arrival order; a job waits until
+          ``g = min(K, M)`` GPUs are free at once, takes the fastest free ones
+          and keeps them; strict FIFO (``backfill=True``: later jobs that fit go first).
+``srtf``  shortest remaining (= total, estimated on the job's fastest GPUs)
+          time first among the waiting jobs; non-preemptive; backfilling.
+``homo``  (Sched_Homo, Zhang et al. [47]) heterogeneity-oblivious: Smith's ratio
+          on the cluster's mean times, GPUs drawn at random among the free ones
+          (seeded; the result depends only on the multiset of GPU types and the seed).
+``allox`` (Sched_Allox, AlloX [24]) min-cost bipartite matching of jobs to
+          (GPU, position) slots, one GPU per job, no intra-job parallelism.
+
+Round-level (our earlier reading, Hare's own execution model; kept under
+their own names): ``fifo-round``, ``srtf-round`` decide at every round and give
+the GPUs back between rounds.
+
+**Complexity.**  Event-driven with heaps: GPU releases and job arrivals in
+heaps, free GPUs in one heap per GPU type (``fastest``) or a canonical free
+list (``homo``), waiting jobs in one heap per gang size (so backfilling finds
+the best job that fits in ``O(#gang sizes + log n)``).  A job's whole
+timeline on its gang is closed-form (every round of a job lasts the same on
+the same gang), so the task start times are filled in at the end with NumPy:
+``O(n log n + T)`` for ``n`` jobs and ``T`` tasks.  ``allox`` solves one
+assignment problem per distinct arrival time on the pool of waiting jobs,
+with slots pruned exactly (:func:`allox_matching`).
 
 Timing conventions shared with Algorithm 1: a task occupies its GPU during
 training ``[x, x + T^c)``; its synchronisation ``T^s`` overlaps whatever runs
@@ -27,197 +43,41 @@ has finished ``x + T^c + T^s``.
 
 from __future__ import annotations
 
+import heapq
 import math
 from typing import Callable
 
 import numpy as np
 
-from ...registry import register_method
-from ...result import Result, Status
+from ...kit import Option, Run, method
+from ...result import Result
 from .instance import HareInstance
 from .solution import HareSchedule
 
 
-class _Builder:
-    """Collects start times and GPUs by global task index, and ``C_n``."""
-
-    def __init__(self, inst: HareInstance):
-        self.inst = inst
-        self.gpu = np.full(inst.num_tasks, -1, dtype=np.int64)
-        self.start = np.full(inst.num_tasks, np.nan)
-        self.completion = np.zeros(inst.num_jobs)
-
-    def place(self, n: int, r: int, k: int, m: int, x: float) -> float:
-        """Put task ``(n, r, k)`` on GPU ``m`` at ``x``; return its done time (train + sync)."""
-        i = self.inst.task_index(n, r, k)
-        self.gpu[i] = m
-        self.start[i] = x
-        done = x + float(self.inst.tc[n, m]) + float(self.inst.ts[n, m])
-        if done > self.completion[n]:
-            self.completion[n] = done
-        return done
-
-    def result(self, method: str, **details) -> Result:
-        if (self.gpu < 0).any():  # pragma: no cover - a bug, never a silent partial schedule
-            raise RuntimeError(f"hare/{method}: some tasks were not scheduled")
-        obj = float(np.dot(self.inst.weight, self.completion))
-        return Result(
-            "hare",
-            method,
-            Status.FEASIBLE,
-            objective=obj,
-            solution=HareSchedule(gpu=self.gpu, start=self.start),
-            details=details,
-        )
-
-
-def _next_event(t: float, *candidates: list[float]) -> float:
-    nxt = math.inf
-    for seq in candidates:
-        for v in seq:
-            if t < v < nxt:
-                nxt = v
-    return nxt
-
-
 # ---------------------------------------------------------------------------
-# round-level gang scheduling: the engine of fifo and srtf
-def _fastest(inst: HareInstance, n: int, free: list[int], count: int) -> list[int]:
-    """The ``count`` fastest free GPUs for job ``n``: by (T^c, T^s, index)."""
-    tc, ts = inst.tc[n], inst.ts[n]
-    return sorted(free, key=lambda m: (tc[m], ts[m], m))[:count]
+# shared estimates
 
 
-def _round_gang(
-    inst: HareInstance, key: Callable[[int, int], tuple], backfill: bool, method: str
-) -> Result:
-    """Event-driven round-level scheduler.
-
-    At every event time ``t`` (a GPU finishes training, a round finishes its
-    synchronisation, or a job arrives) the *ready* jobs (arrived, previous
-    round finished, rounds left) are taken by ``key(n, next_round)``.  A job
-    needs ``g = min(tasks_per_round, M)`` GPUs free at once; it gets its ``g``
-    fastest free GPUs and its round's tasks are dealt to them in turn (task
-    ``k`` on the ``k mod g``-th GPU, back to back when ``K > M``).  A ready job
-    that does not fit blocks every later one unless ``backfill``.
-    """
-    b = _Builder(inst)
-    M, N = inst.num_gpus, inst.num_jobs
-    phi = [0.0] * M  # GPU free again (training ended)
-    ready = [j.arrival for j in inst.jobs]  # next round may start
-    nxt_round = [0] * N
-    left = {n for n in range(N)}
-    t = min(ready) if N else 0.0
-    events = 0
-    while left:
-        events += 1
-        free = [m for m in range(M) if phi[m] <= t]
-        cand = sorted((n for n in left if ready[n] <= t), key=lambda n: key(n, nxt_round[n]))
-        for n in cand:
-            job = inst.jobs[n]
-            g = min(job.tasks_per_round, M)
-            if len(free) < g:
-                if backfill:
-                    continue
-                break
-            chosen = _fastest(inst, n, free, g)
-            r = nxt_round[n]
-            done = t
-            pos = [t] * g
-            for k in range(job.tasks_per_round):
-                q = k % g
-                m = chosen[q]
-                done = max(done, b.place(n, r, k, m, pos[q]))
-                pos[q] += float(inst.tc[n, m])
-            for q, m in enumerate(chosen):
-                phi[m] = pos[q]
-            free = [m for m in free if m not in set(chosen)]
-            ready[n] = done
-            nxt_round[n] = r + 1
-            if r + 1 == job.rounds:
-                left.discard(n)
-        if not left:
-            break
-        t = _next_event(t, phi, [ready[n] for n in left])
-        if not math.isfinite(t):  # pragma: no cover - cannot happen: g <= M
-            raise RuntimeError(f"hare/{method}: no next event")
-    return b.result(method, events=events, backfill=backfill)
-
-
-def best_round_time(inst: HareInstance, n: int) -> float:
-    """Fastest possible duration of one round of job ``n`` on this cluster.
+def best_round_times(inst: HareInstance) -> np.ndarray:
+    """Fastest possible duration of one round of every job on this cluster.
 
     ``min_m ceil(K / g) T^c_{n,m} + T^s_{n,m}`` with ``g = min(K, M)``: every
     task of the round on the job's best GPU type, in ``ceil(K/g)`` waves.
     """
+    K = inst.tasks_per_round_arr
+    g = np.minimum(K, inst.num_gpus)
+    waves = -(-K // g)
+    return np.min(waves[:, None] * inst.tc_type + inst.ts_type, axis=1)
+
+
+def best_round_time(inst: HareInstance, n: int) -> float:
+    """:func:`best_round_times` of job ``n``."""
     job = inst.jobs[n]
     waves = -(-job.tasks_per_round // min(job.tasks_per_round, inst.num_gpus))
-    return float(np.min(waves * inst.tc[n] + inst.ts[n]))
+    return float(np.min(waves * inst.tc_type[n] + inst.ts_type[n]))
 
 
-@register_method(
-    "hare",
-    "fifo",
-    kind="heuristic",
-    description="Gavel-FIFO: arrival order, fastest free GPUs, a round waits for all its GPUs",
-)
-def solve_fifo(
-    inst: HareInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    backfill: bool = False,
-    **options,
-) -> Result:
-    """Gavel-FIFO (Hare Section 7.1, after Gavel [29]).
-
-    Jobs are served in arrival order (ties: file order).  Each round of a job
-    waits until ``tasks_per_round`` GPUs are free at the same time and runs on
-    the job's fastest free GPUs (by its ``train_time``, then ``sync_time``,
-    then index).  Strict FIFO: a ready job that cannot get its GPUs blocks
-    every later job (``backfill=True`` lets later jobs that fit go first).
-    Jobs between rounds (synchronising) or not yet arrived do not block.
-    """
-    return _round_gang(inst, lambda n, r: (inst.jobs[n].arrival, n), backfill, "fifo")
-
-
-@register_method(
-    "hare",
-    "srtf",
-    kind="heuristic",
-    description="Shortest remaining time first, decided at every round (remaining rounds x best round time)",
-)
-def solve_srtf(
-    inst: HareInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    backfill: bool = True,
-    **options,
-) -> Result:
-    """Shortest Remaining Time First (Hare Section 7.1), with round-level decisions.
-
-    A job's remaining time before its round ``r`` is
-    ``(rounds - r) * best_round_time`` (see :func:`best_round_time`).  At every
-    event the ready jobs are served by remaining time (ties: arrival, index);
-    each round takes the job's fastest free GPUs once ``tasks_per_round`` are
-    free at once.  A job may lose the GPUs between its rounds to a shorter job
-    (preemption at round boundaries).  By default a job that does not fit is
-    skipped (``backfill=True``); ``backfill=False`` makes it block.
-    """
-    brt = [best_round_time(inst, n) for n in range(inst.num_jobs)]
-    return _round_gang(
-        inst,
-        lambda n, r: ((inst.jobs[n].rounds - r) * brt[n], inst.jobs[n].arrival, n),
-        backfill,
-        "srtf",
-    )
-
-
-# ---------------------------------------------------------------------------
-# Sched_Homo
 def homo_estimate(inst: HareInstance, n: int) -> tuple[int, float]:
     """Sched_Homo's view of job ``n``: GPUs ``g`` and duration on identical GPUs.
 
@@ -225,95 +85,445 @@ def homo_estimate(inst: HareInstance, n: int) -> tuple[int, float]:
     ``p = mean_m T^c_{n,m}``, ``s = mean_m T^s_{n,m}``:
     ``rounds * (ceil(K / g) * p + s)``.
     """
-    job = inst.jobs[n]
-    g = min(job.tasks_per_round, inst.num_gpus)
-    p = float(inst.tc[n].mean())
-    s = float(inst.ts[n].mean())
-    return g, job.rounds * (-(-job.tasks_per_round // g) * p + s)
+    g, d = _homo_estimates(inst)
+    return int(g[n]), float(d[n])
 
 
-@register_method(
-    "hare",
-    "homo",
-    kind="heuristic",
-    description="Sched_Homo: heterogeneity-oblivious gang scheduling, job-level non-preemption",
-)
-def solve_homo(
+def _homo_estimates(inst: HareInstance) -> tuple[np.ndarray, np.ndarray]:
+    counts = np.bincount(inst.gpu_type_index, minlength=len(inst.gpu_types)).astype(float)
+    p = inst.tc_type @ counts / inst.num_gpus
+    s = inst.ts_type @ counts / inst.num_gpus
+    K = inst.tasks_per_round_arr
+    g = np.minimum(K, inst.num_gpus)
+    return g, inst.rounds_arr * (-(-K // g) * p + s)
+
+
+# ---------------------------------------------------------------------------
+# the gang engine (job-level and round-level)
+
+
+class _Alloc:
+    """Allocations: a job ``n`` runs rounds ``r0 .. r0 + count - 1`` on ``gang``
+    from ``start``, every round lasting ``D``."""
+
+    def __init__(self) -> None:
+        self.job: list[int] = []
+        self.r0: list[int] = []
+        self.count: list[int] = []
+        self.start: list[float] = []
+        self.D: list[float] = []
+        self.gang_off: list[int] = [0]
+        self.gangs: list[int] = []
+
+    def add(self, n: int, r0: int, count: int, start: float, D: float, gang: list[int]) -> None:
+        self.job.append(n)
+        self.r0.append(r0)
+        self.count.append(count)
+        self.start.append(start)
+        self.D.append(D)
+        self.gangs.extend(gang)
+        self.gang_off.append(len(self.gangs))
+
+    def schedule(self, inst: HareInstance, sequential: bool = False) -> HareSchedule:
+        """Every task's GPU and start time (vectorised).
+
+        Gang mode: task ``k`` of a round goes to gang slot ``k mod g``, in
+        position ``k // g`` there; it starts at ``start + (r - r0) D + (k // g) T^c``.
+        ``sequential`` (AlloX, gang of one): task ``(r, k)`` starts at
+        ``start + r D + k T^c`` with ``D = K T^c + T^s``.
+        """
+        N = inst.num_tasks
+        job = np.asarray(self.job, dtype=np.int64)
+        r0 = np.asarray(self.r0, dtype=np.int64)
+        cnt = np.asarray(self.count, dtype=np.int64)
+        K = inst.tasks_per_round_arr[job]
+        lo = inst.job_offset[job] + r0 * K
+        size = cnt * K
+        if int(size.sum()) != N:  # pragma: no cover - a bug, never a silent partial schedule
+            raise RuntimeError("hare baselines: some tasks were not scheduled")
+        order = np.argsort(lo, kind="stable")
+        a = np.repeat(order, size[order])  # allocation of every task, in task order
+        task = np.arange(N, dtype=np.int64)
+        if N and not np.array_equal(np.repeat(lo[order], size[order]) + (task - np.repeat(
+                np.cumsum(size[order]) - size[order], size[order])), task):  # pragma: no cover
+            raise RuntimeError("hare baselines: allocations do not tile the tasks")
+        local = task - lo[a]
+        Ka = K[a]
+        rr = local // Ka
+        k = local % Ka
+        goff = np.asarray(self.gang_off, dtype=np.int64)
+        g = (goff[1:] - goff[:-1])[a]
+        gangs = np.asarray(self.gangs, dtype=np.int64)
+        n = job[a]
+        start = np.asarray(self.start, dtype=float)[a]
+        D = np.asarray(self.D, dtype=float)[a]
+        if sequential:
+            gpu = gangs[goff[:-1][a]]
+            tcv = inst.tc_type[n, inst.gpu_type_index[gpu]]
+            x = start + rr * D + k * tcv
+        else:
+            gpu = gangs[goff[:-1][a] + k % g]
+            tcv = inst.tc_type[n, inst.gpu_type_index[gpu]]
+            x = start + rr * D + (k // g) * tcv
+        return HareSchedule(gpu=gpu, start=x)
+
+
+def _gang_timeline(inst: HareInstance, n: int, gang: list[int], tc: list[list[float]],
+                   ts: list[list[float]], gtype: list[int]) -> tuple[float, list[float]]:
+    """``(D, busy)``: the round duration of job ``n`` on ``gang`` (tasks dealt in
+    turn, back to back) and the training time of one round on each gang GPU."""
+    K = inst.jobs[n].tasks_per_round
+    g = len(gang)
+    D = 0.0
+    busy = []
+    tcn, tsn = tc[n], ts[n]
+    for q, m in enumerate(gang):
+        c = (K - q + g - 1) // g
+        t = gtype[m]
+        b = c * tcn[t]
+        busy.append(b)
+        d = b + tsn[t]
+        if c and d > D:
+            D = d
+    return D, busy
+
+
+class _FreeFastest:
+    """Free GPUs, one heap of indices per type; a job takes its fastest types first
+    (by ``T^c``, then ``T^s``, then type order), lowest indices within a type."""
+
+    def __init__(self, inst: HareInstance):
+        self.gtype = inst.gpu_type_index.tolist()
+        T = len(inst.gpu_types)
+        self.heaps: list[list[int]] = [[] for _ in range(T)]
+        for m, t in enumerate(self.gtype):
+            self.heaps[t].append(m)
+        for h in self.heaps:
+            heapq.heapify(h)
+        self.count = inst.num_gpus
+        tc, ts = inst.tc_type, inst.ts_type
+        tix = np.arange(T)
+        # per job: types in preference order
+        self.pref = np.lexsort((np.broadcast_to(tix, tc.shape), ts, tc), axis=1).tolist() if inst.num_jobs else []
+
+    def take(self, n: int, g: int) -> list[int]:
+        out: list[int] = []
+        for t in self.pref[n]:
+            h = self.heaps[t]
+            while h and len(out) < g:
+                out.append(heapq.heappop(h))
+            if len(out) == g:
+                break
+        self.count -= g
+        return out
+
+    def give(self, m: int) -> None:
+        heapq.heappush(self.heaps[self.gtype[m]], m)
+        self.count += 1
+
+
+class _FreeRandom:
+    """Free GPUs for a heterogeneity-oblivious scheduler: each GPU taken is
+    drawn uniformly at random among the free ones (seeded).
+
+    GPUs are handled by their *canonical* rank (sorted by type name, then by
+    position within the type), and every draw and release is a function of
+    canonical ranks only, so the schedule, up to relabelling GPUs of the same
+    type, depends on the multiset of GPU types and the seed, never on the
+    order in which the instance lists its GPUs."""
+
+    def __init__(self, inst: HareInstance, seed: int):
+        gt = list(inst.gpus)
+        self.canon = sorted(range(len(gt)), key=lambda m: (gt[m], m))  # rank -> GPU index
+        self.rank = [0] * len(gt)
+        for r, m in enumerate(self.canon):
+            self.rank[m] = r
+        self.free = list(range(len(gt)))  # canonical ranks
+        self.count = len(gt)
+        self.rng = np.random.default_rng(seed)
+
+    def take(self, n: int, g: int) -> list[int]:
+        out = []
+        draws = self.rng.random(g).tolist()
+        for u in draws:
+            i = int(u * len(self.free))
+            self.free[i], self.free[-1] = self.free[-1], self.free[i]
+            out.append(self.canon[self.free.pop()])
+        self.count -= g
+        return out
+
+    def give(self, m: int) -> None:
+        self.free.append(self.rank[m])
+        self.count += 1
+
+    def release_key(self, m: int) -> int:
+        return self.rank[m]
+
+
+def _gang_engine(
     inst: HareInstance,
     *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    **options,
-) -> Result:
+    level: str,
+    key: Callable[[int, int], tuple],
+    backfill: bool,
+    free: _FreeFastest | _FreeRandom,
+) -> tuple[HareSchedule, np.ndarray, dict]:
+    """Event-driven gang scheduler.
+
+    At every event time ``t`` (a job arrives or finishes a round, GPUs are
+    released), the ready jobs are served by ``key(n, next_round)``.  A job
+    needs ``g = min(K, M)`` GPUs free at once and gets them from ``free``.
+    ``level="job"``: it keeps them for all its rounds (each GPU returns to the
+    pool when the job's last task on it ends training).  ``level="round"``:
+    it gets them for one round; its next round is ready when every task of
+    the round has synchronised.  A ready job that does not fit blocks every
+    later one unless ``backfill``.
+    """
+    N, M = inst.num_jobs, inst.num_gpus
+    tc = inst.tc_type.tolist()
+    ts = inst.ts_type.tolist()
+    gtype = inst.gpu_type_index.tolist()
+    R = inst.rounds_arr.tolist()
+    G = np.minimum(inst.tasks_per_round_arr, M).tolist()
+    rel_key = getattr(free, "release_key", lambda m: m)
+    alloc = _Alloc()
+    C = np.zeros(N)
+    releases: list[tuple[float, int, int]] = []  # (time, key, m)
+    ready: list[tuple[float, int]] = sorted((float(a), n) for n, a in enumerate(inst.arrival.tolist()))
+    heapq.heapify(ready)
+    nxt = [0] * N
+    waiting: dict[int, list[tuple]] = {}  # gang size -> heap of (key, n)
+    n_wait = 0
+    left = N
+    events = 0
+    t = ready[0][0] if ready else 0.0
+    while left:
+        events += 1
+        while releases and releases[0][0] <= t:
+            _, _, m = heapq.heappop(releases)
+            free.give(m)
+        while ready and ready[0][0] <= t:
+            _, n = heapq.heappop(ready)
+            heapq.heappush(waiting.setdefault(G[n], []), (key(n, nxt[n]), n))
+            n_wait += 1
+        while n_wait:
+            best = None
+            if backfill:
+                for g, h in waiting.items():
+                    if h and g <= free.count and (best is None or h[0] < waiting[best][0]):
+                        best = g
+            else:
+                head = None
+                for g, h in waiting.items():
+                    if h and (head is None or h[0] < waiting[head][0]):
+                        head = g
+                if head is not None and head <= free.count:
+                    best = head
+            if best is None:
+                break
+            _, n = heapq.heappop(waiting[best])
+            n_wait -= 1
+            gang = free.take(n, best)
+            D, busy = _gang_timeline(inst, n, gang, tc, ts, gtype)
+            r = nxt[n]
+            count = R[n] - r if level == "job" else 1
+            alloc.add(n, r, count, t, D, gang)
+            end = t + (count - 1) * D
+            for m, b in zip(gang, busy):
+                heapq.heappush(releases, (end + b, rel_key(m), m))
+            nxt[n] = r + count
+            if nxt[n] == R[n]:
+                C[n] = t + count * D
+                left -= 1
+            else:
+                heapq.heappush(ready, (t + D, n))
+        if not left:
+            break
+        cand = [releases[0][0]] if releases else []
+        if ready:
+            cand.append(ready[0][0])
+        t = min(cand) if cand else math.inf
+        if not math.isfinite(t):  # pragma: no cover - cannot happen: g <= M
+            raise RuntimeError("hare baselines: no next event")
+    return alloc.schedule(inst), C, {"events": events}
+
+
+def _result(run: Run, inst: HareInstance, sched: HareSchedule, C: np.ndarray, **details) -> Result:
+    """The method's own bookkeeping of ``sum_n w_n C_n`` is reported as the
+    objective, so that :func:`dmlsched.solve` cross-checks it against the evaluator."""
+    return run.result(solution=sched, objective=float(np.dot(inst.weight, C)), **details)
+
+
+BACKFILL_DOC = "let a later job that fits go first when the first waiting job does not fit"
+
+
+# ---------------------------------------------------------------------------
+# job-level FIFO and SRTF (the paper's reading)
+
+
+@method(
+    "hare", "fifo", kind="heuristic",
+    description="Gavel-FIFO: arrival order, a job takes its fastest free GPUs and keeps them (job-level)",
+    options=[Option("backfill", bool, False, BACKFILL_DOC)],
+)
+def solve_fifo(inst: HareInstance, run: Run) -> Result:
+    """Gavel-FIFO (Hare Section 7.1, after Gavel [29]), job-level.
+
+    Jobs are served in arrival order (ties: file order).  A job waits until
+    ``g = min(tasks_per_round, M)`` GPUs are free at the same time, takes its
+    fastest free GPUs (by its ``train_time``, then ``sync_time``) and keeps
+    them until its last round ends (an unsplittable unit, Section 1).  Strict
+    FIFO: a waiting job that cannot get its GPUs blocks every later job
+    (``backfill=True`` lets later jobs that fit go first).
+    """
+    arr = inst.arrival.tolist()
+    sched, C, d = _gang_engine(inst, level="job", key=lambda n, r: (arr[n], n),
+                               backfill=run.options["backfill"], free=_FreeFastest(inst))
+    return _result(run, inst, sched, C, level="job", backfill=run.options["backfill"], **d)
+
+
+@method(
+    "hare", "srtf", kind="heuristic",
+    description="Shortest remaining time first, job-level non-preemptive (a job keeps its fastest free GPUs)",
+    options=[Option("backfill", bool, True, BACKFILL_DOC)],
+)
+def solve_srtf(inst: HareInstance, run: Run) -> Result:
+    """Shortest Remaining Time First (Hare Section 7.1), job-level.
+
+    Whenever GPUs are free, the waiting jobs are served by remaining time =
+    total time ``rounds * best_round_time`` (:func:`best_round_times`: the
+    job alone on its fastest GPUs; ties: arrival, index); a job takes its
+    fastest free GPUs and keeps them to the end (no preemption: jobs are
+    unsplittable units, Section 1).  Backfilling by default.
+    """
+    brt = best_round_times(inst).tolist()
+    R = inst.rounds_arr.tolist()
+    arr = inst.arrival.tolist()
+    sched, C, d = _gang_engine(inst, level="job", key=lambda n, r: ((R[n] - r) * brt[n], arr[n], n),
+                               backfill=run.options["backfill"], free=_FreeFastest(inst))
+    return _result(run, inst, sched, C, level="job", backfill=run.options["backfill"], **d)
+
+
+# ---------------------------------------------------------------------------
+# round-level FIFO and SRTF (Hare's execution model for the baselines)
+
+
+@method(
+    "hare", "fifo-round", kind="heuristic",
+    description="FIFO decided at every round: arrival order, fastest free GPUs, a round waits for all its GPUs",
+    options=[Option("backfill", bool, False, BACKFILL_DOC)],
+)
+def solve_fifo_round(inst: HareInstance, run: Run) -> Result:
+    """FIFO with round-level decisions (not the paper's reading of Gavel-FIFO).
+
+    Each round of a job waits until ``min(tasks_per_round, M)`` GPUs are free
+    at once and runs on the job's fastest free GPUs; between rounds the GPUs
+    go back to the pool.  Strict FIFO among ready jobs (jobs synchronising
+    between rounds or not yet arrived do not block); ``backfill=True`` lets
+    later jobs that fit go first.
+    """
+    arr = inst.arrival.tolist()
+    sched, C, d = _gang_engine(inst, level="round", key=lambda n, r: (arr[n], n),
+                               backfill=run.options["backfill"], free=_FreeFastest(inst))
+    return _result(run, inst, sched, C, level="round", backfill=run.options["backfill"], **d)
+
+
+@method(
+    "hare", "srtf-round", kind="heuristic",
+    description="SRTF decided at every round (remaining rounds x best round time); preemption between rounds",
+    options=[Option("backfill", bool, True, BACKFILL_DOC)],
+)
+def solve_srtf_round(inst: HareInstance, run: Run) -> Result:
+    """SRTF with round-level decisions (not the paper's reading).
+
+    A job's remaining time before its round ``r`` is
+    ``(rounds - r) * best_round_time``; at every event the ready jobs are
+    served by it; each round takes the job's fastest free GPUs once enough
+    are free at once.  A job may lose the GPUs between its rounds to a
+    shorter job (preemption at round boundaries).
+    """
+    brt = best_round_times(inst).tolist()
+    R = inst.rounds_arr.tolist()
+    arr = inst.arrival.tolist()
+    sched, C, d = _gang_engine(inst, level="round", key=lambda n, r: ((R[n] - r) * brt[n], arr[n], n),
+                               backfill=run.options["backfill"], free=_FreeFastest(inst))
+    return _result(run, inst, sched, C, level="round", backfill=run.options["backfill"], **d)
+
+
+# ---------------------------------------------------------------------------
+# Sched_Homo
+
+
+@method(
+    "hare", "homo", kind="heuristic",
+    description="Sched_Homo: heterogeneity-oblivious gang scheduling (random free GPUs), job-level non-preemption",
+)
+def solve_homo(inst: HareInstance, run: Run) -> Result:
     """Sched_Homo (Hare Section 7.1, after Zhang et al. [47]).
 
     Heterogeneity-oblivious: every decision treats the GPUs as identical,
     using the mean times of :func:`homo_estimate`.  Job ``n`` runs on a gang of
     ``g = min(K, M)`` GPUs (intra-job parallelism) which it keeps from its
     first round to its last (job-level non-preemption); jobs run side by side
-    on disjoint gangs (inter-job parallelism).  At every event (arrival, gang
+    on disjoint gangs (inter-job parallelism).  At every event (arrival, GPUs
     released) the arrived, unstarted jobs are taken by Smith's ratio
-    ``estimated duration / weight`` (ties: arrival, index; zero weight last) and
-    each one that fits starts on the lowest-indexed free GPUs.  The schedule
-    itself uses the real times: each round's tasks are dealt to the gang in
-    turn, back to back, and the next round starts at the round's barrier.
-    A GPU returns to the pool when the job's last task on it ends training.
+    ``estimated duration / weight`` (ties: arrival, index; zero weight last)
+    and each one that fits starts on ``g`` GPUs drawn uniformly at random
+    among the free ones (:class:`_FreeRandom`, seeded by ``seed``): speed
+    plays no part in the choice, and the result depends only on the multiset
+    of GPU types and the seed.  The schedule itself uses the real times.
     """
-    b = _Builder(inst)
-    M, N = inst.num_gpus, inst.num_jobs
-    est = [homo_estimate(inst, n) for n in range(N)]
+    _, est = _homo_estimates(inst)
+    w = inst.weight.tolist()
+    arr = inst.arrival.tolist()
+    e = est.tolist()
 
-    def key(n: int) -> tuple:
-        w = inst.jobs[n].weight
-        return (est[n][1] / w if w > 0 else math.inf, inst.jobs[n].arrival, n)
+    def key(n: int, r: int) -> tuple:
+        return (e[n] / w[n] if w[n] > 0 else math.inf, arr[n], n)
 
-    phi = [0.0] * M
-    waiting = set(range(N))
-    arrivals = [j.arrival for j in inst.jobs]
-    t = min(arrivals) if N else 0.0
-    while waiting:
-        free = [m for m in range(M) if phi[m] <= t]
-        for n in sorted((n for n in waiting if arrivals[n] <= t), key=key):
-            g = est[n][0]
-            if len(free) < g:
-                continue
-            gang, free = free[:g], free[g:]
-            job = inst.jobs[n]
-            barrier = t
-            last_end = [t] * g
-            for r in range(job.rounds):
-                pos = [barrier] * g
-                done = barrier
-                for k in range(job.tasks_per_round):
-                    q = k % g
-                    m = gang[q]
-                    done = max(done, b.place(n, r, k, m, pos[q]))
-                    pos[q] += float(inst.tc[n, m])
-                    last_end[q] = pos[q]
-                barrier = done
-            for q, m in enumerate(gang):
-                phi[m] = last_end[q]
-            waiting.discard(n)
-        if not waiting:
-            break
-        t = _next_event(t, phi, [arrivals[n] for n in waiting])
-        if not math.isfinite(t):  # pragma: no cover - cannot happen: g <= M
-            raise RuntimeError("hare/homo: no next event")
-    return b.result("homo")
+    sched, C, d = _gang_engine(inst, level="job", key=key, backfill=True, free=_FreeRandom(inst, run.seed))
+    return _result(run, inst, sched, C, **d)
 
 
 # ---------------------------------------------------------------------------
 # Sched_Allox
+
+
 def allox_processing_time(inst: HareInstance, n: int, m: int) -> float:
     """Time job ``n`` occupies the schedule alone on GPU ``m``: ``R (K T^c + T^s)``."""
     job = inst.jobs[n]
-    return job.rounds * (job.tasks_per_round * float(inst.tc[n, m]) + float(inst.ts[n, m]))
+    t = inst.gpu_type_index[m]
+    return job.rounds * (job.tasks_per_round * float(inst.tc_type[n, t]) + float(inst.ts_type[n, t]))
 
 
-def allox_matching(
-    proc: np.ndarray, busy: np.ndarray
-) -> list[list[int]]:
+def allox_slots(busy: np.ndarray, types: np.ndarray, J: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (GPU, position) slots an optimal matching of ``J`` jobs may need.
+
+    Slot ``(m, k)`` (``k``-th job from the end of GPU ``m``) costs
+    ``k p_{j,type(m)} + busy[m]``.  Within a GPU type, sort the GPUs by
+    ``(busy, index)``; the GPU at rank ``r`` (0-based) has ``(r+1) k - 1``
+    other slots of its type that cost no more for *every* job (ranks
+    ``<= r``, positions ``<= k``).  Keeping only the slots with
+    ``(r+1) k <= J`` keeps an optimal matching: an optimal matching that uses
+    a dropped slot has a free kept slot among those cheaper ones (at least
+    ``J`` of them are kept, at most ``J - 1`` are taken by other jobs), so
+    moving the job there costs nothing more (``models/hare-baselines.md``).
+    Returns ``(gpu, k)`` of the kept slots, about ``J ln(M)`` per type.
+    """
+    gpus, ks = [], []
+    for t in np.unique(types):
+        idx = np.flatnonzero(types == t)
+        idx = idx[np.lexsort((idx, busy[idx]))]
+        for r, m in enumerate(idx.tolist()):
+            kmax = J // (r + 1)
+            if kmax == 0:
+                break
+            gpus.extend([m] * kmax)
+            ks.extend(range(1, kmax + 1))
+    return np.asarray(gpus, dtype=np.int64), np.asarray(ks, dtype=float)
+
+
+def allox_matching(proc: np.ndarray, busy: np.ndarray, types: np.ndarray | None = None) -> list[list[int]]:
     """AlloX's min-cost bipartite matching of jobs to (GPU, position) slots.
 
     Parameters
@@ -322,6 +532,9 @@ def allox_matching(
         ``proc[j, m]``: processing time of pool job ``j`` on GPU ``m``.
     busy
         ``busy[m]``: time until GPU ``m`` is free.
+    types
+        GPU types (``proc`` is equal on GPUs of one type); default: every GPU
+        its own type.
 
     Returns
     -------
@@ -330,36 +543,30 @@ def allox_matching(
         ``k``-th position from the end of GPU ``m`` delays ``k`` completions by
         its processing time, so its cost is ``k * proc[j, m] + busy[m]``; the
         assignment minimises the total (unweighted) completion time of the pool
-        (exact without arrivals, Bruno-Coffman-Sethi).
+        (exact without arrivals, Bruno-Coffman-Sethi), solved by
+        ``scipy.optimize.linear_sum_assignment`` over the slots of
+        :func:`allox_slots`.
     """
     from scipy.optimize import linear_sum_assignment
 
     J, M = proc.shape
-    k = np.arange(1, J + 1, dtype=float)
-    # column c = m * J + (k - 1)
-    cost = (proc[:, :, None] * k[None, None, :] + busy[None, :, None]).reshape(J, M * J)
+    if types is None:
+        types = np.arange(M)
+    sg, sk = allox_slots(np.asarray(busy, dtype=float), np.asarray(types), J)
+    cost = proc[:, sg] * sk[None, :] + np.asarray(busy, dtype=float)[sg][None, :]
     rows, cols = linear_sum_assignment(cost)
-    queues: list[list[tuple[int, int]]] = [[] for _ in range(M)]
+    queues: list[list[tuple[float, int]]] = [[] for _ in range(M)]
     for j, c in zip(rows.tolist(), cols.tolist()):
-        queues[c // J].append((c % J, j))
+        queues[int(sg[c])].append((float(sk[c]), j))
     # largest position-from-the-end runs first
     return [[j for _, j in sorted(q, key=lambda p: -p[0])] for q in queues]
 
 
-@register_method(
-    "hare",
-    "allox",
-    kind="heuristic",
+@method(
+    "hare", "allox", kind="heuristic",
     description="Sched_Allox: job-level min-cost matching of jobs to GPU slots, no intra-job parallelism",
 )
-def solve_allox(
-    inst: HareInstance,
-    *,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    **options,
-) -> Result:
+def solve_allox(inst: HareInstance, run: Run) -> Result:
     """Sched_Allox (Hare Section 7.1, after AlloX [24]).
 
     Every job runs on one GPU, all its tasks one after another (no intra-job
@@ -367,41 +574,48 @@ def solve_allox(
     ``s + r (K T^c + T^s) + k T^c``, so the job takes
     ``R (K T^c + T^s)`` (:func:`allox_processing_time`).  At each distinct
     arrival time ``t`` the arrived, unstarted jobs are matched to GPU slots by
-    :func:`allox_matching` (``scipy.optimize.linear_sum_assignment``) with the
-    GPUs' remaining busy times; each GPU then runs its queue, and the jobs that
-    start before the next arrival are committed (the others are re-matched
-    then).  Like AlloX it minimises unweighted completion time.
+    :func:`allox_matching` with the GPUs' remaining busy times; each GPU then
+    runs its queue, and the jobs that start before the next arrival are
+    committed (the others are re-matched then).  Like AlloX it minimises
+    unweighted completion time.
     """
-    b = _Builder(inst)
-    M, N = inst.num_gpus, inst.num_jobs
-    proc = np.array([[allox_processing_time(inst, n, m) for m in range(M)] for n in range(N)])
+    N, M = inst.num_jobs, inst.num_gpus
+    K = inst.tasks_per_round_arr.astype(float)
+    Rr = inst.rounds_arr.astype(float)
+    types = inst.gpu_type_index
+    # processing time per job and GPU type, and the round period D = K T^c + T^s
+    D_type = K[:, None] * inst.tc_type + inst.ts_type
+    P_type = Rr[:, None] * D_type
     phi = np.zeros(M)
-    times = sorted({j.arrival for j in inst.jobs})
+    arrivals = inst.arrival
+    by_arrival = np.lexsort((np.arange(N), arrivals))
+    times = np.unique(arrivals)
+    alloc = _Alloc()
+    C = np.zeros(N)
     pool: list[int] = []
-    arrived = 0
-    by_arrival = sorted(range(N), key=lambda n: (inst.jobs[n].arrival, n))
+    ptr = 0
     matchings = 0
-    for e, t in enumerate(times):
-        while arrived < N and inst.jobs[by_arrival[arrived]].arrival <= t:
-            pool.append(by_arrival[arrived])
-            arrived += 1
-        horizon = times[e + 1] if e + 1 < len(times) else math.inf
-        queues = allox_matching(proc[pool], np.maximum(phi - t, 0.0))
+    for e, t in enumerate(times.tolist()):
+        while ptr < N and arrivals[by_arrival[ptr]] <= t:
+            pool.append(int(by_arrival[ptr]))
+            ptr += 1
+        nxt = times[e + 1] if e + 1 < len(times) else math.inf
+        pool_arr = np.asarray(pool, dtype=np.int64)
+        queues = allox_matching(P_type[pool_arr][:, types], np.maximum(phi - t, 0.0), types)
         matchings += 1
-        started: set[int] = set()
+        started = set()
         for m, q in enumerate(queues):
+            tm = int(types[m])
             for j in q:
                 n = pool[j]
                 s = max(float(phi[m]), t)
-                if s >= horizon:
+                if s >= nxt:
                     break
-                job = inst.jobs[n]
-                tc, ts = float(inst.tc[n, m]), float(inst.ts[n, m])
-                for r in range(job.rounds):
-                    base = s + r * (job.tasks_per_round * tc + ts)
-                    for k in range(job.tasks_per_round):
-                        b.place(n, r, k, m, base + k * tc)
-                phi[m] = s + job.rounds * job.tasks_per_round * tc + (job.rounds - 1) * ts
+                d = float(D_type[n, tm])
+                alloc.add(n, 0, int(Rr[n]), s, d, [m])
+                C[n] = s + Rr[n] * d
+                phi[m] = s + Rr[n] * d - float(inst.ts_type[n, tm])  # free after the last training
                 started.add(n)
         pool = [n for n in pool if n not in started]
-    return b.result("allox", matchings=matchings)
+    sched = alloc.schedule(inst, sequential=True)
+    return _result(run, inst, sched, C, matchings=matchings)

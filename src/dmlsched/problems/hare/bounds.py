@@ -18,7 +18,7 @@ from .instance import HareInstance
 
 def alpha(inst: HareInstance) -> float:
     """Heterogeneity ratio alpha of Lemma 3 (over the GPUs present in the cluster)."""
-    tc, ts = inst.tc, inst.ts
+    tc, ts = inst.tc_type, inst.ts_type  # over the GPU types present (same max/min as over GPUs)
     a = float(np.max(tc.max(axis=1) / tc.min(axis=1)))
     for row in ts:
         lo, hi = float(row.min()), float(row.max())
@@ -32,3 +32,18 @@ def theorem4_ratio(inst: HareInstance) -> float:
     """The claimed approximation ratio ``alpha * (2 + alpha)`` of Algorithm 1."""
     a = alpha(inst)
     return a * (2.0 + a)
+
+
+def mended_ratio(inst: HareInstance) -> float:
+    """The ratio proven for Algorithm 1 with the Queyranne relaxation.
+
+    ``(3 alpha + 2 - 2/M) * max(1, alpha/2)`` with ``M`` GPUs (3 on one GPU of
+    one type; ``5 - 2/M`` for identical GPUs).  Proof: ``proofs/hare-theorem-4.md``,
+    section "A proven bound": the mended Lemma 2 (Queyranne inequalities on
+    prefixes, relaxed assignment), Lemma 3 for every GPU at once (by induction
+    over the list), averaging over the GPUs, and the final scaling step.
+    Holds for both readings of line 12 (``placement``).  Requires the
+    relaxation solved to optimality (its value at most OPT).
+    """
+    a = alpha(inst)
+    return (3.0 * a + 2.0 - 2.0 / inst.num_gpus) * max(1.0, a / 2.0)

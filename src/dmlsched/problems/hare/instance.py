@@ -70,41 +70,70 @@ class HareInstance:
 
     # -- dense arrays -------------------------------------------------------
     @cached_property
-    def tc(self) -> np.ndarray:
-        """``tc[n, m]``: training time of a task of job ``n`` on GPU ``m``."""
-        return np.array([[j.train_time[g] for g in self.gpus] for j in self.jobs], dtype=float).reshape(
-            self.num_jobs, self.num_gpus
+    def gpu_type_index(self) -> np.ndarray:
+        """``gpu_type_index[m]``: index of GPU ``m``'s type in :attr:`gpu_types`."""
+        pos = {g: k for k, g in enumerate(self.gpu_types)}
+        return np.array([pos[g] for g in self.gpus], dtype=np.int64)
+
+    @cached_property
+    def tc_type(self) -> np.ndarray:
+        """``tc_type[n, k]``: training time of a task of job ``n`` on a GPU of type ``gpu_types[k]``."""
+        return np.array([[j.train_time[g] for g in self.gpu_types] for j in self.jobs], dtype=float).reshape(
+            self.num_jobs, len(self.gpu_types)
         )
 
     @cached_property
-    def ts(self) -> np.ndarray:
-        """``ts[n, m]``: synchronisation time of a task of job ``n`` on GPU ``m``."""
-        return np.array([[j.sync_time[g] for g in self.gpus] for j in self.jobs], dtype=float).reshape(
-            self.num_jobs, self.num_gpus
+    def ts_type(self) -> np.ndarray:
+        """``ts_type[n, k]``: synchronisation time of a task of job ``n`` on a GPU of type ``gpu_types[k]``."""
+        return np.array([[j.sync_time[g] for g in self.gpu_types] for j in self.jobs], dtype=float).reshape(
+            self.num_jobs, len(self.gpu_types)
         )
+
+    @cached_property
+    def tc(self) -> np.ndarray:
+        """``tc[n, m]``: training time of a task of job ``n`` on GPU ``m`` (dense: jobs x GPUs;
+        large instances should use :attr:`tc_type` with :attr:`gpu_type_index`)."""
+        return self.tc_type[:, self.gpu_type_index]
+
+    @cached_property
+    def ts(self) -> np.ndarray:
+        """``ts[n, m]``: synchronisation time of a task of job ``n`` on GPU ``m`` (dense, see :attr:`tc`)."""
+        return self.ts_type[:, self.gpu_type_index]
+
+    @cached_property
+    def rounds_arr(self) -> np.ndarray:
+        """Rounds per job (``int64``)."""
+        return np.array([j.rounds for j in self.jobs], dtype=np.int64)
+
+    @cached_property
+    def tasks_per_round_arr(self) -> np.ndarray:
+        """Tasks per round per job (``int64``)."""
+        return np.array([j.tasks_per_round for j in self.jobs], dtype=np.int64)
 
     @cached_property
     def job_offset(self) -> np.ndarray:
         """Global index of each job's first task; ``job_offset[-1] == num_tasks``."""
-        sizes = np.array([j.num_tasks for j in self.jobs], dtype=np.int64)
+        sizes = self.rounds_arr * self.tasks_per_round_arr
         return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
     @cached_property
     def task_job(self) -> np.ndarray:
-        sizes = np.array([j.num_tasks for j in self.jobs], dtype=np.int64)
+        sizes = self.rounds_arr * self.tasks_per_round_arr
         return np.repeat(np.arange(self.num_jobs, dtype=np.int64), sizes)
 
     @cached_property
+    def _task_local(self) -> np.ndarray:
+        return np.arange(self.num_tasks, dtype=np.int64) - self.job_offset[self.task_job]
+
+    @cached_property
     def task_round(self) -> np.ndarray:
-        local = np.arange(self.num_tasks, dtype=np.int64) - self.job_offset[self.task_job]
-        tpr = np.array([j.tasks_per_round for j in self.jobs], dtype=np.int64)
-        return local // tpr[self.task_job] if self.num_tasks else local
+        local = self._task_local
+        return local // self.tasks_per_round_arr[self.task_job] if self.num_tasks else local
 
     @cached_property
     def task_k(self) -> np.ndarray:
-        local = np.arange(self.num_tasks, dtype=np.int64) - self.job_offset[self.task_job]
-        tpr = np.array([j.tasks_per_round for j in self.jobs], dtype=np.int64)
-        return local % tpr[self.task_job] if self.num_tasks else local
+        local = self._task_local
+        return local % self.tasks_per_round_arr[self.task_job] if self.num_tasks else local
 
     @cached_property
     def arrival(self) -> np.ndarray:

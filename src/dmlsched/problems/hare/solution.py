@@ -63,13 +63,14 @@ def _name(inst: HareInstance, i: int) -> str:
 
 def task_times(inst: HareInstance, s: HareSchedule) -> tuple[np.ndarray, np.ndarray]:
     """Per-task training and synchronisation times on the assigned GPUs."""
-    return inst.tc[inst.task_job, s.gpu], inst.ts[inst.task_job, s.gpu]
+    k = inst.gpu_type_index[s.gpu]
+    return inst.tc_type[inst.task_job, k], inst.ts_type[inst.task_job, k]
 
 
 def _eps(inst: HareInstance, s: HareSchedule, tc: np.ndarray, ts: np.ndarray) -> float:
     """The schedule's absolute time tolerance (:func:`dmlsched.tolerance.time_tolerance`)."""
     t_max = float(np.max(np.abs(s.start))) + float(np.max(tc + ts))
-    return time_tolerance(float(max(inst.tc.max(), inst.ts.max())), t_max)
+    return time_tolerance(float(max(inst.tc_type.max(), inst.ts_type.max())), t_max)
 
 
 def validate(inst: HareInstance, s: HareSchedule) -> None:
@@ -89,7 +90,7 @@ def validate(inst: HareInstance, s: HareSchedule) -> None:
         )
     # (7) round barriers: per (job, round) the min start of round r+1 >= max done of round r
     done = s.start + tc + ts
-    tpr = np.array([j.tasks_per_round for j in inst.jobs], dtype=np.int64)
+    tpr = inst.tasks_per_round_arr
     group = inst.job_offset[inst.task_job] + inst.task_round * tpr[inst.task_job]  # round's first task
     starts_of_group = np.unique(group)
     gmax_done = np.maximum.reduceat(done, starts_of_group)

@@ -1,0 +1,646 @@
+"""The relaxations of Hare_Sched (Hare, HPDC'22, Section 5.2, Step 1):
+Hare_Sched_RL ((4)-(7) + (9)) and the full Queyranne relaxation, solved by
+outer approximation (a sequence of MILP masters with tangent cuts), or (9) as
+a non-convex MIQCP for Gurobi.
+
+Specification with proofs: ``models/hare.md`` sections 5-7.
+
+**Deterministic work limits.**  Algorithm 1 (``list``) and its variants
+solve a relaxation and their schedule depends on where that solve stops.  So
+that the same instance, options and seed give the same schedule at any
+machine load, the solve is bounded by work, not time: at most
+``oa_iterations`` masters, each with at most ``master_nodes``
+branch-and-bound nodes (HiGHS ``mip_max_nodes``, Gurobi ``NodeLimit``), and at
+most ``repair_rounds`` LPs for the fixed-assignment repair.  The wall-clock
+deadline stays as a safety net; when it cuts a solve, the result says so
+(``details["deadline_cut"]``, and ``run.cut`` marks the method's result not
+reproducible).
+
+Method registered here: ``relaxation`` (kind ``bound``).
+:func:`solve_relaxation` is the interface Algorithm 1 (:mod:`.heuristics`)
+uses.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...errors import InvalidSolutionError, SolverError
+from ...kit import Deadline, Option, Run, method
+from ...result import Result, Status
+from ...tolerance import TOL
+from .box import Horizon, horizon
+from .formulation import HareFormulation, model_size, round_groups
+from .instance import HareInstance
+from .solution import HareSchedule, evaluate
+
+#: default deterministic work limits of the relaxation solve (see the module docstring)
+DEFAULT_OA_ITERATIONS = 20
+#: default branch-and-bound nodes per master: ``max(1, MASTER_WORK // nonzeros of the master)``
+#: (a deterministic budget that lets small masters be solved to optimality and
+#: keeps large ones, whose nodes are expensive, to a few nodes)
+MASTER_WORK = 5_000_000
+DEFAULT_MASTER_NODES: int | None = None
+DEFAULT_REPAIR_ROUNDS = 50
+#: masters larger than this (nonzeros, :func:`~.formulation.model_size`) are not built
+DEFAULT_MAX_MASTER_NONZEROS = 2_000_000
+
+#: options shared by ``relaxation`` and every method that solves one
+RELAXATION_OPTIONS: tuple[Option, ...] = (
+    Option("box", str, "relaxation",
+           "start-time box: one containing an optimum of the relaxation as written (relaxation) "
+           "or of the schedule (schedule, tighter)", choices=("relaxation", "schedule")),
+    Option("formulation", str, None, "oa (outer approximation) or miqcp ((9) as written, Gurobi only); "
+           "default miqcp for rl with gurobi, else oa", choices=(None, "oa", "miqcp")),
+    Option("gpu_symmetry", bool, True, "order identical GPUs by their first task"),
+    Option("oa_iterations", int, DEFAULT_OA_ITERATIONS,
+           "deterministic limit: at most this many outer-approximation masters", minimum=1),
+    Option("master_nodes", int, DEFAULT_MASTER_NODES,
+           f"deterministic limit: branch-and-bound nodes per master (default: {MASTER_WORK:.0e} / nonzeros "
+           "of the master, at least 1)", minimum=1),
+    Option("repair_rounds", int, DEFAULT_REPAIR_ROUNDS,
+           "deterministic limit: LPs of the fixed-assignment repair", minimum=1),
+    Option("max_master_nonzeros", int, DEFAULT_MAX_MASTER_NONZEROS,
+           "deterministic limit: a larger master is not built; x^ is then the box's heuristic schedule",
+           minimum=0),
+)
+
+
+@dataclass
+class RelaxationResult:
+    """Outcome of :func:`solve_relaxation`.
+
+    Attributes
+    ----------
+    status
+        ``optimal``: the relaxation was solved to proven optimality and its
+        solution satisfies every constraint of the relaxation (checked by
+        :func:`check_relaxed`).  ``feasible``: a limit (work or time) stopped
+        the solve; ``x_hat``/``y_hat`` is the best checked relaxed point found
+        (the last master's solution if it passes the check, the same
+        assignment re-timed by an LP that enforces the relaxation exactly, or
+        the box's heuristic incumbent, which satisfies every relaxation
+        constraint), not proven optimal; ``details["x_hat_source"]`` says
+        which.  ``time_limit``: no checked point.
+    value
+        ``sum_n w_n C_n`` recomputed from ``x_hat``, ``y_hat`` (``None`` without them).
+    lower_bound
+        A proven lower bound on Hare_Sched's optimum (``None`` if none was proven).
+    x_hat, y_hat
+        Start time and GPU index of every task in the relaxed solution.
+    details
+        Iterations, cuts, limits hit (``work_limit``: a deterministic limit
+        stopped the solve; ``deadline_cut``: the wall clock did).
+    """
+
+    status: Status
+    value: float | None
+    lower_bound: float | None
+    x_hat: np.ndarray | None
+    y_hat: np.ndarray | None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reproducible(self) -> bool:
+        """Whether no wall-clock limit cut the solve."""
+        return not self.details.get("deadline_cut")
+
+
+# ---------------------------------------------------------------------------
+# plain checks
+
+
+def queyranne_violation(p: np.ndarray, x: np.ndarray) -> tuple[float, int]:
+    """Most violated Queyranne subset inequality on one GPU.
+
+    For tasks with processing times ``p > 0`` and starts ``x`` on one machine,
+    ``sum_{i in S} p_i x_i >= 1/2 [(sum_S p_i)^2 - sum_S p_i^2]`` for every
+    subset ``S``.  The most violated ``S`` is a prefix of the tasks sorted by
+    start (``models/hare.md``, "Separation").  Returns ``(violation, k)``:
+    ``violation = max(0, max_k rhs_k - lhs_k)`` and ``k`` the prefix length
+    attaining it (0 if none is violated).
+    """
+    if len(p) == 0:
+        return 0.0, 0
+    order = np.lexsort((np.arange(len(x)), x))
+    ps, xs = p[order], x[order]
+    lhs = np.cumsum(ps * xs)
+    rhs = 0.5 * (np.cumsum(ps) ** 2 - np.cumsum(ps * ps))
+    v = rhs - lhs
+    k = int(np.argmax(v))
+    return (float(v[k]), k + 1) if v[k] > 0 else (0.0, 0)
+
+
+def check_relaxed(inst: HareInstance, x_hat: np.ndarray, y_hat: np.ndarray, kind: str = "rl") -> float:
+    """Check a relaxed solution and return its value ``sum_n w_n C_n``.
+
+    Plain code, trusting no solver: (4) arrivals, (5) one GPU per task, (7)
+    round barriers, and (9) per GPU (``kind="rl"``) or every Queyranne subset
+    inequality per GPU (``kind="queyranne"``, checked on prefixes in start
+    order, which covers every subset).  ``C_n`` (6) is the latest
+    ``x_i + T^c + T^s`` of the job.  Tolerance: :data:`dmlsched.tolerance.TOL`
+    relative to the magnitudes of the two sides.
+
+    Raises
+    ------
+    InvalidSolutionError
+        Naming the violated constraint.
+    """
+    x = np.asarray(x_hat, dtype=float)
+    g = np.asarray(y_hat)
+    n = inst.num_tasks
+    if x.shape != (n,) or g.shape != (n,):
+        raise InvalidSolutionError(f"relaxed solution has {x.shape}/{g.shape} entries, instance has {n} tasks")
+    if not np.all(np.isfinite(x)):
+        raise InvalidSolutionError("relaxed solution: a start time is not finite")
+    if n and (g.min() < 0 or g.max() >= inst.num_gpus or not np.all(g == np.round(g))):
+        raise InvalidSolutionError("(5) relaxed solution: a GPU index is out of range")
+    if kind not in ("rl", "queyranne"):
+        raise ValueError(f"unknown relaxation kind {kind!r}")
+    g = g.astype(np.int64)
+    sched = HareSchedule(gpu=g, start=x)
+    nj = inst.task_job
+    tc = inst.tc[nj, g]
+    ts = inst.ts[nj, g]
+    a = inst.arrival[nj]
+    bad = x < a - TOL * np.maximum(1.0, np.abs(a))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidSolutionError(f"(4) relaxed solution: task {i} starts at {x[i]} before arrival {a[i]}")
+    done = x + tc + ts
+    for nn, r, tasks in round_groups(inst):
+        if r == 0:
+            continue
+        prev = [t - inst.jobs[nn].tasks_per_round for t in tasks]
+        lo, hi = float(x[tasks].min()), float(done[prev].max())
+        if lo < hi - TOL * max(1.0, abs(hi)):
+            raise InvalidSolutionError(
+                f"(7) relaxed solution: job {inst.jobs[nn].id!r} round {r} starts at {lo} before "
+                f"round {r - 1} ends at {hi}"
+            )
+    for m in range(inst.num_gpus):
+        on = np.flatnonzero(g == m)
+        p = inst.tc[nj[on], m]
+        if kind == "rl":
+            lhs = float(np.sum(p * (x[on] + p)))
+            rhs = 0.5 * (float(p.sum()) ** 2 + float(np.sum(p * p)))
+            viol = rhs - lhs
+            scale = max(1.0, abs(lhs), abs(rhs))
+            if viol > TOL * scale:
+                raise InvalidSolutionError(f"(9) relaxed solution: GPU {m}: {lhs} < {rhs}")
+        else:
+            viol, k = queyranne_violation(p, x[on])
+            scale = max(1.0, float(np.sum(p * np.abs(x[on]))), 0.5 * float(p.sum()) ** 2)
+            if viol > TOL * scale:
+                raise InvalidSolutionError(
+                    f"(Queyranne) relaxed solution: GPU {m}: the first {k} tasks by start time "
+                    f"violate the subset inequality by {viol}"
+                )
+    return evaluate(inst, sched)
+
+
+# ---------------------------------------------------------------------------
+# models
+
+
+def build_relaxation_master(inst: HareInstance, hz: Horizon | None = None, *, gpu_symmetry: bool = True,
+                            initial_cuts: int = 8) -> HareFormulation:
+    """Outer-approximation master of Hare_Sched_RL / Queyranne (a MILP).
+
+    Base model ((4)-(7), symmetry breaking), McCormick ``z = y x``, and the
+    ``oa_cuts`` list of tangent cuts of (9)/(Queyranne)
+    (:meth:`~.formulation.HareFormulation.tangent_cut`), initialised with
+    ``initial_cuts`` tangents of (9) per GPU at evenly spaced loads and at the
+    box incumbent's load.  Returns the builder (``.model`` is the Pyomo model).
+    """
+    hz = hz or horizon(inst)
+    f = HareFormulation(inst, hz, gpu_symmetry=gpu_symmetry)
+    f.add_mccormick()
+    f.add_cut_list(initial_cuts)
+    return f
+
+
+def build_rl_miqcp(inst: HareInstance, hz: Horizon | None = None, *, gpu_symmetry: bool = True) -> HareFormulation:
+    """Hare_Sched_RL with (9) as the paper writes it (``rl_quadratic[m]``, a
+    non-convex quadratic constraint: bilinear ``y x``), for Gurobi's MIQCP."""
+    hz = hz or horizon(inst)
+    f = HareFormulation(inst, hz, gpu_symmetry=gpu_symmetry)
+    f.add_rl_quadratic()
+    return f
+
+
+def separate(f: HareFormulation, kind: str, x: np.ndarray, gpu: np.ndarray, tol: float) -> tuple[int, int, float]:
+    """Add violated cuts at the master's point; returns (cuts added, duplicates, max rel. violation)."""
+    inst = f.inst
+    nj = inst.task_job
+    added = dup = 0
+    worst = 0.0
+    for g in range(inst.num_gpus):
+        on = np.flatnonzero(gpu == g)
+        if len(on) == 0:
+            continue
+        p = inst.tc[nj[on], g]
+        if kind == "rl":
+            lhs = float(np.sum(p * (x[on] + p)))
+            s = float(p.sum())
+            rhs = 0.5 * (s * s + float(np.sum(p * p)))
+            rel = (rhs - lhs) / max(1.0, abs(lhs), abs(rhs))
+            worst = max(worst, rel)
+            if rel > tol:
+                if f.tangent_cut(g, list(range(inst.num_tasks)), s):
+                    added += 1
+                else:
+                    dup += 1
+        else:
+            order = on[np.lexsort((on, x[on]))]
+            ps = inst.tc[nj[order], g]
+            lhs = np.cumsum(ps * x[order])
+            cs = np.cumsum(ps)
+            rhs = 0.5 * (cs**2 - np.cumsum(ps * ps))
+            scale = np.maximum(1.0, np.maximum(np.abs(lhs), np.abs(rhs)))
+            rel = (rhs - lhs) / scale
+            worst = max(worst, float(rel.max()))
+            for k in np.flatnonzero(rel > tol).tolist():
+                subset = sorted(order[: k + 1].tolist())
+                if f.tangent_cut(g, subset, float(cs[k])):
+                    added += 1
+                else:
+                    dup += 1
+    return added, dup, worst
+
+
+# ---------------------------------------------------------------------------
+# solving
+
+
+class _Calls:
+    """Solver calls of one relaxation solve: through the method's :class:`Run`
+    when there is one (deadline, display, threads, cut bookkeeping), else
+    directly with :func:`dmlsched.solvers.solve_model`."""
+
+    def __init__(self, run: Run | None, solver: str, seed: int, solver_options: dict | None,
+                 deadline: Deadline, details: dict[str, Any]):
+        self.run, self.solver, self.seed = run, solver, seed
+        self.solver_options = solver_options
+        self.deadline = deadline
+        self.details = details
+
+    def cut(self, what: str) -> None:
+        cuts = self.details.setdefault("deadline_cut", [])
+        if what not in cuts:
+            cuts.append(what)
+        if self.run is not None:
+            self.run.cut(what)
+
+    def expired(self) -> bool:
+        return self.deadline.expired()
+
+    def solve(self, model: Any, *, work_limit: dict | None, what: str, deadline: Deadline | None = None) -> Any:
+        from ...solvers import solve_model
+
+        dl = deadline or self.deadline
+        if self.run is not None:
+            out = self.run.solve_model(model, work_limit=work_limit, deadline=dl, what=what)
+        else:
+            out = solve_model(model, self.solver, time_limit=dl.remaining(), seed=self.seed,
+                              options=self.solver_options, work_limit=work_limit, threads=1)
+        if out.limit == "time":
+            self.cut(what)
+        elif out.limit == "work":
+            self.details["work_limit"] = True
+        return out
+
+
+def solve_relaxation(
+    inst: HareInstance,
+    *,
+    kind: str = "rl",
+    solver: str = "highs",
+    time_limit: float | None = None,
+    seed: int = 0,
+    formulation: str | None = None,
+    gpu_symmetry: bool = True,
+    oa_iterations: int = DEFAULT_OA_ITERATIONS,
+    master_nodes: int | None = DEFAULT_MASTER_NODES,
+    repair_rounds: int = DEFAULT_REPAIR_ROUNDS,
+    max_master_nonzeros: int = DEFAULT_MAX_MASTER_NONZEROS,
+    horizon_scale: float = 1.0,
+    box: str = "relaxation",
+    solver_options: dict | None = None,
+    run: Run | None = None,
+    deadline: Deadline | None = None,
+) -> RelaxationResult:
+    """Solve Hare_Sched_RL (``kind="rl"``) or the Queyranne relaxation (``kind="queyranne"``).
+
+    Parameters
+    ----------
+    kind
+        ``"rl"``: (4)-(7) and (9) per GPU (the paper's Hare_Sched_RL);
+        ``"queyranne"``: (4)-(7) and Queyranne's inequality for every subset of
+        tasks on every GPU (tighter: (9) is the subset of all tasks).
+    solver
+        ``"highs"`` or ``"gurobi"``.
+    time_limit, deadline
+        Wall-clock safety net (seconds, or a :class:`~dmlsched.kit.Deadline`
+        shared with the caller); a cut is recorded in ``details["deadline_cut"]``.
+    formulation
+        ``"oa"`` (outer approximation: a sequence of MILP masters with tangent
+        cuts, the default with HiGHS and for ``"queyranne"``) or ``"miqcp"``
+        ((9) handed to Gurobi as a quadratic constraint; default for
+        ``kind="rl"`` with Gurobi).
+    oa_iterations, master_nodes, repair_rounds, max_master_nonzeros
+        Deterministic work limits (module docstring).  A master with more
+        nonzeros than ``max_master_nonzeros`` is not built: then ``x̂`` is the
+        box's heuristic schedule (which satisfies every relaxation
+        constraint), the bound is the box's trivial bound, and
+        ``details["skipped"]`` says why.
+    horizon_scale
+        Widening factor of the start-time box (:func:`~.box.horizon`); for tests.
+    box
+        ``"relaxation"`` (default): a box containing an optimum of the
+        relaxation as the paper writes it (no box), so ``x̂`` and the value are
+        those of the literal relaxation and Algorithm 1 is run exactly as
+        written; ``"schedule"``: the tighter box containing an optimal
+        *schedule* (the exact model's), which gives a valid and often larger
+        lower bound but may change ``x̂``.
+    run
+        The calling method's :class:`~dmlsched.kit.Run` (solver settings,
+        display, cut bookkeeping).
+
+    Returns
+    -------
+    RelaxationResult
+        ``lower_bound`` is the best proven bound of any master (every master
+        relaxes the relaxation, which relaxes Hare_Sched restricted to a box
+        containing an optimum).
+    """
+    if kind not in ("rl", "queyranne"):
+        raise ValueError(f"relaxation kind must be 'rl' or 'queyranne', got {kind!r}")
+    if formulation is None:
+        formulation = "miqcp" if (solver == "gurobi" and kind == "rl") else "oa"
+    if formulation not in ("oa", "miqcp"):
+        raise ValueError(f"formulation must be 'oa' or 'miqcp', got {formulation!r}")
+    if formulation == "miqcp" and (solver != "gurobi" or kind != "rl"):
+        raise SolverError("formulation 'miqcp' needs solver='gurobi' and kind='rl'")
+    if box not in ("relaxation", "schedule"):
+        raise ValueError(f"box must be 'relaxation' or 'schedule', got {box!r}")
+    dl = deadline or Deadline(time_limit)
+    limits = {"oa_iterations": oa_iterations, "master_nodes": master_nodes, "repair_rounds": repair_rounds,
+              "max_master_nonzeros": max_master_nonzeros}
+    key = _cache_key(inst, kind, solver, seed, formulation, gpu_symmetry, horizon_scale, box, solver_options, limits)
+    hit = _CACHE.get(key) if key is not None else None
+    if hit is not None:
+        details = dict(hit.details, cached=True)
+        return RelaxationResult(hit.status, hit.value, hit.lower_bound, hit.x_hat.copy() if hit.x_hat is not None
+                                else None, hit.y_hat.copy() if hit.y_hat is not None else None, details)
+    rel = _solve_relaxation(inst, kind, solver, seed, formulation, gpu_symmetry, horizon_scale, box,
+                            solver_options, limits, run, dl)
+    if key is not None and rel.reproducible:
+        _CACHE[key] = rel
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+    return rel
+
+
+#: reproducible relaxation results by (instance, options): Algorithm 1's readings and
+#: variants on one instance share one solve (the solve is deterministic)
+_CACHE: dict[tuple, RelaxationResult] = {}
+_CACHE_SIZE = 16
+
+
+def clear_relaxation_cache() -> None:
+    """Forget the cached relaxation results (tests of determinism call it)."""
+    _CACHE.clear()
+
+
+def _cache_key(inst: HareInstance, *args: Any) -> tuple | None:
+    import hashlib
+    import json
+
+    from .instance import to_dict
+
+    try:
+        d = to_dict(inst)
+        d.pop("name", None)
+        d.pop("expected", None)
+        blob = json.dumps([d, [repr(a) for a in args]], sort_keys=True, default=repr).encode()
+    except (TypeError, ValueError):  # pragma: no cover - unhashable options: no caching
+        return None
+    return (hashlib.sha256(blob).hexdigest(),)
+
+
+def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, formulation: str,
+                      gpu_symmetry: bool, horizon_scale: float, box: str, solver_options: dict | None,
+                      limits: dict[str, int], run: Run | None, dl: Deadline) -> RelaxationResult:
+    oa_iterations, master_nodes = limits["oa_iterations"], limits["master_nodes"]
+    repair_rounds = limits["repair_rounds"]
+    details: dict[str, Any] = {"kind": kind, "formulation": formulation, "solver": solver, "box": box,
+                               "work_limits": dict(limits)}
+    calls = _Calls(run, solver, seed, solver_options, dl, details)
+    hz = horizon(inst, scale=horizon_scale, relaxation=box == "relaxation")
+    heuristic_point = (hz.incumbent.start.copy(), hz.incumbent.gpu.copy())
+    size = model_size(inst, hz, exact=False, gpu_symmetry=gpu_symmetry)
+    details["master_size"] = size
+    if master_nodes is None:
+        master_nodes = max(1, int(MASTER_WORK // max(1.0, size["nonzeros"])))
+    details["work_limits"]["master_nodes"] = master_nodes
+    if size["nonzeros"] > limits["max_master_nonzeros"]:
+        details["skipped"] = (f"the master would have {size['nonzeros']:.3g} nonzeros > max_master_nonzeros="
+                              f"{limits['max_master_nonzeros']}; x^ is the box's heuristic schedule")
+        details["work_limit"] = True
+        return _finish(inst, kind, Status.FEASIBLE, [("heuristic", heuristic_point)], hz.trivial_bound, details)
+    if formulation == "miqcp":
+        f = build_rl_miqcp(inst, hz, gpu_symmetry=gpu_symmetry)
+        sopts = {"NonConvex": 2, **(solver_options or {})}
+        calls.solver_options = sopts
+        if run is not None:
+            run.options["solver_options"] = sopts
+        out = calls.solve(f.model, work_limit={"nodes": master_nodes * oa_iterations}, what="relaxation (MIQCP)")
+        details.update(solver_status=out.message, solver_objective=out.objective, solver_bound=out.bound,
+                       iterations=1)
+        lb = out.bound if out.bound is not None and math.isfinite(out.bound) else None
+        point = (f.starts(), f.assignment()) if out.has_solution else None
+        candidates = [("solver", point)]
+        if out.status != Status.OPTIMAL:
+            candidates.append(("heuristic", heuristic_point))
+        return _finish(inst, kind, out.status, candidates, lb, details)
+    f = build_relaxation_master(inst, hz, gpu_symmetry=gpu_symmetry)
+    best_lb: float | None = None
+    status = Status.TIME_LIMIT
+    point = fixed_point = None
+    point_source = "master"
+    tol = 0.1 * TOL
+    it = 0
+    cuts = 0
+    worst = math.inf
+    masters_dl = dl.share(0.85)  # the rest of the safety net is for a feasible relaxed point
+    work = {"nodes": master_nodes}
+    while True:
+        if it >= oa_iterations:
+            details["work_limit"] = True
+            break
+        if masters_dl.expired():
+            calls.cut("relaxation masters")
+            break
+        it += 1
+        out = calls.solve(f.model, work_limit=work, what="relaxation master", deadline=masters_dl)
+        if out.bound is not None and math.isfinite(out.bound):
+            best_lb = out.bound if best_lb is None else max(best_lb, out.bound)
+        if out.status == Status.INFEASIBLE:
+            status, point = Status.INFEASIBLE, None
+            break
+        if not out.has_solution:
+            status = out.status
+            break
+        point = (f.starts(), f.assignment())
+        added, dup, worst = separate(f, kind, point[0], point[1], tol)
+        cuts += added
+        if out.status != Status.OPTIMAL:
+            status = Status.FEASIBLE  # a limit stopped this master
+            break
+        if added == 0:  # no violated cut left (or only numerical repeats)
+            status = Status.OPTIMAL
+            break
+        status = Status.FEASIBLE
+        # the master's assignment re-timed by the fixed-assignment LP is feasible
+        # for the relaxation; if its value meets the proven bound, it is optimal
+        if masters_dl.expired():
+            calls.cut("relaxation masters")
+            break
+        xf = fixed_assignment_point(f, kind, point[1], calls, repair_rounds, masters_dl)
+        if xf is not None:
+            fixed_point = (xf, point[1])
+            v = _checked_value(inst, xf, point[1], kind)
+            if v is not None and best_lb is not None and v <= best_lb + 1e-6 * max(1.0, abs(v)):
+                point, point_source, status = fixed_point, "fixed_assignment", Status.OPTIMAL
+                break
+    details.update(iterations=it, cuts=cuts, max_relative_violation=worst,
+                   initial_cuts=f.initial_cuts, total_cuts=len(f.model.oa_cuts))
+    candidates = [(point_source, point)]
+    if status not in (Status.OPTIMAL, Status.INFEASIBLE):
+        # not solved: offer feasible relaxed points (not optimal) for Algorithm 1
+        if fixed_point is not None:
+            candidates.append(("fixed_assignment", fixed_point))
+        if point is not None and (fixed_point is None or not np.array_equal(fixed_point[1], point[1])):
+            x = fixed_assignment_point(f, kind, point[1], calls, repair_rounds, dl)
+            if x is not None:
+                candidates.append(("fixed_assignment", (x, point[1])))
+        candidates.append(("heuristic", heuristic_point))
+    return _finish(inst, kind, status, candidates, best_lb, details)
+
+
+def _checked_value(inst: HareInstance, x: np.ndarray, gpu: np.ndarray, kind: str) -> float | None:
+    try:
+        return check_relaxed(inst, x, gpu, kind)
+    except InvalidSolutionError:
+        return None
+
+
+def fixed_assignment_point(f: HareFormulation, kind: str, gpu: np.ndarray, calls: _Calls,
+                           rounds: int = DEFAULT_REPAIR_ROUNDS, deadline: Deadline | None = None) -> np.ndarray | None:
+    """Start times feasible for the relaxation with the assignment fixed to ``gpu``.
+
+    With ``y`` fixed, (9) and every subset inequality are linear in ``x`` and the
+    tangent cut at the fixed load is the inequality itself, so a few LPs with
+    separation give a point satisfying the relaxation exactly (symmetry rows are
+    dropped: they are not part of the relaxation).  At most ``rounds`` LPs;
+    ``None`` if none is found.
+    """
+    f.fix_assignment(gpu)
+    try:
+        for _ in range(rounds):
+            if deadline is not None and deadline.expired():
+                calls.cut("fixed-assignment repair")
+                return None
+            out = calls.solve(f.model, work_limit=None, what="fixed-assignment repair", deadline=deadline)
+            if not out.has_solution:
+                return None
+            x = f.starts()
+            added, _, _ = separate(f, kind, x, gpu, 0.1 * TOL)
+            if added == 0:
+                return x
+        f_details = calls.details
+        f_details["work_limit"] = True
+        return None
+    finally:
+        f.unfix_assignment()
+
+
+def _finish(inst: HareInstance, kind: str, status: Status, candidates: list, lb: float | None,
+            details: dict[str, Any]) -> RelaxationResult:
+    """Pick the best candidate point that passes :func:`check_relaxed`.
+
+    The first candidate is the solver's solution; when the run is ``optimal``
+    only it counts (a failing check downgrades to ``feasible``).
+    """
+    x_hat = y_hat = value = None
+    for source, pt in candidates:
+        if pt is None:
+            continue
+        try:
+            v = check_relaxed(inst, pt[0], pt[1], kind)
+        except InvalidSolutionError as e:
+            details[f"check_error_{source}"] = str(e)
+            if source == candidates[0][0] and status == Status.OPTIMAL:
+                status = Status.FEASIBLE
+            continue
+        if value is None or v < value:
+            x_hat, y_hat, value = pt[0], pt[1], v
+            details["x_hat_source"] = source
+        if status == Status.OPTIMAL:
+            break
+    if x_hat is None and status in (Status.OPTIMAL, Status.FEASIBLE):
+        status = Status.TIME_LIMIT
+    if status == Status.OPTIMAL and details.get("x_hat_source") != candidates[0][0]:
+        status = Status.FEASIBLE
+    if x_hat is not None and status == Status.TIME_LIMIT:
+        status = Status.FEASIBLE
+    if (status == Status.FEASIBLE and lb is not None and value is not None
+            and value <= lb + 1e-6 * max(1.0, abs(value))):
+        # a checked relaxed point whose value meets a proven bound: optimal (gap 1e-6)
+        status = Status.OPTIMAL
+        details["closed_by"] = "bound"
+    if lb is not None and value is not None and lb > value and lb - value <= 1e-6 * max(1.0, abs(value)):
+        lb = value
+    return RelaxationResult(status, value, lb, x_hat, y_hat, details)
+
+
+def relaxation_kwargs(run: Run) -> dict[str, Any]:
+    """The relaxation options of a method's run, as :func:`solve_relaxation` arguments."""
+    o = run.options
+    return dict(formulation=o["formulation"], gpu_symmetry=o["gpu_symmetry"], box=o["box"],
+                oa_iterations=o["oa_iterations"], master_nodes=o["master_nodes"],
+                repair_rounds=o["repair_rounds"], max_master_nonzeros=o["max_master_nonzeros"],
+                solver_options=o.get("solver_options"))
+
+
+@method(
+    "hare", "relaxation", kind="bound", uses_solver=True,
+    description="lower bound: Hare_Sched_RL (9) or the Queyranne relaxation, by outer approximation",
+    options=[Option("kind", str, "rl", "rl (Hare_Sched_RL, the paper's (9)) or queyranne (every subset "
+                    "inequality, by separation)", choices=("rl", "queyranne")),
+             *RELAXATION_OPTIONS,
+             Option("horizon_scale", float, 1.0, "widen the start-time box by this factor (tests)", minimum=1.0)],
+)
+def solve_relaxation_method(inst: HareInstance, run: Run) -> Result:
+    """A proven lower bound on Hare_Sched's optimum from a relaxation.
+
+    ``objective`` is the relaxation's value when proven optimal (else the
+    proven bound); ``bound`` the proven bound.  Deterministic work limits
+    (``oa_iterations``, ``master_nodes``, ``repair_rounds``); the deadline is a
+    safety net.
+    """
+    rel = solve_relaxation(inst, kind=run.options["kind"], solver=run.solver or "highs", seed=run.seed,
+                           horizon_scale=run.options["horizon_scale"], run=run, deadline=run.deadline,
+                           **relaxation_kwargs(run))
+    details = {k: v for k, v in rel.details.items() if k not in ("deadline_cut",)}
+    details["value"] = rel.value
+    details["relaxation_status"] = rel.status.value
+    obj = rel.value if rel.status == Status.OPTIMAL else rel.lower_bound
+    status = Status.OPTIMAL if rel.status == Status.OPTIMAL else (
+        Status.FEASIBLE if rel.lower_bound is not None else rel.status)
+    return run.result(bound=rel.lower_bound, objective=obj, status=status, **details)
