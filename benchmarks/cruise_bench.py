@@ -3,7 +3,7 @@
 Run (one command; each suite is resumable through its results file)::
 
     .venv/bin/python benchmarks/cruise_bench.py [--suites reach,mip,random,jitter,claims] \
-        [--workers 2] [--out benchmarks/cruise_results.jsonl] [--quick]
+        [--workers 2] [--out benchmarks/results-cruise.jsonl] [--quick]
 
 Suites (thin wrappers over :func:`dmlsched.bench.run_sweep`):
 
@@ -110,7 +110,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suites", default="reach,mip,random,jitter,claims")
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--out", default=str(Path(__file__).with_name("cruise_results.jsonl")))
+    ap.add_argument("--out", default=str(Path(__file__).with_name("results-cruise.jsonl")))
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     wanted = args.suites.split(",")

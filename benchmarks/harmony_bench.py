@@ -3,7 +3,7 @@
 Run (one command; resumable through the results file)::
 
     .venv/bin/python benchmarks/harmony_bench.py [--suites tiny,weights,scale,claims] \
-        [--workers 2] [--out benchmarks/harmony_results.jsonl] [--quick]
+        [--workers 2] [--out benchmarks/results-harmony.jsonl] [--quick]
 
 Suites (thin wrappers over :func:`dmlsched.bench.run_sweep`):
 
@@ -99,7 +99,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suites", default="tiny,weights,scale,claims")
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--out", default=str(Path(__file__).with_name("harmony_results.jsonl")))
+    ap.add_argument("--out", default=str(Path(__file__).with_name("results-harmony.jsonl")))
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     all_suites = suites(args.quick)

@@ -413,7 +413,9 @@ FINE_TUNE = Option("fine_tune", bool, True, "run the pairwise-swap fine-tuning o
     kind="heuristic",
     description="Harmony Algorithms 1+2: n_G* by balance, assignJobs with swaps, machines to CPU-heavy groups",
     bound=fig_4_17_ratio,
-    bound_name=f"Lee 2020 Sec. 4.4.7 / Fig. 4.17: within about 2% of the Oracle's U (ratio {FIG_4_17_RATIO})",
+    bound_name=(f"Lee 2020 Sec. 4.4.7 / Fig. 4.17: within about 2% of the Oracle's U (ratio {FIG_4_17_RATIO}); "
+                "check's default reference is the exhaustive optimum (brute-force), --reference oracle is the "
+                "paper's Oracle at scale"),
     options=[
         ADMISSION, GROUP_RULE, FINE_TUNE,
         Option("n_groups", int, None,
