@@ -52,6 +52,8 @@ def generate(
     With ``n_jobs = 160`` the job sizes are exactly the paper's counts; other
     sizes draw each job's size from the same mix (in proportion).
     """
+    if n_jobs < 1 or n_servers < 1:
+        raise ValueError(f"n_jobs and n_servers must be >= 1, got {n_jobs}, {n_servers}")
     rng = np.random.default_rng(seed)
     sizes_all = np.array(list(PAPER_MIX), dtype=np.int64)
     if n_jobs == sum(PAPER_MIX.values()):
@@ -60,12 +62,24 @@ def generate(
         p = np.array(list(PAPER_MIX.values()), dtype=float)
         sizes = rng.choice(sizes_all, size=n_jobs, p=p / p.sum())
     rng.shuffle(sizes)
+    if int(sizes.max()) > n_servers * max(capacities):
+        raise ValueError(f"capacities: {n_servers} servers of at most {max(capacities)} GPUs cannot hold a "
+                         f"{int(sizes.max())}-GPU job of the paper's mix; use small() for small clusters")
     servers = tuple(int(c) for c in rng.choice(np.array(capacities), size=n_servers))
     while sum(servers) < int(sizes.max()):  # the largest job must fit in the cluster
         servers = tuple(int(c) for c in rng.choice(np.array(capacities), size=n_servers))
-    b_i, b_e, C = 10.0, 1.0, 100.0
     F = rng.integers(iterations[0], iterations[1] + 1, size=n_jobs)
     tau0 = rng.uniform(tau[0], tau[1], size=n_jobs)
+    return _instance(servers, sizes, F, tau0, horizon, xi1=xi1, xi2=xi2, alpha=alpha,
+                     exchange_share=exchange_share, name=name or f"rar-paper-seed{seed}-{n_jobs}x{n_servers}")
+
+
+def _instance(servers, sizes, F, tau0, horizon: int, *, xi1: float, xi2: float, alpha: float,
+              exchange_share: float, name: str) -> RarInstance:
+    """Jobs of the paper's physical parameterisation (module docstring) from their sizes,
+    iterations and single-server per-iteration times ``tau0``."""
+    b_i, b_e, C = 10.0, 1.0, 100.0
+    n_jobs = len(sizes)
     jobs = []
     for j in range(n_jobs):
         w = int(sizes[j])
@@ -78,9 +92,53 @@ def generate(
         jobs.append(RarJob(id=f"j{j}", gpus=w, iterations=int(F[j]), grad_size=float(m),
                            fp_time=float(0.5 * compute / batch), batch=float(batch),
                            bp_time=float(0.5 * compute)))
-    return RarInstance(servers=servers, jobs=tuple(jobs), bw_intra=b_i, bw_inter=b_e, gpu_speed=C,
-                       xi1=xi1, xi2=xi2, alpha=alpha, horizon=horizon,
-                       name=name or f"rar-paper-seed{seed}-{n_jobs}x{n_servers}")
+    return RarInstance(servers=tuple(int(c) for c in servers), jobs=tuple(jobs), bw_intra=b_i, bw_inter=b_e,
+                       gpu_speed=C, xi1=xi1, xi2=xi2, alpha=alpha, horizon=horizon, name=name)
+
+
+def small(
+    seed: int,
+    n_jobs: int = 3,
+    servers: tuple[int, ...] = (2, 2),
+    horizon: int = 400,
+    *,
+    sizes: tuple[int, ...] | None = None,
+    iterations: tuple[int, int] = (1000, 6000),
+    tau: tuple[float, float] = (0.01, 0.05),
+    xi1: float = 1.0,
+    xi2: float = 0.001,
+    alpha: float = 0.5,
+    exchange_share: float = 0.05,
+    name: str | None = None,
+) -> RarInstance:
+    """A small seeded instance for exact methods: the paper's job parameters on a
+    given small cluster.
+
+    Job sizes are uniform over ``sizes`` (default ``1..min(4, total GPUs)``).  So
+    that every instance is feasible, the iterations are scaled down (all by one
+    factor) when running the jobs one after another, each alone at its fastest,
+    would not end by ``horizon``.
+    """
+    if n_jobs < 1 or not servers or min(servers) < 1:
+        raise ValueError(f"n_jobs must be >= 1 and servers positive, got {n_jobs}, {servers}")
+    rng = np.random.default_rng(seed)
+    total = int(sum(servers))
+    pool = np.array(sizes if sizes is not None else range(1, min(4, total) + 1), dtype=np.int64)
+    if pool.max() > total:
+        raise ValueError(f"sizes: a {int(pool.max())}-GPU job does not fit in {total} GPUs")
+    G = rng.choice(pool, size=n_jobs)
+    F = rng.integers(iterations[0], iterations[1] + 1, size=n_jobs).astype(float)
+    tau0 = rng.uniform(tau[0], tau[1], size=n_jobs)
+    nm = name or f"rar-small-seed{seed}-{n_jobs}x{len(servers)}"
+    kw = dict(xi1=xi1, xi2=xi2, alpha=alpha, exchange_share=exchange_share, name=nm)
+    Fi = np.maximum(1, F.astype(np.int64))
+    for _ in range(60):
+        inst = _instance(servers, G, Fi, tau0, horizon, **kw)
+        seq = int(inst.rho_range[0].sum())
+        if seq <= horizon:
+            return inst
+        Fi = np.maximum(1, np.floor(Fi * (horizon / seq) * 0.98)).astype(np.int64)
+    raise ValueError(f"horizon: {horizon} slots cannot hold the jobs one after another")
 
 
 def paper_instance(seed: int, **kw) -> RarInstance:

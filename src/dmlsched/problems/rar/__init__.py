@@ -15,11 +15,12 @@ SPEC = register_family(
     instance_type=RarInstance,
     sense="min",
     objective_name="makespan (slots)",
-    default_reference="exact",
+    default_reference="exact-cp",
 )
 
 from . import heuristics  # noqa: E402,F401  (registers methods)
 from . import models  # noqa: E402,F401  (registers methods)
+from . import cpmodel  # noqa: E402,F401  (registers exact-cp)
 
 __all__ = ["RarInstance", "RarJob", "RarSchedule", "average_jct", "completion_times", "l_u", "phi",
            "rho_hat", "theorem5_ratio"]

@@ -25,6 +25,8 @@ See ``proofs/rar-theorem-5.md``: the theorem is false (counterexample in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .instance import RarInstance
@@ -63,3 +65,252 @@ def load_lower_bound(inst: RarInstance) -> int:
     lo = inst.rho_range[0]
     work = int(np.dot(inst.G, lo))
     return int(max(int(lo.max()), -(-work // inst.num_gpus)))
+
+
+# ---------------------------------------------------------------------------
+# the fluid (configuration) LP bound
+def _rate(inst: RarInstance, j: int, n: int, p: int) -> float:
+    """Progress per slot of job ``j`` on ``n`` servers with contention ``p``."""
+    return float(inst.rate(inst.tau(j, n, p if n > 1 else 0)))
+
+
+class _Pricer:
+    """Exact pricing of the configuration LP: a capacity-feasible set of concurrently
+    active jobs with count vectors maximising ``sum_j pi_j R_j`` (depth-first search
+    with an optimistic bound; contention only lowers rates, so the value of the placed
+    jobs at the current contention plus every other job at its fastest rate bounds
+    every completion)."""
+
+    def __init__(self, inst: RarInstance, max_nodes: int, rates=None):
+        from .models import count_vectors
+
+        self.inst = inst
+        self.max_nodes = max_nodes
+        self._rates = rates or (lambda j, n, p: _rate(inst, j, n, p))
+        self.cache: dict[tuple[int, int, int], float] = {}
+        self.vecs = [count_vectors(inst, j) for j in range(inst.num_jobs)]
+        self.rmax = np.array([max(self.rate(j, sum(1 for y in v if y > 0), 1) for v in self.vecs[j])
+                              for j in range(inst.num_jobs)])
+
+    def rate(self, j: int, n: int, p: int) -> float:
+        key = (j, n, p)
+        r = self.cache.get(key)
+        if r is None:
+            r = self.cache[key] = self._rates(j, n, p)
+        return r
+
+    def config_rates(self, placed: list[tuple[int, tuple[int, ...]]]) -> dict[int, float]:
+        S = self.inst.num_servers
+        cnt = [0] * S
+        for _, v in placed:
+            if sum(1 for y in v if y > 0) > 1:
+                for s in range(S):
+                    if v[s] > 0:
+                        cnt[s] += 1
+        out = {}
+        for j, v in placed:
+            srv = [s for s in range(S) if v[s] > 0]
+            p = max(cnt[s] for s in srv) if len(srv) > 1 else 0
+            out[j] = self.rate(j, len(srv), p)
+        return out
+
+    def price(self, pi: np.ndarray) -> tuple[float, dict[int, float] | None, bool]:
+        """``(z*, rates of the best configuration, complete)``; ``complete`` is false
+        when the node limit stopped the search (then ``z*`` is only an upper bound)."""
+        inst = self.inst
+        S = inst.num_servers
+        caps = list(inst.servers)
+        order = [j for j in np.argsort(-pi * self.rmax, kind="stable").tolist() if pi[j] > 0]
+        val = {j: float(pi[j] * self.rmax[j]) for j in order}
+        G = {j: int(inst.G[j]) for j in order}
+        free = list(caps)
+        used = [0] * S  # jobs placed on each server (for the symmetry of untouched servers)
+        placed: list[tuple[int, tuple[int, ...]]] = []
+        best: list = [0.0, None]
+        nodes = [0]
+        complete = [True]
+        vecs = {j: sorted(self.vecs[j], key=lambda v: -self.rate(j, sum(1 for y in v if y > 0), 1))
+                for j in order}
+
+        def tail(k: int) -> float:
+            """Fractional knapsack of the jobs after ``k`` (value at the fastest rate,
+            weight G_j) into the free GPUs: an upper bound on what they can add."""
+            room = float(sum(free))
+            out = 0.0
+            for j in sorted(order[k:], key=lambda q: -val[q] / G[q]):
+                if room <= 0:
+                    break
+                take = min(1.0, room / G[j])
+                out += take * val[j]
+                room -= take * G[j]
+            return out
+
+        def canonical(v: tuple[int, ...]) -> bool:
+            """Untouched servers of equal capacity are interchangeable: their counts
+            must not increase along the index order."""
+            for s in range(S - 1):
+                t = s + 1
+                if caps[s] == caps[t] and used[s] == 0 and used[t] == 0 and v[s] < v[t]:
+                    return False
+            return True
+
+        def dfs(k: int) -> None:
+            nodes[0] += 1
+            if nodes[0] > self.max_nodes:
+                complete[0] = False
+                return
+            rates = self.config_rates(placed)
+            cur = sum(pi[j] * r for j, r in rates.items())
+            if cur > best[0]:
+                best[0], best[1] = cur, rates
+            if k == len(order) or cur + tail(k) <= best[0] * (1 + 1e-12):
+                return
+            j = order[k]
+            for v in vecs[j]:
+                if all(v[s] <= free[s] for s in range(S)) and canonical(v):
+                    for s in range(S):
+                        free[s] -= v[s]
+                        used[s] += v[s] > 0
+                    placed.append((j, v))
+                    dfs(k + 1)
+                    placed.pop()
+                    for s in range(S):
+                        free[s] += v[s]
+                        used[s] -= v[s] > 0
+                    if not complete[0]:
+                        return
+            dfs(k + 1)
+
+        dfs(0)
+        if not complete[0]:
+            return float(np.dot(pi, self.rmax)), best[1], False
+        return best[0], best[1], True
+
+
+def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes: int = 200_000,
+                      stop=None) -> dict:
+    """The configuration LP bound (``models/rar.md``, "fluid bound").
+
+    Variables ``x_c >= 0``: slots spent in configuration ``c`` (a capacity-feasible
+    set of active jobs with count vectors); ``min sum_c x_c`` s.t.
+    ``sum_c R_jc x_c >= F_j``.  Every schedule gives such an ``x`` (its slots grouped
+    by configuration), so the LP value is a lower bound on the makespan (it allows
+    preemption and migration).  Solved by column generation with exact pricing; the
+    returned bound is Farley's ``pi . F / z*`` for the last duals ``pi`` and the
+    pricing optimum ``z*``, valid at every iteration (weak duality).  Deterministic:
+    iteration and node limits only.
+    """
+    from scipy.optimize import linprog
+
+    J = inst.num_jobs
+    F = inst.F.astype(float)
+    pr = _Pricer(inst, max_nodes)
+    cols: list[np.ndarray] = []
+    for j in range(J):
+        c = np.zeros(J)
+        c[j] = pr.rmax[j]
+        cols.append(c)
+    best = 0.0
+    lp = None
+    complete = False
+    duals = None
+    it = 0
+    for it in range(1, max_iterations + 1):
+        A = np.array(cols).T
+        res = linprog(np.ones(len(cols)), A_ub=-A, b_ub=-F, bounds=(0, None), method="highs")
+        if res.status != 0:
+            break
+        lp = float(res.fun)
+        pi = np.maximum(0.0, -np.asarray(res.ineqlin.marginals, dtype=float))
+        duals = pi
+        z, rates, exact = pr.price(pi)
+        if z > 0:
+            best = max(best, float(np.dot(pi, F)) / z)
+        if rates is None or z <= 1 + 1e-9:
+            complete = exact
+            break
+        col = np.zeros(J)
+        for j, r in rates.items():
+            col[j] = r
+        cols.append(col)
+        if stop is not None and stop():
+            break
+    value = float(best) * (1 - 1e-9)
+    return {"bound": int(math.ceil(value - 1e-9)) if value > 0 else 0, "value": value, "lp": lp,
+            "iterations": it, "columns": len(cols), "converged": complete, "duals": duals}
+
+
+# ---------------------------------------------------------------------------
+# energetic reasoning
+def energetic_infeasible(G: np.ndarray, rho: np.ndarray, N: int, C: int) -> bool:
+    """Whether energetic reasoning proves that no schedule ends by ``C``.
+
+    Job ``j`` runs ``rho_j`` consecutive slots on ``G_j`` GPUs inside ``[0, C)``.  In an
+    interval ``[t1, t2)`` it then uses at least ``G_j * min(t2 - t1, (rho_j - t1)^+,
+    (t2 - C + rho_j)^+)`` GPU-slots (started as early or as late as possible); if the
+    jobs' least energies exceed ``N (t2 - t1)`` for some interval, ``C`` is infeasible.
+    Checked on the intervals whose ends are in ``{0, C, rho_j, C - rho_j}`` (where the
+    energy functions change slope).
+    """
+    if int(rho.max()) > C:
+        return True
+    pts = np.unique(np.clip(np.concatenate([[0, C], rho, C - rho]), 0, C))
+    t1 = pts[:, None]
+    t2 = pts[None, :]
+    ii, kk = np.nonzero(t2 > t1)
+    a, b = pts[ii].astype(float), pts[kk].astype(float)
+    length = b - a
+    need = np.zeros(len(a))
+    for g, r in zip(G.tolist(), rho.tolist()):
+        e = np.minimum(length, np.minimum(np.maximum(0.0, r - a), np.maximum(0.0, b - C + r)))
+        need += g * np.maximum(0.0, e)
+    return bool(np.any(need > N * length + 1e-9))
+
+
+def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps: int = 10_000) -> int:
+    """The smallest makespan ``C >= start`` (default: the load bound) that energetic
+    reasoning with ``rho_min`` does not rule out (a valid lower bound)."""
+    G = inst.G.astype(float)
+    rho = inst.rho_range[0].astype(float)
+    C = int(start if start is not None else load_lower_bound(inst))
+    for _ in range(max_steps):
+        if not energetic_infeasible(G, rho, inst.num_gpus, C):
+            return C
+        C += 1
+    return C
+
+
+#: the fluid bound is computed when the jobs have at most this many count vectors in all
+FLUID_MAX_VECTORS = 3000
+
+
+def best_lower_bound(inst: RarInstance, stop=None) -> tuple[int, str, dict]:
+    """The best of the solver-free lower bounds: ``(value, name, details)``.
+
+    The load bound, energetic reasoning from it, and (when the jobs have at most
+    :data:`FLUID_MAX_VECTORS` count vectors in all) the fluid configuration LP.
+    Deterministic (work limits only)."""
+    from .models import count_vectors_size
+
+    load = load_lower_bound(inst)
+    out = {"load": load}
+    best, name = load, "load"
+    en = energetic_lower_bound(inst, load)
+    out["energetic"] = en
+    if en > best:
+        best, name = en, "energetic"
+    nvec = 0
+    for j in range(inst.num_jobs):
+        nvec += count_vectors_size(inst, j)
+        if nvec > FLUID_MAX_VECTORS:
+            break
+    if nvec <= FLUID_MAX_VECTORS and (stop is None or not stop()):
+        fl = fluid_lower_bound(inst, stop=stop)
+        out["fluid"] = fl["bound"]
+        out["_duals"] = fl["duals"]  # popped by exact-cp (its cuts); not a detail
+        out["fluid_converged"] = fl["converged"]
+        if fl["bound"] > best:
+            best, name = fl["bound"], "fluid"
+    return int(best), name, out
+
+

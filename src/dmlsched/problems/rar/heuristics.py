@@ -21,7 +21,7 @@ import numpy as np
 
 from ...kit import Option, Run, method
 from ...result import Result, Status
-from .bounds import rho_hat, theorem5_ratio
+from .bounds import load_lower_bound, rho_hat, theorem5_ratio
 from .instance import RarInstance
 from .solution import Engine, RarSchedule
 
@@ -445,3 +445,179 @@ def solve_rand(inst: RarInstance, run: Run) -> Result:
     if out is not None:
         best.update(m=out[0], sched=out[1], T=out[2])
     return _finish(run, inst, best, order=run.options["order"], pick=run.options["pick"], seed=run.seed)
+
+
+def best_heuristic_schedule(inst: RarInstance, stop: Callable[[], bool] | None = None
+                            ) -> tuple[int, RarSchedule] | None:
+    """The best schedule of SJF-BCO, the FF and LS baselines in both job orders and
+    ``greedy``'s rules (the incumbent exact methods start from); ``None`` if none finds
+    one within ``T``."""
+    rhat = rho_hat(inst)
+    found: list[tuple[int, RarSchedule]] = []
+    b = sjf_bco_search(inst, stop=stop)
+    if b["sched"] is not None:
+        found.append((int(b["m"]), b["sched"]))
+    for rule in (first_fit, least_loaded):
+        for order in ("sjf", "input"):
+            if stop is not None and stop():
+                break
+            b = bisection(inst, lambda theta, r=rule: [lambda j, c=r(theta): c], job_order(inst, order), rhat,
+                          stop=stop)
+            if b["sched"] is not None:
+                found.append((int(b["m"]), b["sched"]))
+    if stop is None or not stop():
+        g = greedy_search(inst, GREEDY_RULES, 0, 0)
+        if g["sched"] is not None:
+            found.append((int(g["m"]), g["sched"]))
+    return min(found, key=lambda x: x[0]) if found else None
+
+
+# ---------------------------------------------------------------------------
+# our list scheduler (not the paper's): the incumbent of exact-cp and the upper
+# side of the certified gap
+def _place_counts(free: np.ndarray, g: int) -> dict[int, int] | None:
+    """Best fit on one server (least free capacity that holds ``g``, ties: lowest
+    index); otherwise the fewest servers, largest free capacity first; ``None`` if
+    fewer than ``g`` GPUs are free."""
+    fits = np.flatnonzero(free >= g)
+    if len(fits):
+        s = int(fits[np.argmin(free[fits])])
+        return {s: g}
+    if int(free.sum()) < g:
+        return None
+    vec: dict[int, int] = {}
+    need = g
+    for s in np.argsort(-free, kind="stable").tolist():
+        take = min(need, int(free[s]))
+        if take > 0:
+            vec[s] = take
+            need -= take
+            if need == 0:
+                break
+    return vec
+
+
+def list_schedule(inst: RarInstance, order, reserve: bool) -> tuple[int, RarSchedule, np.ndarray] | None:
+    """Event-driven list scheduling: at slot 0 and at every completion, start the
+    waiting jobs in ``order`` that fit (:func:`_place_counts`).  With ``reserve``
+    the scan stops at the first job that does not fit (no job overtakes it);
+    without, later jobs fill the gap (backfilling).  ``None`` if it ends after ``T``."""
+    from .models import assign_gpus
+
+    J, S = inst.num_jobs, inst.num_servers
+    free = np.asarray(inst.servers, dtype=np.int64).copy()
+    eng = Engine(inst)
+    waiting = [int(j) for j in order]
+    start = [0] * J
+    vecs: list[tuple[int, ...]] = [()] * J
+    hold: dict[int, dict[int, int]] = {}
+    t = 0
+    while waiting:
+        rest = []
+        blocked = False
+        for j in waiting:
+            vec = None if blocked else _place_counts(free, int(inst.G[j]))
+            if vec is None:
+                rest.append(j)
+                blocked = blocked or reserve
+                continue
+            for s, y in vec.items():
+                free[s] -= y
+            hold[j] = vec
+            start[j] = t
+            vecs[j] = tuple(vec.get(s, 0) for s in range(S))
+            eng.start(j, tuple(sorted(vec)), t)
+        waiting = rest
+        if not waiting:
+            break
+        te = eng.next_exit()
+        if te is None or te >= inst.horizon:
+            return None
+        for e in eng.advance(te):
+            for s, y in hold.pop(e).items():
+                free[s] += y
+        t = te
+    eng.run()
+    T = np.array([eng.finish[j] for j in range(J)], dtype=np.int64)
+    m = int(T.max())
+    if m > inst.horizon:
+        return None
+    return m, assign_gpus(inst, start, vecs, T), T
+
+
+#: priority rules of ``greedy``: the key sorted in decreasing order
+PRIORITIES = {
+    "lpt": lambda inst, r: (r, inst.G),          # longest rho_min first, then widest
+    "area": lambda inst, r: (r * inst.G, r),      # largest G_j rho_min_j first
+    "wide": lambda inst, r: (inst.G, r),          # widest first, then longest
+}
+
+
+def _order(inst: RarInstance, key: np.ndarray, tie: np.ndarray) -> np.ndarray:
+    return np.lexsort((np.arange(inst.num_jobs), -tie, -key))
+
+
+def greedy_search(inst: RarInstance, rules: list[tuple[str, bool]], iterations: int, seed: int,
+                  stop: Callable[[], bool] | None = None) -> dict:
+    """Best of :func:`list_schedule` over the ``(priority, reserve)`` rules, then
+    ``iterations`` runs of the best rule with its priorities multiplied by seeded
+    log-normal noise (sigma 0.15).  Deterministic for a seed."""
+    r = inst.rho_range[0].astype(float)
+    best: dict = {"m": None, "sched": None, "T": None, "rule": None, "runs": 0, "cut": False}
+
+    def consider(out, rule) -> None:
+        best["runs"] += 1
+        if out is not None and (best["m"] is None or out[0] < best["m"]):
+            best.update(m=out[0], sched=out[1], T=out[2], rule=rule)
+
+    for name, reserve in rules:
+        key, tie = PRIORITIES[name](inst, r)
+        consider(list_schedule(inst, _order(inst, np.asarray(key, float), np.asarray(tie, float)), reserve),
+                 f"{name}{'-reserve' if reserve else ''}")
+    lb = load_lower_bound(inst)
+    if iterations and best["rule"] is not None and best["m"] > lb:
+        base = best["rule"]
+        name = base.removesuffix("-reserve")
+        reserve = base.endswith("-reserve")
+        key, tie = PRIORITIES[name](inst, r)
+        rng = np.random.default_rng(seed)
+        for _ in range(iterations):
+            if best["m"] <= lb:  # provably optimal: more runs cannot improve
+                break
+            if stop is not None and stop():
+                best["cut"] = True
+                break
+            noisy = np.asarray(key, float) * np.exp(rng.normal(0.0, 0.15, inst.num_jobs))
+            consider(list_schedule(inst, _order(inst, noisy, np.asarray(tie, float)), reserve),
+                     f"{base} (perturbed)")
+    return best
+
+
+GREEDY_RULES = [(p, res) for p in PRIORITIES for res in (True, False)]
+
+
+@method("rar", "greedy", kind="heuristic",
+        description="our list scheduler (not the paper's): longest/largest/widest first, best-fit server, "
+                    "split only when no server holds the job; best of rules and seeded perturbations",
+        options=[
+            Option("rule", str, "portfolio", "a single priority rule or the best of all ('portfolio')",
+                   choices=("portfolio",) + tuple(f"{p}{s}" for p in PRIORITIES for s in ("", "-reserve"))),
+            Option("iterations", int, 20, "runs with seeded random perturbations of the best rule's priorities",
+                   minimum=0),
+        ])
+def solve_greedy(inst: RarInstance, run: Run) -> Result:
+    """Event-driven list scheduling of our own (``models/rar.md``, "greedy"): jobs by a
+    priority rule; at each completion the waiting jobs that fit start, each on the
+    fullest server that holds it, or split over the fewest servers.  Deterministic for
+    a seed (the work is a fixed number of runs)."""
+    rule = run.options["rule"]
+    rules = GREEDY_RULES if rule == "portfolio" else [(rule.removesuffix("-reserve"), rule.endswith("-reserve"))]
+    with run.stage("search"):
+        best = greedy_search(inst, rules, run.options["iterations"], run.seed, stop=run.expired)
+    if best["cut"]:
+        run.cut("greedy perturbation runs")
+    if best["sched"] is None:
+        return run.result(status=Status.ERROR, error=f"no schedule within the horizon T = {inst.horizon}",
+                          runs=best["runs"])
+    return run.result(solution=best["sched"], average_jct=float(np.mean(best["T"])), rule=best["rule"],
+                      runs=best["runs"])

@@ -484,3 +484,22 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
     with run.stage("enumerate"):
         Y = all_schedules(inst, ub, budget)
     return _from_set(run, inst, Y, space_note="all schedules with makespan <= UB", UB_nondelay=ub if len(Ynd) else None)
+
+
+@method(
+    "rar", "lower-bound", kind="bound",
+    description="best solver-free lower bound: load, energetic reasoning, fluid configuration LP (small "
+                "instances); milliseconds at the paper's scale",
+)
+def solve_lower_bound(inst: RarInstance, run: Run) -> Result:
+    """The best of the load bound, energetic reasoning and (when the jobs have at most
+    ``bounds.FLUID_MAX_VECTORS`` count vectors) the fluid configuration LP; proofs in
+    ``models/rar.md``.  Deterministic (work limits only)."""
+    from .bounds import best_lower_bound
+
+    with run.stage("bound"):
+        value, name, parts = best_lower_bound(inst, stop=run.expired)
+    parts.pop("_duals", None)
+    if run.expired():
+        run.cut("fluid bound")
+    return run.result(bound=float(value), objective=float(value), status=Status.OPTIMAL, best=name, bounds=parts)

@@ -1,0 +1,508 @@
+"""A time-indexed CP-SAT model of RAR-DDLS that is exact over every schedule
+(method ``exact-cp``).  Specification and proofs: ``models/rar.md``, section
+"exact-cp".
+
+Decisions per job ``j``: a count vector ``v`` (``y_js`` GPUs on server ``s``,
+Boolean ``z[j, v]``, exactly one), a start slot ``a_j`` and an end slot
+``e_j``.  Capacity (2) is one cumulative constraint per server over the
+interval ``[a_j, e_j)`` with demand ``y_js``.  A job placed on one server runs
+at a fixed rate (no contention, (6)), so ``e_j - a_j >= d1_j`` suffices.  A
+split job's progress is indexed by slot: ``act[j, t]`` (pulses ``s[j, t]`` =
+start at ``t``, ``f[j, t]`` = end at ``t``), ``w[j, s, t]`` = split, on server
+``s`` and active; ``cnt[s, t] = sum_j w[j, s, t]``; ``p[j, t] >= cnt[s, t]`` on
+every server of ``j`` ((6): ``p`` may exceed the true value, which only slows
+``j``); the rate ``r[j, t] <= R_j(n_j, p[j, t])`` (an element constraint over
+(8)-(9)'s table) and ``sum_t r[j, t] >= F_j``.
+
+Why the optimum is the true optimum (proof in ``models/rar.md``): every real
+schedule is a solution of the model with ``e_j = T_j`` and the true ``p``;
+every solution of the model gives a real schedule (same starts and count
+vectors) whose completions are no later than the model's ``e_j``, because a
+job's progress per slot never increases with more contention or more active
+jobs (monotonicity), so its real active intervals lie inside the model's and
+capacity holds.
+
+Floor mode (the paper's (9)) has integer rates and is exact.  Fractional mode
+scales progress by ``scale``: with rates rounded *up* (``ceil(scale / tau)``)
+the model is a relaxation and its bound is a valid lower bound; its schedule
+is re-simulated and used only if it is feasible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .instance import RarInstance
+from .models import count_vectors
+
+
+@dataclass
+class CpRar:
+    """The CP-SAT model and its variables (state lives here, not on the model)."""
+
+    model: Any
+    H: int
+    vecs: list[list[tuple[int, ...]]]
+    z: list[list[Any]]
+    a: list[Any]
+    e: list[Any]
+    C: Any
+    timed: list[int]
+    act: dict[tuple[int, int], Any] = field(default_factory=dict)
+    s: dict[tuple[int, int], Any] = field(default_factory=dict)
+    f: dict[tuple[int, int], Any] = field(default_factory=dict)
+    w: dict[tuple[int, int, int], Any] = field(default_factory=dict)
+    p: dict[tuple[int, int], Any] = field(default_factory=dict)
+    r: dict[tuple[int, int], Any] = field(default_factory=dict)
+    exact_rates: bool = True
+    size: dict[str, int] = field(default_factory=dict)
+    unit: dict[int, int] = field(default_factory=dict)
+
+
+def rate_table(inst: RarInstance, j: int, n: int, P: int, scale: int) -> list[int]:
+    """``R_j(n, p)`` for ``p = 0..P``: progress per slot on ``n >= 2`` servers with
+    ``p`` split jobs on its most contended server (``p = 0`` is treated as 1, the job
+    itself).  Floor mode: ``floor(1/tau)`` iterations.  Fractional mode: ``ceil(scale/tau)``
+    (rounded up: a relaxation)."""
+    out = []
+    for p in range(P + 1):
+        tau = inst.tau(j, n, max(1, p))
+        if inst.progress == "floor":
+            out.append(int(inst.rate(tau)))
+        else:
+            out.append(int(math.ceil(scale / tau * (1 + 1e-12))))
+    return out
+
+
+def one_server_rate(inst: RarInstance, j: int, scale: int) -> int:
+    """Progress per slot of job ``j`` on one server (no contention), in model units."""
+    tau = inst.tau(j, 1, 0)
+    if inst.progress == "floor":
+        return int(inst.rate(tau))
+    return int(math.ceil(scale / tau * (1 + 1e-12)))
+
+
+def single_duration(inst: RarInstance, j: int) -> int:
+    """Slots job ``j`` takes on one server (no contention): exact in both modes."""
+    return int(inst.slots_needed(float(inst.F[j]), inst.rate(inst.tau(j, 1, 0))))
+
+
+def split_min_duration(inst: RarInstance, j: int, n: int) -> int:
+    """Fewest slots job ``j`` takes on ``n >= 2`` servers (alone, ``p = 1``)."""
+    return int(inst.slots_needed(float(inst.F[j]), inst.rate(inst.tau(j, n, 1))))
+
+
+def model_size(inst: RarInstance, H: int) -> dict[str, int]:
+    """Variables :func:`build_cp` creates, counted before it allocates (``run.require``)."""
+    from .models import count_vectors_size
+
+    S = inst.num_servers
+    timed = sum(1 for j in range(inst.num_jobs) if int(inst.G[j]) >= 2 and S >= 2)
+    nvec = sum(count_vectors_size(inst, j) for j in range(inst.num_jobs))
+    return {"timed_jobs": timed, "vectors": nvec,
+            "variables": timed * (6 + S) * H + 3 * inst.num_jobs + nvec}
+
+
+#: share of the deadline (and work limit) of exact-cp's contention-free relaxation
+RELAX_SHARE = 0.25
+
+#: bytes per CP-SAT variable (model proto and solver copies, measured order of magnitude)
+BYTES_PER_VAR = 1500
+
+
+def _server_classes(inst: RarInstance) -> list[list[int]]:
+    """Servers grouped by capacity, each group in index order (identical servers)."""
+    by: dict[int, list[int]] = {}
+    for s, c in enumerate(inst.servers):
+        by.setdefault(int(c), []).append(s)
+    return [g for g in by.values() if len(g) > 1]
+
+
+def _identical_jobs(inst: RarInstance) -> list[list[int]]:
+    """Jobs with identical parameters (interchangeable), each group in index order."""
+    by: dict[tuple, list[int]] = {}
+    for j, job in enumerate(inst.jobs):
+        key = (job.gpus, job.iterations, job.grad_size, job.fp_time, job.batch, job.bp_time)
+        by.setdefault(key, []).append(j)
+    return [g for g in by.values() if len(g) > 1]
+
+
+def build_cp(inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symmetry: bool = True,
+             first_at_zero: bool = True, relax: bool = False, duals: list | None = None) -> CpRar:
+    """The CP-SAT model with makespan ``<= H`` (see the module docstring).
+
+    Parameters
+    ----------
+    H
+        Horizon of the model (an incumbent's makespan or ``T``).
+    lb
+        A proven lower bound on the makespan (added as ``C >= lb``).
+    scale
+        Progress units per iteration in fractional mode.
+    symmetry
+        Order the columns ``(y_0s, ..., y_{J-1}s)`` of identical servers (equal
+        capacity) lexicographically, and the starts of identical jobs.
+    first_at_zero
+        Some job starts at slot 0 (shifting a schedule earlier keeps it feasible).
+    relax
+        Leave out contention: every placement runs at its fastest rate (one server,
+        or its servers with ``p = 1``).  A relaxation: its optimum is a lower bound.
+    duals
+        Dual vectors ``pi`` of the fluid LP: each adds, per slot, the valid cut
+        ``sum_j c_j r[j, t] <= z_c`` with ``c_j = round(1000 pi_j / max pi)`` over the
+        time-indexed jobs and ``z_c`` the exact maximum of ``sum_j c_j R_j`` over
+        configurations of those jobs (``models/rar.md``).
+    """
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    J, S = inst.num_jobs, inst.num_servers
+    floor = inst.progress == "floor"
+    P = int(inst.p_max)
+    vecs: list[list[tuple[int, ...]]] = []
+    z: list[list[Any]] = []
+    a, e = [], []
+    intervals: list[Any] = []
+    timed: list[int] = []
+    cp = CpRar(model=m, H=H, vecs=vecs, z=z, a=a, e=e, C=None, timed=timed, exact_rates=floor)
+    d1 = [single_duration(inst, j) for j in range(J)]
+    for j in range(J):
+        vs = []
+        for v in count_vectors(inst, j):
+            n = sum(1 for y in v if y > 0)
+            dmin = d1[j] if n == 1 else split_min_duration(inst, j, n)
+            if dmin <= H:
+                vs.append(v)
+        vecs.append(vs)
+        zj = [m.new_bool_var(f"z[{j},{k}]") for k in range(len(vs))]
+        z.append(zj)
+        if zj:
+            m.add_exactly_one(zj)
+        else:
+            m.add_bool_or([])  # no placement fits the horizon: infeasible
+        dlo = min([d1[j] if sum(1 for y in v if y > 0) == 1 else split_min_duration(
+            inst, j, sum(1 for y in v if y > 0)) for v in vs], default=H)
+        aj = m.new_int_var(0, max(0, H - dlo), f"a[{j}]")
+        ej = m.new_int_var(min(dlo, H), H, f"e[{j}]")
+        dj = m.new_int_var(min(dlo, H), H, f"d[{j}]")
+        a.append(aj)
+        e.append(ej)
+        intervals.append(m.new_interval_var(aj, dj, ej, f"I[{j}]"))
+        single = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) == 1]
+        multi = [k for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1]
+        for lit in single:
+            m.add(dj >= d1[j]).only_enforce_if(lit)
+        for k in multi:
+            m.add(dj >= split_min_duration(inst, j, sum(1 for y in vs[k] if y > 0))).only_enforce_if(zj[k])
+        if multi and not relax:
+            timed.append(j)
+    # capacity (2): one cumulative per server, demand y_js of the chosen vector
+    ys = []
+    for j, (vs, zj) in enumerate(zip(vecs, z)):
+        row = []
+        for s in range(S):
+            vals = {v[s] for v in vs}
+            if len(vals) <= 1:
+                row.append(vals.pop() if vals else 0)
+            else:
+                y = m.new_int_var(min(vals), max(vals), f"y[{j},{s}]")
+                m.add(y == sum(v[s] * zj[k] for k, v in enumerate(vs)))
+                row.append(y)
+        ys.append(row)
+    for s in range(S):
+        m.add_cumulative(intervals, [ys[j][s] for j in range(J)], int(inst.servers[s]))
+    # all servers together (redundant, strengthens propagation)
+    m.add_cumulative(intervals, [int(g) for g in inst.G], int(inst.num_gpus))
+
+    # time-indexed contention and progress of the jobs that may be split
+    ts = range(H)
+    u: dict[tuple[int, int], Any] = {}
+    for j in timed:
+        vs, zj = vecs[j], z[j]
+        for t in ts:
+            cp.s[j, t] = m.new_bool_var(f"s[{j},{t}]")
+            cp.f[j, t + 1] = m.new_bool_var(f"f[{j},{t + 1}]")
+            cp.act[j, t] = m.new_bool_var(f"act[{j},{t}]")
+        m.add_exactly_one([cp.s[j, t] for t in ts])
+        m.add_exactly_one([cp.f[j, t + 1] for t in ts])
+        m.add_map_domain(a[j], [cp.s[j, t] for t in ts], 0)
+        m.add_map_domain(e[j], [cp.f[j, t + 1] for t in ts], 1)
+        for t in ts:
+            prev = cp.act[j, t - 1] if t > 0 else 0
+            m.add(cp.act[j, t] == prev + cp.s[j, t] - cp.f.get((j, t), 0))
+        split = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1]
+        for s in range(S):
+            lits = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1 and v[s] > 0]
+            if not lits:
+                continue
+            us = m.new_bool_var(f"u[{j},{s}]")
+            m.add(us == sum(lits))
+            u[j, s] = us
+            for t in ts:
+                w = m.new_bool_var(f"w[{j},{s},{t}]")
+                m.add_implication(w, us)
+                m.add_implication(w, cp.act[j, t])
+                m.add_bool_or([w, us.negated(), cp.act[j, t].negated()])
+                cp.w[j, s, t] = w
+        # which number of servers: index into the stacked rate table
+        # rate table stacked by number of servers; row n = 1 is the one-server rate
+        ns = sorted({sum(1 for y in v if y > 0) for v in vs})
+        tables = {n: (rate_table(inst, j, n, P, scale) if n > 1 else [one_server_rate(inst, j, scale)] * (P + 1))
+                  for n in ns}
+        rmax = max(max(tb) for tb in tables.values())
+        nidx = sum(ns.index(sum(1 for y in v if y > 0)) * zj[k] for k, v in enumerate(vs))
+        flat = [x for n in ns for x in tables[n]]
+        for t in ts:
+            p = m.new_int_var(0, P, f"p[{j},{t}]")
+            r = m.new_int_var(0, rmax, f"r[{j},{t}]")
+            cap = m.new_int_var(0, rmax, f"R[{j},{t}]")
+            m.add_element(p + (P + 1) * nidx, flat, cap)
+            m.add(r <= cap)
+            m.add(r <= rmax * cp.act[j, t])
+            cp.p[j, t], cp.r[j, t] = p, r
+        need = int(inst.F[j]) * (1 if floor else scale)
+        m.add(sum(cp.r[j, t] for t in ts) >= need)
+        cp.unit[j] = 1 if floor else scale
+    # (6): p[j, t] >= cnt[s, t] on every server s of a split, active job
+    for s in range(S):
+        on = [j for j in timed if (j, s) in u]
+        if len(on) < 1:
+            continue
+        for t in ts:
+            cnt = sum(cp.w[j, s, t] for j in on)
+            for j in on:
+                m.add(cp.p[j, t] >= cnt).only_enforce_if(cp.w[j, s, t])
+
+    for pi in duals or []:
+        _fluid_cuts(cp, inst, pi, scale)
+    if symmetry:
+        for group in _server_classes(inst):
+            B = int(max(inst.servers)) + 1
+            for s0, s1 in zip(group, group[1:]):
+                k = J  # lex order on a prefix of the columns is implied by the full one
+                while k > 1 and B ** k > 2 ** 50:
+                    k -= 1
+                key0 = sum(ys[j][s0] * B ** (k - 1 - j) for j in range(k))
+                key1 = sum(ys[j][s1] * B ** (k - 1 - j) for j in range(k))
+                m.add(key0 >= key1)
+        for group in _identical_jobs(inst):
+            for j0, j1 in zip(group, group[1:]):
+                m.add(a[j0] <= a[j1])
+    if first_at_zero:
+        m.add_min_equality(0, a)
+    C = m.new_int_var(max(0, min(int(lb), H)), H, "C")
+    m.add_max_equality(C, e)
+    m.minimize(C)
+    cp.C = C
+    cp.size = {"timed_jobs": len(timed), "horizon": H, "variables": len(m.proto.variables),
+               "constraints": len(m.proto.constraints)}
+    return cp
+
+
+def _fluid_cuts(cp: CpRar, inst: RarInstance, pi, scale: int) -> None:
+    """Per-slot cuts ``sum_j c_j r[j, t] <= z_c`` (see :func:`build_cp`)."""
+    from .bounds import _Pricer
+
+    pi = np.asarray(pi, dtype=float)
+    mask = np.zeros(inst.num_jobs)
+    mask[cp.timed] = 1.0
+    pi = pi * mask
+    if not cp.timed or pi.max() <= 0:
+        return
+    c = np.floor(1000.0 * pi / pi.max()).astype(np.int64)
+    if c.max() <= 0:
+        return
+    pricer = _Pricer(inst, max_nodes=200_000, rates=lambda j, n, p: _model_rate(inst, j, n, p, scale))
+    z, _, complete = pricer.price(c.astype(float))
+    if not complete:
+        return
+    zc = int(math.floor(z + 1e-6))
+    for t in range(cp.H):
+        cp.model.add(sum(int(c[j]) * cp.r[j, t] for j in cp.timed if c[j] > 0) <= zc)
+
+
+def _model_rate(inst: RarInstance, j: int, n: int, p: int, scale: int) -> float:
+    """A job's progress per slot in model units (as in the rate tables)."""
+    if n <= 1:
+        return float(one_server_rate(inst, j, scale))
+    return float(rate_table(inst, j, n, max(1, p), scale)[max(1, p)])
+
+
+def hint(cp: CpRar, inst: RarInstance, starts, vecs, T) -> None:
+    """Hint a schedule (starts, count vectors, real completions) to the model."""
+    from .solution import Engine
+
+    m = cp.model
+    m.clear_hints()
+    for j in range(inst.num_jobs):
+        v = tuple(int(x) for x in vecs[j])
+        for k, vk in enumerate(cp.vecs[j]):
+            m.add_hint(cp.z[j][k], int(vk == v))
+        m.add_hint(cp.a[j], int(starts[j]))
+        m.add_hint(cp.e[j], int(T[j]))
+    m.add_hint(cp.C, int(max(T)))
+    if not cp.timed:
+        return
+    eng = Engine(inst, record=True)
+    for j in sorted(range(inst.num_jobs), key=lambda q: starts[q]):
+        eng.start(j, tuple(s for s, y in enumerate(vecs[j]) if y > 0), int(starts[j]))
+    eng.run()
+    split = {j for j in range(inst.num_jobs) if sum(1 for y in vecs[j] if y > 0) > 1}
+    for j in cp.timed:
+        a, e = int(starts[j]), int(T[j])
+        for t in range(cp.H):
+            m.add_hint(cp.s[j, t], int(t == a))
+            m.add_hint(cp.f[j, t + 1], int(t + 1 == e))
+            on = a <= t < e
+            m.add_hint(cp.act[j, t], int(on))
+            for s in range(inst.num_servers):
+                if (j, s, t) in cp.w:
+                    m.add_hint(cp.w[j, s, t], int(on and j in split and vecs[j][s] > 0))
+        tr = eng.trace.get(j, [])
+        for t in range(cp.H):
+            on = a <= t < e and j in split
+            p = 0
+            for seg in tr:
+                if seg["t"] <= t:
+                    p = int(seg["p"])
+            m.add_hint(cp.p[j, t], p if on else 0)
+
+
+def extract(cp: CpRar, values: Any) -> tuple[list[int], list[tuple[int, ...]]]:
+    """Starts and count vectors of a CP-SAT solution (``values.Value``)."""
+    starts, vecs = [], []
+    for j in range(len(cp.a)):
+        starts.append(int(values.value(cp.a[j])))
+        k = next(k for k, zk in enumerate(cp.z[j]) if values.value(zk))
+        vecs.append(cp.vecs[j][k])
+    return starts, vecs
+
+
+def as_schedule(inst: RarInstance, starts, vecs):
+    """The real schedule of (starts, count vectors): simulated completions, GPUs
+    assigned; ``None`` if it breaks capacity or the horizon (fractional mode only)."""
+    from ...errors import InvalidSolutionError
+    from .models import assign_gpus, capacity_ok, simulate_counts
+
+    try:
+        T = simulate_counts(inst, starts, vecs)
+    except InvalidSolutionError:
+        return None
+    if int(T.max()) > inst.horizon or not capacity_ok(inst, starts, vecs, T):
+        return None
+    return assign_gpus(inst, starts, vecs, T)
+
+
+
+
+# ---------------------------------------------------------------------------
+# registration (the method kit)
+from ...kit import Option, ResourceLimit, Run, fmt_count, method  # noqa: E402
+from ...result import Result, Status  # noqa: E402
+
+
+def _counts(inst: RarInstance, sched) -> list[tuple[int, ...]]:
+    out = []
+    for gs in sched.gpus:
+        v = [0] * inst.num_servers
+        for g in gs:
+            v[int(inst.gpu_server[g])] += 1
+        out.append(tuple(v))
+    return out
+
+
+@method(
+    "rar", "exact-cp", kind="exact", uses_solver=True,
+    description="time-indexed CP-SAT model exact over every schedule (any integer start slots, any "
+                "placement; floor mode), identical servers and jobs ordered; ignores the solver argument",
+    options=[
+        Option("symmetry", bool, True, "order identical servers' columns and identical jobs' starts"),
+        Option("fluid_cuts", bool, True, "per-slot cuts from the fluid LP's duals"),
+        Option("work_limit", float, None, "CP-SAT deterministic time limit (same result at any load)",
+               minimum=0.0),
+        Option("scale", int, 1000, "fractional mode: progress units per iteration (rates rounded up: "
+               "a relaxation, its bound is valid)", minimum=1),
+    ],
+)
+def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
+    """Optimal makespan over every schedule (integer start slots, any GPU sets).
+
+    The incumbent (best of SJF-BCO, FF, LS) sets the model's horizon; the bound is
+    the larger of CP-SAT's and the scalable lower bound.  In floor mode (the paper's
+    (9)) the model is exact; in fractional mode it is a relaxation (rates rounded up)
+    whose bound is valid and whose schedules are used only if they are feasible."""
+    from .bounds import best_lower_bound
+    from .heuristics import best_heuristic_schedule
+
+    run.solver = "cpsat"
+    with run.stage("bound"):
+        lb, lb_name, lb_all = best_lower_bound(inst, stop=run.expired)
+        duals = lb_all.pop("_duals", None)
+    with run.stage("incumbent"):
+        inc = best_heuristic_schedule(inst, stop=run.expired)
+    if inc is not None:
+        run.incumbent(inc[1], bound=lb)
+    H = int(min(inc[0], inst.horizon)) if inc is not None else int(inst.horizon)
+    details = {"lower_bound_name": lb_name, "lower_bounds": lb_all, "model_horizon": H,
+               "incumbent_heuristic": inc[0] if inc is not None else None}
+    if inc is not None and inc[0] <= lb:
+        return run.result(bound=lb, closed="heuristic meets the lower bound", **details)
+    size = model_size(inst, H)
+    try:
+        run.require(memory_bytes=BYTES_PER_VAR * size["variables"],
+                    what=f"the CP-SAT model ({fmt_count(size['variables'])} variables, horizon {H})")
+    except ResourceLimit as e:  # refused before allocating: the incumbent and the bound stand
+        return run.result(bound=lb, model=f"not built: {e}", **details)
+    wl = run.options["work_limit"]
+    # phase 1: the contention-free relaxation (every placement at its fastest rate)
+    with run.stage("build"):
+        rx = build_cp(inst, H, lb=lb, symmetry=run.options["symmetry"], relax=True)
+        if inc is not None:
+            hint(rx, inst, inc[1].start.tolist(), _counts(inst, inc[1]), completion(inst, inc[1]))
+    rout = run.solve_cpsat(rx.model, work_limit=None if wl is None else wl * RELAX_SHARE,
+                           deadline=run.deadline.share(RELAX_SHARE), what="CP-SAT relaxation")
+    details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
+    if rout.bound is not None:
+        lb = max(lb, int(math.ceil(rout.bound - 1e-9)))
+    if rout.has_solution:
+        starts, vecs = extract(rx, rout.engine)
+        run.incumbent(as_schedule(inst, starts, vecs), bound=lb)
+    if run.best_value is not None and run.best_value <= lb:
+        return run.result(bound=lb, closed="a schedule meets the relaxation's bound", **details)
+    H = int(min(H, run.best_value)) if run.best_value is not None else H
+    # phase 2: the exact model, hinted with the best schedule so far
+    with run.stage("build"):
+        cp = build_cp(inst, H, lb=lb, scale=run.options["scale"], symmetry=run.options["symmetry"],
+                      duals=[duals] if (duals is not None and run.options["fluid_cuts"]) else None)
+        if run.best is not None:
+            hint(cp, inst, run.best.start.tolist(), _counts(inst, run.best), completion(inst, run.best))
+    details.update(model=cp.size, exact_rates=cp.exact_rates)
+
+    def on_solution(values: Any):
+        starts, vecs = extract(cp, values)
+        return as_schedule(inst, starts, vecs)
+
+    out = run.solve_cpsat(cp.model, work_limit=None if wl is None else wl * (1 - RELAX_SHARE), on_solution=on_solution,
+                          what="CP-SAT exact-cp")
+    if out.has_solution:
+        with run.stage("extract"):
+            starts, vecs = extract(cp, out.engine)
+            run.incumbent(as_schedule(inst, starts, vecs))
+    if out.status == Status.INFEASIBLE:
+        if inc is not None:  # pragma: no cover - the incumbent is a solution of the model
+            raise RuntimeError("exact-cp: the model rejects the incumbent")
+        return run.result(outcome=out, status=Status.INFEASIBLE, **details)
+    bound = [lb]
+    if out.bound is not None:
+        bound.append(math.ceil(out.bound - 1e-9))
+    return run.result(bound=bound, outcome=out, **details)
+
+
+def completion(inst: RarInstance, sched) -> list[int]:
+    from .solution import completion_times
+
+    return completion_times(inst, sched).tolist()
