@@ -198,4 +198,148 @@ def swf(
                            source={**(inst.source or {}), "offered_load": offered_load(inst)})
 
 
-__all__ = ["ILLUSTRATIVE_CURVE", "LUBLIN", "offered_load", "paper_like", "swf"]
+#: the paper's GPU workload (Section V-A): 77,677 tasks in 2,317 jobs of 14
+#: users over six months (August 2017 - January 2018), saturating 6 GPUs (Fig. 3)
+PAPER_TASKS, PAPER_JOBS, PAPER_USERS, PAPER_DAYS, PAPER_SATURATION = 77_677, 2_317, 14, 184.0, 6.0
+
+
+def gpu_workload(
+    *,
+    seed: int = 0,
+    gpus: int = 12,
+    tasks: int = PAPER_TASKS,
+    jobs: int | None = None,
+    users: int = PAPER_USERS,
+    days: float | None = None,
+    saturation: float = PAPER_SATURATION,
+    big_memory_share: float = 0.25,
+    bag_arrivals: str = "mixed",
+    preemption_overhead: float = 0.0,
+    preemption_min_remaining: float = 300.0,
+) -> MoldableInstance:
+    """A synthetic workload with the statistics the paper gives for its own GPU
+    trace (Section V-A; the trace is not public), at the paper's scale by default.
+
+    * ``tasks`` tasks in ``jobs`` bags (default ``tasks * 2317 / 77677``, the
+      paper's 33.5 tasks per job; bag sizes geometric) of ``users`` users,
+      over ``days`` (default ``184 * tasks / 77677``: six months at full
+      scale, the same density when smaller);
+    * bag submissions uniform over the period; within a bag (``bag_arrivals``,
+      a reading of "A job consists of tasks that start during or within one
+      minute after finishing the execution of another task of the same user",
+      Section III-C): ``"burst"`` submits a bag's tasks within minutes
+      (exponential gaps of mean 30 s: they run *during* each other),
+      ``"chain"`` submits each task when the previous one, run alone on one
+      GPU, has finished, plus up to 60 s (one *after* the other), ``"mixed"``
+      (default) draws one of the two per bag with equal odds;
+    * volumes log-normal (a bag's base volume with sigma 1.2 across bags,
+      +-20% within a bag), scaled so that the total volume fills
+      ``saturation`` GPUs over the period ("The simulated system becomes
+      saturated with six GPUs", Section V-C);
+    * memory: ``big_memory_share`` of the bags need 11 of 12 GB and cannot
+      share a GPU (OpenNMT-like: "usually requires more than 90% of GPU's
+      device memory"), the others 2-3 GB ("around 20% of a GPU's device
+      memory");
+    * ``(p_min, p_max) = (1/4, 4)``, ``p_req = 1`` (Section V-B), the speedup
+      :data:`ILLUSTRATIVE_CURVE` (Fig. 1 gives no numbers), GPUs with 12 GB.
+
+    Same seed, same instance.
+    """
+    if isinstance(gpus, bool) or int(gpus) != gpus or gpus < 1:
+        raise ValueError(f"gpu_workload: gpus must be an integer >= 1, got {gpus!r}")
+    if isinstance(tasks, bool) or int(tasks) != tasks or tasks < 1:
+        raise ValueError(f"gpu_workload: tasks must be an integer >= 1, got {tasks!r}")
+    if not 0 <= big_memory_share <= 1:
+        raise ValueError(f"gpu_workload: big_memory_share must be in [0, 1], got {big_memory_share!r}")
+    if not (math.isfinite(saturation) and saturation > 0):
+        raise ValueError(f"gpu_workload: saturation must be > 0, got {saturation!r}")
+    if bag_arrivals not in ("burst", "chain", "mixed"):
+        raise ValueError(f"gpu_workload: bag_arrivals must be 'burst', 'chain' or 'mixed', got {bag_arrivals!r}")
+    rng = np.random.default_rng(seed)
+    n = int(tasks)
+    nb = int(jobs) if jobs is not None else max(1, round(n * PAPER_JOBS / PAPER_TASKS))
+    if nb < 1 or nb > n:
+        raise ValueError(f"gpu_workload: jobs must be in [1, tasks], got {jobs!r}")
+    span = 86400.0 * (float(days) if days is not None else PAPER_DAYS * n / PAPER_TASKS)
+    if not span > 0:
+        raise ValueError(f"gpu_workload: days must be > 0, got {days!r}")
+    # bag sizes: 1 + geometric, summing to n
+    weights = rng.pareto(1.2, nb) + 0.05  # heavy-tailed survey sizes
+    sizes = 1 + rng.multinomial(n - nb, weights / weights.sum())
+    starts = np.sort(rng.uniform(0.0, span, nb))
+    base = rng.lognormal(0.0, 1.2, nb)
+    big = rng.random(nb) < big_memory_share
+    owner = rng.integers(users, size=nb)
+    chain = {"burst": np.zeros(nb, bool), "chain": np.ones(nb, bool)}.get(bag_arrivals)
+    if chain is None:
+        chain = rng.random(nb) < 0.5
+    vol = [base[b] * rng.uniform(0.8, 1.2, int(sizes[b])) for b in range(nb)]
+    scale_v = saturation * span / float(sum(x.sum() for x in vol))  # total volume fills `saturation` GPUs
+    arr, mem, bag, idx = [], [], [], []
+    for b in range(nb):
+        m = int(sizes[b])
+        vol[b] = np.maximum(vol[b] * scale_v, 1.0)
+        if chain[b]:
+            gaps = np.r_[0.0, vol[b][:-1] + rng.uniform(0.0, 60.0, m - 1)]
+        else:
+            gaps = rng.exponential(30.0, m)
+            gaps[0] = 0.0
+        arr.append(starts[b] + np.cumsum(gaps))
+        mem.append(np.full(m, 11.0) if big[b] else rng.choice([2.0, 2.5, 3.0], m))
+        bag.append(np.full(m, b))
+        idx.append(np.arange(m))
+    a = np.concatenate(arr)
+    v = np.concatenate(vol)
+    mm = np.concatenate(mem)
+    bg = np.concatenate(bag)
+    ix = np.concatenate(idx)
+    order = np.lexsort((ix, bg, a))
+    out = tuple(
+        MoldableTask(id=f"b{int(bg[i])}t{int(ix[i])}", user=f"u{int(owner[bg[i]])}", arrival=round(float(a[i]), 3),
+                     volume=round(float(v[i]), 3), pmin_den=4, p_max=min(4, int(gpus)), memory=float(mm[i]), p_req=1)
+        for i in order
+    )
+    return MoldableInstance(
+        gpus=int(gpus), gpu_memory=12.0, speedup=SpeedupCurve(ILLUSTRATIVE_CURVE), tasks=out,
+        preemption_overhead=preemption_overhead, preemption_min_remaining=preemption_min_remaining,
+        name=(f"gpu-workload-{n}t-g{int(gpus)}-s{seed}" + ("" if bag_arrivals == "mixed" else f"-{bag_arrivals}")
+              + (f"-pmp{preemption_overhead:g}" if preemption_overhead else "")),
+    )
+
+
+def batch(
+    *,
+    seed: int = 0,
+    gpus: int = 4,
+    tasks: int = 6,
+    max_volume: int = 20,
+    p_min: int = 4,
+    arrivals: str = "batch",
+) -> MoldableInstance:
+    """Small instances close to the setting of the competitive-ratio results
+    the paper quotes (Section VII-A, ``proofs/equipartition.md``): linear
+    speedup up to the whole cluster (``p_max = |G|``), the finest share
+    ``1/p_min``, no device-memory limit, free preemption (overhead 0,
+    threshold 0), integer volumes in ``[1, max_volume]``.
+
+    ``arrivals="batch"``: every task at time 0 (Deng et al.'s setting);
+    ``"online"``: integer arrivals spread over about the total work / |G|.
+    """
+    if arrivals not in ("batch", "online"):
+        raise ValueError(f"batch: arrivals must be 'batch' or 'online', got {arrivals!r}")
+    if isinstance(tasks, bool) or int(tasks) != tasks or tasks < 1:
+        raise ValueError(f"batch: tasks must be an integer >= 1, got {tasks!r}")
+    if isinstance(gpus, bool) or int(gpus) != gpus or gpus < 1:
+        raise ValueError(f"batch: gpus must be an integer >= 1, got {gpus!r}")
+    rng = np.random.default_rng(seed)
+    vols = rng.integers(1, int(max_volume) + 1, int(tasks)).astype(float)
+    horizon = max(1, int(vols.sum() / gpus))
+    arr = np.zeros(int(tasks)) if arrivals == "batch" else np.sort(rng.integers(0, horizon + 1, int(tasks))).astype(float)
+    ts = tuple(MoldableTask(id=f"t{k}", user=f"u{k}", arrival=float(arr[k]), volume=float(vols[k]),
+                            pmin_den=int(p_min), p_max=int(gpus), memory=0.0) for k in range(int(tasks)))
+    return MoldableInstance(gpus=int(gpus), gpu_memory=1.0, speedup=SpeedupCurve.linear(int(gpus)), tasks=ts,
+                            preemption_overhead=0.0, preemption_min_remaining=0.0,
+                            name=f"{arrivals}-g{gpus}-n{tasks}-s{seed}")
+
+
+__all__ = ["ILLUSTRATIVE_CURVE", "LUBLIN", "batch", "gpu_workload", "offered_load", "paper_like", "swf"]

@@ -214,6 +214,25 @@ class MoldableInstance:
         return [t.p_max for t in self.tasks]
 
     @cached_property
+    def _max_pmin_den(self) -> int:
+        return max(self._pmin_den_list, default=1)
+
+    @cached_property
+    def _min_memory(self) -> float:
+        return min(self._memory_list, default=0.0)
+
+    @cached_property
+    def _share_classes(self) -> tuple[tuple[int, float], ...] | None:
+        """Distinct ``(share denominator, memory)`` of tasks that may share a GPU
+        (``None`` beyond 32 classes: the policies then skip an early exit)."""
+        cls = sorted({(t.pmin_den, float(t.memory)) for t in self.tasks if t.pmin_den > 1})
+        return tuple(cls) if len(cls) <= 32 else None
+
+    @cached_property
+    def _has_whole_gpu_tasks(self) -> bool:
+        return any(t.pmin_den == 1 for t in self.tasks)
+
+    @cached_property
     def _request_list(self) -> list[int]:
         return [t.request for t in self.tasks]
 

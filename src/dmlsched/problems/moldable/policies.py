@@ -292,17 +292,41 @@ def _pos(inst: MoldableInstance, k: int) -> int:
 
 # ---------------------------------------------------------------------------
 # the two cases shared by Equipartition and Proportional
+def _all_blocked(inst: MoldableInstance, failed: list[tuple[int, float]], no_vacant: bool) -> bool:
+    """Whether no task of the instance can fit any more in case 1's scan: every
+    (share, memory) class of the instance needs at least the share and memory of
+    a task that failed (capacity only shrinks during the scan), and no vacant GPU
+    is left for whole-GPU tasks.  Only an early exit: ``False`` when unsure."""
+    classes = inst._share_classes
+    if classes is None or (inst._has_whole_gpu_tasks and not no_vacant):
+        return False
+    return all(any(fd >= cd and fm <= cm for fd, fm in failed) for cd, cm in classes)
+
+
 def _common_cases(inst, cluster, queue, current) -> dict[int, Alloc] | None:
     """Cases 1 and 2 of Section IV; ``None`` when neither applies."""
     dens = inst._pmin_den_list
-    sum_min = float(sum(map(inst._pmin_list.__getitem__, queue)))
     total_avl = cluster.total_avl()
     out: dict[int, Alloc] = {}
-    if sum_min >= total_avl - EPS:
+    # sum_{Q} p_min >= sum_G p_avl, summed only until it holds (positive terms:
+    # the prefix reaches the threshold iff the whole sum does)
+    pl = inst._pmin_list
+    thr = total_avl - EPS
+    sum_min = 0.0
+    case1 = False
+    for k in queue:
+        sum_min += pl[k]
+        if sum_min >= thr:
+            case1 = True
+            break
+    if case1:
         # case 1: p_min to each task, arrival order, first-found GPU
         mems = inst._memory_list
-        max_den = max(map(dens.__getitem__, queue))
-        min_mem = min(map(mems.__getitem__, queue))
+        if len(queue) > 64:  # instance-wide extremes: the early exits below only fire later
+            max_den, min_mem = inst._max_pmin_den, inst._min_memory
+        else:
+            max_den = max(map(dens.__getitem__, queue))
+            min_mem = min(map(mems.__getitem__, queue))
         count, avl, mem = cluster.count, cluster.avl, cluster.mem
         vac = np.flatnonzero(count == 0).tolist()
         vi = 0  # vac[:vi] examined; taken vacant GPUs are marked in count
@@ -327,7 +351,7 @@ def _common_cases(inst, cluster, queue, current) -> dict[int, Alloc] | None:
                         g = vac[vi]
                 if g < 0:
                     no_vacant = True
-                    if max_den == 1 or avl.max() < 1.0 / max_den - EPS:
+                    if max_den == 1 or avl.max() < 1.0 / max_den - EPS or _all_blocked(inst, failed, no_vacant):
                         break
                     continue
                 avl[g] -= 1.0
@@ -345,10 +369,17 @@ def _common_cases(inst, cluster, queue, current) -> dict[int, Alloc] | None:
                 if den >= max_den and mk <= min_mem:
                     break
                 failed.append((den, mk))
+                if _all_blocked(inst, failed, no_vacant):
+                    break
         return out
     vacant = int((cluster.count == 0).sum())
     pmx = inst._pmax_list
-    if sum(pmx[k] for k in queue) <= vacant:
+    need = 0
+    for k in queue:
+        need += pmx[k]
+        if need > vacant:
+            return None
+    if need <= vacant:
         # case 2: p_max to each task (always fits, by the case condition)
         return dedicated_batch(cluster, [(k, pmx[k]) for k in queue], current, inst._memory_list)
     return None

@@ -71,6 +71,7 @@ class MoldableSimulator:
         self.hnd: list = [None] * n
         self.segments: list[list] = [[] for _ in range(n)]  # [start, end, gpus, den]
         self.active: dict[int, None] = {}  # arrival order
+        self.queued: dict[int, None] = {}  # moldable setting: arrived, not started (arrival order)
         self.running: dict[int, None] = {}
         self.cluster = Cluster.empty(inst.gpus, inst.gpu_memory)
         self.preemptions = 0
@@ -88,6 +89,8 @@ class MoldableSimulator:
         if kind == ARRIVAL:
             self.status[k] = QUEUED
             self.active[k] = None
+            if not self.malleable:
+                self.queued[k] = None
         else:
             self._stop(k, sim.now)
             self.vrem[k] = 0.0
@@ -100,9 +103,9 @@ class MoldableSimulator:
         if self.malleable:
             self._decide_malleable(sim, t)
         else:
-            queue = [k for k in self.active if self.status[k] == QUEUED]
-            if not queue or (self.cluster.avl.max() <= 1e-9):
+            if not self.queued or (self.cluster.avl.max() <= 1e-9):
                 return
+            queue = list(self.queued)
             snap = self.cluster.copy()
             snap.now = t
             snap.ends = [(self.finish[k], len(self.alloc[k][1])) for k in self.running]
@@ -168,6 +171,7 @@ class MoldableSimulator:
         self.speed[k] = s
         if not self.malleable:
             self.cluster.take(a, self.mem[k])
+            self.queued.pop(k, None)
         if self.hnd[k] is not None:
             sim.cancel(self.hnd[k])
         self.finish[k] = t + self.debt[k] + max(self.vrem[k], 0.0) / s
