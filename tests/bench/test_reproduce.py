@@ -46,7 +46,8 @@ def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: 
     j = claim.judge(res.records, "quick")
     assert isinstance(j, Judgement) and verdict_word(j.verdict), j.verdict
     assert claim.quote and claim.where and claim.claimed and claim.paper
-    assert sum(r.default for r in claim.readings) <= 1
+    names = [r.name for r in claim.readings]
+    assert len(names) == len(set(names)), f"{claim.key}: reading names repeat: {names}"
 
 
 def test_claim_keys_are_unique():
