@@ -33,3 +33,12 @@ def test_malleable_policy_is_never_certified_by_the_moldable_optimum():
     assert rep.verdict == "inconclusive" and "reference_scope" in rep.details
     # the moldable policy lives in the reference's space: certified
     assert dmlsched.check(inst, "moldable-equi", reference="exact").verdict == "holds"
+
+
+def test_whole_space_bound_is_used_but_violation_needs_a_feasible_value():
+    inst = dmlsched.from_dict(INST)
+    rep = dmlsched.check(inst, "malleable-equi")  # the family's reference: exact-cp
+    assert rep.reference == "exact-cp"
+    assert rep.reference_bound == pytest.approx(15.0)  # the preemptive optimum, from preemptive-lb
+    assert rep.ratio_to_bound > 2.0 and rep.ratio < 2.0  # 31/15 fails holds, 31/16 shows no violation
+    assert rep.verdict == "inconclusive"

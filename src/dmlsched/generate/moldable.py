@@ -307,6 +307,42 @@ def gpu_workload(
     )
 
 
+def openb(
+    *,
+    seed: int = 0,
+    gpus: int | None = None,
+    moldable_max: int | None = 4,
+    drop_failed: bool = False,
+    path: str | os.PathLike | None = None,
+    preemption_overhead: float = 0.0,
+    preemption_min_remaining: float = 300.0,
+) -> MoldableInstance:
+    """The Alibaba openb GPU pods (``alibaba-openb/`` in the traces folder) as a
+    moldable instance (:func:`dmlsched.traces.openb_to_moldable`): every pod
+    keeps its request ``p_req`` for the rigid policies, and ``moldable_max``
+    (default 4, like the paper's ``p_max = 4`` for its own GPU trace) widens
+    the moldable range.  ``gpus`` defaults to the peak recorded demand (66).
+    ``seed`` is unused (the trace is fixed)."""
+    from ..traces.common import trace_path
+    from ..traces.openb import POD_FILE, openb_to_moldable
+
+    p = Path(path) if path is not None else trace_path("alibaba-openb", POD_FILE)
+    tr = _read_openb(str(p), p.stat().st_mtime if p.exists() else 0.0)
+    inst = openb_to_moldable(tr, gpus=gpus, moldable_max=moldable_max, drop_failed=drop_failed,
+                             preemption_overhead=preemption_overhead,
+                             preemption_min_remaining=preemption_min_remaining)
+    parts = ["openb", f"{inst.gpus}gpus"] + ([f"max{moldable_max}"] if moldable_max else []) + \
+        (["nofailed"] if drop_failed else [])
+    return inst.with_tasks(inst.tasks, name="-".join(parts))
+
+
+@lru_cache(maxsize=2)
+def _read_openb(path: str, mtime: float):
+    from ..traces.openb import read_openb
+
+    return read_openb(path)
+
+
 def batch(
     *,
     seed: int = 0,
@@ -342,4 +378,4 @@ def batch(
                             name=f"{arrivals}-g{gpus}-n{tasks}-s{seed}")
 
 
-__all__ = ["ILLUSTRATIVE_CURVE", "LUBLIN", "batch", "gpu_workload", "offered_load", "paper_like", "swf"]
+__all__ = ["ILLUSTRATIVE_CURVE", "LUBLIN", "batch", "gpu_workload", "offered_load", "openb", "paper_like", "swf"]
