@@ -1,14 +1,11 @@
 """Moldable instance files: fields, speedup-curve properties, errors naming the
-field, round trips, and a loader fuzz test (any JSON -> instance or InstanceError)."""
+field, round trips.  (Loader fuzzing of every family is in tests/test_io.py.)"""
 
 from __future__ import annotations
 
 import copy
-import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import dmlsched
 from dmlsched import InstanceError
@@ -106,54 +103,3 @@ def test_speedup_curve_properties_checked_between_points():
     ss = [c.speed(p) for p in ps]
     assert all(b >= a - 1e-12 for a, b in zip(ss, ss[1:]))
     assert all(b / q <= a / p + 1e-12 for p, q, a, b in zip(ps, ps[1:], ss, ss[1:]))
-
-
-def json_values():
-    leaves = st.none() | st.booleans() | st.integers(-3, 5) | st.floats(-2, 5, allow_nan=False) | st.text(max_size=4)
-    return st.recursive(
-        leaves,
-        lambda ch: st.lists(ch, max_size=4) | st.dictionaries(st.sampled_from(
-            ["problem", "gpus", "gpu_memory", "speedup", "tasks", "id", "volume", "p_min", "p_max",
-             "memory", "arrival", "user", "x"]), ch, max_size=5),
-        max_leaves=12,
-    )
-
-
-def _mutations():
-    """GOOD with one field replaced by an arbitrary JSON value."""
-    paths = [("gpus",), ("gpu_memory",), ("speedup",), ("speedup", 0), ("speedup", 1, 1), ("tasks",),
-             ("tasks", 0), ("tasks", 0, "p_min"), ("tasks", 0, "p_max"), ("tasks", 1, "memory"),
-             ("tasks", 2, "volume"), ("tasks", 1, "id"), ("preemption_min_remaining",), ("expected",)]
-    return st.tuples(st.sampled_from(paths), json_values())
-
-
-def _parse(value):
-    try:
-        inst = dmlsched.from_dict(value)
-    except InstanceError as e:
-        assert str(e)
-        return None
-    assert isinstance(inst, MoldableInstance)
-    return inst
-
-
-@settings(max_examples=150, deadline=None)
-@given(json_values())
-def test_fuzz_any_json_value(value):
-    if isinstance(value, dict):
-        value = {**value, "problem": "moldable"}
-    _parse(value)
-
-
-@settings(max_examples=200, deadline=None)
-@given(_mutations())
-def test_fuzz_mutated_good_instance(mut):
-    path, value = mut
-    d = copy.deepcopy(GOOD)
-    node = d
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    inst = _parse(d)
-    if inst is not None:  # whatever was accepted survives a JSON round trip
-        assert dmlsched.to_dict(dmlsched.loads(json.dumps(dmlsched.to_dict(inst)))) == dmlsched.to_dict(inst)

@@ -139,10 +139,10 @@ def test_policies_valid_capacity_unit_fractions(inst):
         _independent_capacity_check(inst, s)
         _unit_allocations(inst, s)
         if m.startswith(("rigid", "moldable")):
-            # no preemption: one segment per task, rigid ones on p_max whole GPUs
+            # no preemption: one segment per task, rigid ones on their p_req whole GPUs
             assert s.num_segments == inst.num_tasks
             if m.startswith("rigid"):
-                assert all(int(s.share_den[j]) == 1 and len(s.gpus_of(j)) == inst.tasks[int(s.task[j])].p_max
+                assert all(int(s.share_den[j]) == 1 and len(s.gpus_of(j)) == inst.tasks[int(s.task[j])].request
                            for j in range(s.num_segments))
 
 

@@ -85,10 +85,11 @@ def moldable_instances(
             den = draw(st.sampled_from([1, 2, 3, 4]))
             p_max = draw(st.integers(1, gpus))
         memory = float(draw(st.integers(0, 10))) if with_memory else 0.0
+        p_req = None if grid else draw(st.none() | st.integers(1, p_max))
         tasks.append(
             MoldableTask(
                 id=f"t{k}", user=f"u{draw(st.integers(0, 2))}", arrival=arrival, volume=volume,
-                pmin_den=den, p_max=p_max, memory=memory,
+                pmin_den=den, p_max=p_max, memory=memory, p_req=p_req,
             )
         )
     return MoldableInstance(
