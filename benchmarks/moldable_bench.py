@@ -18,6 +18,8 @@ Suites (thin wrappers over :func:`dmlsched.bench.run_sweep`):
 * ``gap``    -- certified gap at the paper's scale: every policy's objective
   over the preemptive lower bound on the 10,000-job SWF trace (and openb).
 
+The ``traces`` suite also draws ``moldable_openb.png`` and ``moldable_swf.png``.
+
 Prints one Markdown table per suite; the records go to ``--out`` (JSON lines).
 Measured on a shared machine: timings are re-measured by the lead on a quiet one.
 """
@@ -161,6 +163,44 @@ def table_gap(recs: list[dict]) -> str:
 TABLES = {"traces": table_traces, "perf": table_perf, "exact": table_exact, "gap": table_gap}
 
 
+def plot_traces(recs: list[dict], out_dir: Path) -> list[Path]:
+    """``moldable_openb.png`` and ``moldable_swf.png``: per-task and per-job flow
+    and stretch against the cluster size (the layout of the paper's Figs. 4 and 8)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [("avg_flow", "avg flow [s]"), ("max_flow", "max flow [s]"), ("avg_job_flow", "avg job flow [s]"),
+              ("max_job_flow", "max job flow [s]"), ("avg_stretch", "avg stretch"), ("max_stretch", "max stretch"),
+              ("avg_job_stretch", "avg job stretch"), ("max_job_stretch", "max job stretch")]
+    written = []
+    for trace, title in (("openb", "Alibaba openb GPU pods"), ("swf", "Lublin-256 SWF trace (10,000 jobs)")):
+        rs = [r for r in recs if _inst(r).startswith(trace) and r["status"] == "feasible"]
+        if not rs:
+            continue
+        fig, axes = plt.subplots(2, 4, figsize=(13, 5.6))
+        for ax, (key, label) in zip(axes.flat, panels):
+            for p in POLICIES:
+                pts = sorted(((r.get("size") or {}).get("gpus"), _m(r, key)) for r in rs if _v(r) == p)
+                if pts:
+                    style = ":" if "prop" in p or "shortest" in p else ("--" if "@" in p else "-")
+                    ax.plot([x for x, _ in pts], [y for _, y in pts], style, marker="o", ms=3, label=p)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_title(label, fontsize=9)
+            ax.tick_params(labelsize=7)
+            ax.set_xlabel("#GPUs" if trace == "openb" else "#processors", fontsize=8)
+        axes.flat[0].legend(fontsize=6)
+        fig.suptitle(title, fontsize=10)
+        fig.tight_layout()
+        path = out_dir / f"moldable_{trace}.png"
+        fig.savefig(path, dpi=60)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--suites", default="traces,perf,exact,gap")
@@ -175,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
             res = run_sweep(s, out=a.out, workers=workers, progress=False)
             print(f"\n### {s.name} ({res.ran} run, {res.skipped} from {a.out}, {res.elapsed_s:.0f} s)\n")
             print(TABLES[name](res.records))
+            if name == "traces" and not a.quick:
+                for p in plot_traces(res.records, Path(__file__).parent):
+                    print(f"\n![{p.stem}]({p.name})")
             sys.stdout.flush()
     return 0
 
