@@ -183,3 +183,18 @@ def test_milp_time_limit_keeps_incumbent_and_bound():
         assert res.objective <= u_opt + 1e-9
     if res.bound is not None:  # a proven upper bound on the maximum
         assert res.upper_bound == res.bound >= u_opt - 1e-6
+
+
+def test_oracle_space_option_changes_what_it_searches():
+    """space='groups' searches every n_G on all jobs; 'prefixes' also every number of jobs
+    (the rest placed by the arrival rule), so it examines more decisions and never finds less
+    on the admitted jobs; both contain Harmony's decision."""
+    from dmlsched.generate.harmony import evaluation_workload
+
+    inst = evaluation_workload(0, jobs=20, machines=25)
+    g = dmlsched.solve(inst, "oracle")
+    p = dmlsched.solve(inst, "oracle", space="prefixes")
+    assert g.details["decisions"] == 20 and g.details["admitted"] == 20
+    assert p.details["decisions"] == sum(min(k, 25) for k in range(1, 21))
+    assert g.objective >= dmlsched.solve(inst, "harmony").objective - 1e-12
+    assert g.objective >= dmlsched.solve(inst, "harmony", group_rule="per-job").objective - 1e-12
