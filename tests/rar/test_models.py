@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 
 import dmlsched
 from dmlsched import InvalidSolutionError, SolverLimitError, Status
@@ -17,6 +17,8 @@ from dmlsched.problems.rar.models import (
     build_ilp_bound, build_schedule_ilp, nondelay_schedules,
 )
 from dmlsched.strategies import rar_tiny_instances
+
+from .brute import brute_force
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANCES = ROOT / "instances"
@@ -70,29 +72,12 @@ def test_delay_beats_every_nondelay_schedule():
     assert rep.reference_bound is None and not rep.reference_optimal and rep.ratio == 1.0
 
 
-def _brute_force(inst, horizon):
-    """Min makespan over every start vector in 0..horizon-1 and every GPU subset per job,
-    using only validate/evaluate (independent of count vectors and Y)."""
-    best = None
-    subsets = [list(itertools.combinations(range(inst.num_gpus), int(g))) for g in inst.G]
-    for gpus in itertools.product(*subsets):
-        for starts in itertools.product(range(horizon), repeat=inst.num_jobs):
-            s = RarSchedule(start=np.array(starts), gpus=gpus)
-            try:
-                dmlsched.validate(inst, s)
-            except InvalidSolutionError:
-                continue
-            v = dmlsched.evaluate(inst, s)
-            best = v if best is None else min(best, v)
-    return best
-
-
 @pytest.mark.parametrize("name", ["rar/delay-beats-nondelay.json", "counterexamples/rar-theorem5-lemma4.json"])
 def test_exact_equals_brute_force(name):
     inst = _load(name)
     ex = dmlsched.solve(inst, "exact")
     horizon = int(ex.objective)  # a schedule starting a job at >= OPT cannot beat OPT
-    assert _brute_force(inst, horizon) == ex.objective
+    assert brute_force(inst, horizon) == ex.objective
 
 
 @pytest.mark.parametrize("method", ["exact", "ilp-bound", "exact-nd"])
@@ -112,8 +97,7 @@ def test_gurobi_agrees_with_highs(method, gurobi):
 @given(inst=rar_tiny_instances())
 def test_ilp_bound_le_exact_le_every_heuristic(inst):
     ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
-    if ex.status == Status.ERROR:  # enumeration too large for this draw
-        return
+    assume(ex.status != Status.NOT_APPLICABLE)  # enumeration too large for this draw
     assert ex.status == Status.OPTIMAL and ex.details["enumeration_min"] == ex.objective
     lb = dmlsched.solve(inst, "ilp-bound")
     assert lb.objective <= ex.objective + 1e-6
@@ -135,13 +119,26 @@ def test_ilp_bound_time_limit_returns_a_valid_bound():
     assert res.lower_bound <= heur.objective
 
 
-def test_exact_refuses_large_instances_at_once():
+def test_enumerations_refuse_large_instances_at_once_with_readable_counts():
     inst = _load("rar/paper-seed0.json")
     for m in ("exact", "exact-nd"):
         r = dmlsched.solve(inst, m)
         assert r.status == Status.NOT_APPLICABLE and "max_schedules" in r.details["error"]
-    rep = dmlsched.check(inst, "ff")  # default reference exact: no proven value, no verdict
-    assert rep.verdict == "no_bound" and rep.ratio is None and rep.reference_status == "n/a"
+        assert "about 4.2 x 10^817" in r.details["error"] and "200,000" in r.details["error"]
+    small = _load("rar/tiny-mixed.json")
+    r = dmlsched.solve(small, "exact", time_limit=1e-4, max_schedules=10**6)
+    assert r.status == Status.NOT_APPLICABLE and r.details["refused"] == "time"
+
+
+def test_check_uses_the_best_available_bound_at_paper_scale():
+    """The default reference exact-cp cannot build its model at 160 jobs; it returns the
+    best lower bound and its incumbent, so check gives a verdict backed by the bound."""
+    inst = _load("rar/paper-seed0.json")
+    rep = dmlsched.check(inst, "sjf-bco", time_limit=30)
+    assert rep.reference == "exact-cp" and rep.reference_status == "feasible"
+    assert rep.reference_bound == dmlsched.solve(inst, "lower-bound").objective
+    assert rep.verdict == "holds" and rep.ratio_to_bound > 1.5
+    assert dmlsched.check(inst, "ff", time_limit=30).verdict == "no_bound"  # ff claims nothing
 
 
 def test_exact_skips_capacity_breaking_combinations_with_zero_progress():

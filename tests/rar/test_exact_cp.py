@@ -1,0 +1,121 @@
+"""exact-cp: the time-indexed CP-SAT model, exact over every schedule (models/rar.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import dmlsched
+from dmlsched import Status
+from dmlsched.generate.rar import small
+from dmlsched.problems.rar.cpmodel import as_schedule, build_cp, extract
+from dmlsched.strategies import rar_instances, rar_tiny_instances
+
+from .brute import brute_force
+
+ROOT = Path(__file__).resolve().parents[2] / "instances"
+FILES = sorted((ROOT / "rar").glob("*.json")) + sorted((ROOT / "counterexamples").glob("rar-*.json"))
+SMALL = [p for p in FILES if p.stat().st_size < 20000]
+
+
+@pytest.mark.parametrize("path", SMALL, ids=lambda p: p.name)
+def test_recorded_optima(path):
+    inst = dmlsched.load(path)
+    r = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    assert r.status == Status.OPTIMAL and r.objective == inst.expected["optimum"] == r.bound
+
+
+def test_delay_is_in_the_space():
+    """The delayed optimum (5) that no non-delay schedule reaches (6) is found and proven."""
+    inst = dmlsched.load(ROOT / "rar" / "delay-beats-nondelay.json")
+    r = dmlsched.solve(inst, "exact-cp", fluid_cuts=False)
+    assert r.status == Status.OPTIMAL and r.objective == 5
+    assert dmlsched.solve(inst, "exact-nd").objective == 6
+
+
+@st.composite
+def _ultra_tiny(draw):
+    inst = draw(rar_instances(max_jobs=2, max_servers=2, max_capacity=2, max_iterations=6, horizon=12, min_jobs=2))
+    assume(inst.num_gpus <= 3)
+    return inst
+
+
+@settings(max_examples=25, deadline=None)
+@given(inst=_ultra_tiny())
+def test_equals_independent_brute_force(inst):
+    """Against every GPU subset x every start vector, judged by validate/evaluate only."""
+    r = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    assume(r.status != Status.INFEASIBLE)
+    assert r.status == Status.OPTIMAL
+    assert brute_force(inst, int(r.objective)) == r.objective
+
+
+@settings(max_examples=25, deadline=None)
+@given(inst=rar_tiny_instances())
+def test_equals_the_enumeration_where_it_answers(inst):
+    """``exact`` (ILP (10)-(13) over Y_all(UB)) and exact-cp agree, in both progress modes;
+    without symmetry breaking or cuts, and the contention-free relaxation bounds it."""
+    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    assume(ex.status == Status.OPTIMAL)
+    cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    assert cp.status == Status.OPTIMAL and cp.objective == ex.objective
+    plain = dmlsched.solve(inst, "exact-cp", time_limit=20, symmetry=False, fluid_cuts=False)
+    assert plain.objective == ex.objective
+    rx = build_cp(inst, int(ex.objective), relax=True)
+    out = dmlsched.cpsat.solve_cpsat(rx.model, time_limit=10)
+    assert out.status == Status.OPTIMAL and out.objective <= ex.objective
+
+
+def test_full_model_on_a_contended_instance():
+    """Three 3-GPU jobs on three 2-GPU servers (every overlap shares a server): the
+    contention-free relaxation and the fluid bound say 16, contention makes it 17; the
+    full model (not closed by a bound) proves it, and its schedules re-simulate to at
+    most their model value."""
+    inst = small(11, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    r = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0)
+    assert r.status == Status.OPTIMAL and r.objective == 17
+    assert r.details["relaxation"]["bound"] == 16 == r.details["lower_bounds"]["fluid"]
+    assert "closed" not in r.details and r.details["model"]["timed_jobs"] == 3
+    cp = build_cp(inst, int(r.objective), lb=0)
+    out = dmlsched.cpsat.solve_cpsat(cp.model, time_limit=30)
+    starts, vecs = extract(cp, out.engine)
+    s = as_schedule(inst, starts, vecs)
+    assert dmlsched.evaluate(inst, s) <= out.objective
+
+
+def test_incumbent_and_bound_when_the_model_is_refused():
+    """A model beyond the memory limit is refused before it is built; the incumbent
+    and the proven bound still come back (status feasible unless they meet)."""
+    inst = dmlsched.load(ROOT / "rar" / "paper-seed0.json")
+    r = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    assert r.status == Status.FEASIBLE and r.solution is not None
+    assert "not built" in r.details["model"] and "x 10^" in r.details["model"]
+    assert r.bound == dmlsched.solve(inst, "lower-bound").objective <= r.objective
+    tiny = small(5, 6, (2, 3, 4), 400)
+    r2 = dmlsched.solve(tiny, "exact-cp", memory_limit=1e-6)
+    assert r2.solution is not None and "not built" in r2.details.get("model", "not built")
+
+
+@pytest.mark.slow
+def test_work_limit_is_reproducible_and_time_limit_is_marked():
+    inst = small(4, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(1, 2, 3))
+    a = dmlsched.solve(inst, "exact-cp", work_limit=0.3)
+    b = dmlsched.solve(inst, "exact-cp", work_limit=0.3)
+    assert (a.status, a.objective, a.bound) == (b.status, b.objective, b.bound)
+    assert a.reproducible
+    assert a.bound <= a.objective
+
+
+@pytest.mark.slow
+def test_deadline_holds_with_an_incumbent():
+    """On a hard instance the method returns by its deadline (plus the overhead of the
+    incumbent heuristics) with its incumbent and a proven bound."""
+    inst = small(7, 6, (2, 2, 2), 400)
+    r = dmlsched.solve(inst, "exact-cp", time_limit=3)
+    assert r.solution is not None and r.bound is not None and r.bound <= r.objective
+    assert r.runtime_s < 3 + 5
+    if r.status != Status.OPTIMAL:
+        assert not r.reproducible and r.details["deadline_cut"]
