@@ -1,6 +1,7 @@
-"""The readings of how a GPU group executes work (option ``group_mode``; ``models/hlas.md``,
-"Readings of the GPU group"): micro cases worked by hand, the paper's worked examples
-under every reading, feasibility and determinism of every reading."""
+"""The readings of how a GPU group executes work (options ``group_mode`` and ``group_idle``;
+``models/hlas.md`` items 10-13) and of the baselines (``gang``, ``placement``): micro cases
+worked by hand, the paper's worked examples under every reading, feasibility and
+determinism of every reading."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 import dmlsched
 from dmlsched.generate.hlas import generate
 from dmlsched.problems.hlas import HlasInstance, HlasJob, simulate
-from dmlsched.problems.hlas.heuristics import GROUP_MODES
+from dmlsched.problems.hlas.heuristics import GROUP_IDLE_READINGS, GROUP_MODES
 from dmlsched.problems.hlas.strategies import hlas_instances
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,22 +31,52 @@ def fast_slow(rounds=2, tasks=5):
 
 def test_modes_are_listed_and_unknown_mode_is_rejected():
     assert GROUP_MODES == ("batch", "gpuset", "round", "accounting")
+    assert GROUP_IDLE_READINGS == ("any", "all")
     with pytest.raises(ValueError, match="group_mode"):
         simulate(fast_slow(), "hlas", group_mode="bogus")
+    with pytest.raises(ValueError, match="group_idle"):
+        simulate(fast_slow(), "hlas", group_idle="some")
+    with pytest.raises(dmlsched.OptionError, match="group_idle"):
+        dmlsched.solve(fast_slow(), "hlas", group_idle="some")
 
 
-def test_default_mode_is_batch():
+def test_default_readings():
     inst = fast_slow()
     a = dmlsched.solve(inst, "hlas", trace=True)
-    b = dmlsched.solve(inst, "hlas", trace=True, group_mode="batch")
-    assert a.details["group_mode"] == "batch"
+    b = dmlsched.solve(inst, "hlas", trace=True, group_mode="batch", group_idle="any")
+    assert (a.details["group_mode"], a.details["group_idle"]) == ("batch", "any")
     assert a.solution.log == b.solution.log and a.objective == b.objective
+    defaults = {m: {o.name: o.default for o in dmlsched.get_method("hlas", m).options}
+                for m in ("hlas", "hlas-p", "fifo", "2d-las", "srtf")}
+    assert defaults["fifo"]["gang"] == "block" and defaults["fifo"]["placement"] == "fastest"
+    assert defaults["2d-las"]["gang"] == "skip" and defaults["2d-las"]["placement"] == "oblivious"
+    for m in ("hlas", "hlas-p", "srtf"):
+        assert defaults[m]["gang"] == "none" and defaults[m]["placement"] == "fastest"
+
+
+def fast_slow_two_jobs():
+    """A (3 tasks, arrives at 0) and B (1 task, arrives at 0.5) on one group {fast 1, slow 3}."""
+    types = ("fast", "slow")
+    def j(i, a, k):
+        return HlasJob(id=i, arrival=a, rounds=1, tasks_per_round=k, train_time={"fast": 1.0, "slow": 3.0},
+                       sync_time={"fast": 0.5, "slow": 0.5})
+    return HlasInstance(gpus=types, grouping=((0, 1),), jobs=(j("A", 0.0, 3), j("B", 0.5, 1)))
+
+
+@pytest.mark.parametrize("idle, jcts", [("all", [3.5, 4.0]), ("any", [3.5, 3.5])])
+def test_group_idle_readings(idle, jcts):
+    """A's batch puts its 3 tasks on the fast GPU (0-3); the slow GPU stays free.  "all": the
+    group takes work again only at 3, when B runs on the fast GPU (3-4, +0.5 sync).  "any":
+    B takes the free slow GPU at its arrival (0.5-3.5, +0.5)."""
+    res = dmlsched.solve(fast_slow_two_jobs(), "hlas", trace=True, group_idle=idle)
+    assert [r["jct"] for r in res.details["records"]] == pytest.approx(jcts)
+    assert res.details["group_idle"] == idle
 
 
 def test_gpuset_one_task_per_group_gpu():
     """gpuset: a group takes one task per free GPU, all starting together; the rest waits for
     the group to be idle again (after its slowest task)."""
-    res = dmlsched.solve(fast_slow(), "hlas", trace=True, group_mode="gpuset")
+    res = dmlsched.solve(fast_slow(), "hlas", trace=True, group_mode="gpuset", group_idle="all")
     log = [(t, r, sorted(g)) for t, _, r, _, g in res.solution.log]
     # round 0: 2 tasks at 0 (group idle at 3), 2 at 3 (idle at 6), 1 at 6 on the fast GPU
     # (train end 7, round end 7.5); round 1 the same from 7.5: 7.5, 10.5, 13.5 -> end 15
@@ -54,10 +85,21 @@ def test_gpuset_one_task_per_group_gpu():
     assert res.objective == pytest.approx(15.0)
 
 
+def test_gpuset_any_idle_gpu_takes_the_next_task():
+    """gpuset with group_idle="any": every GPU takes the next task as soon as it is free:
+    round 0 at 0 (fast, slow), 1, 2, 3 (fast) -> train end 4, round end 4.5; round 1 the
+    same from 4.5 -> 9."""
+    res = dmlsched.solve(fast_slow(), "hlas", trace=True, group_mode="gpuset", group_idle="any")
+    log = [(t, r, sorted(g)) for t, _, r, _, g in res.solution.log]
+    assert log == [(0.0, 0, [0, 1]), (1.0, 0, [0]), (2.0, 0, [0]), (3.0, 0, [0]),
+                   (4.5, 1, [0, 1]), (5.5, 1, [0]), (6.5, 1, [0]), (7.5, 1, [0])]
+    assert res.objective == pytest.approx(9.0)
+
+
 def test_round_whole_round_on_one_group():
     """round: the group takes the whole round, list-scheduled (earliest finish first):
     fast 0,1,2, slow 0, fast 3 -> train end 4, round end 4.5; never partially scheduled."""
-    res = dmlsched.solve(fast_slow(), "hlas", trace=True, group_mode="round")
+    res = dmlsched.solve(fast_slow(), "hlas", trace=True, group_mode="round", group_idle="all")
     log = res.solution.log
     assert [(t, r, list(g)) for t, _, r, _, g in log] == [(0.0, 0, [0, 0, 0, 1, 0]), (4.5, 1, [0, 0, 0, 1, 0])]
     assert list(res.solution.start[:5]) == [0.0, 1.0, 2.0, 0.0, 3.0]
@@ -88,17 +130,18 @@ def test_accounting_dispatches_per_gpu_with_group_tbar():
     assert per_gpu.solution.log != acc.solution.log
 
 
+@pytest.mark.parametrize("idle", GROUP_IDLE_READINGS)
 @pytest.mark.parametrize("mode", GROUP_MODES)
 @pytest.mark.parametrize("policy, expected", [("hlas", 20 / 3), ("srtf", 16 / 3), ("hlas-p", 17 / 3)])
-def test_fig12_under_every_reading(mode, policy, expected):
+def test_fig12_under_every_reading(mode, idle, policy, expected):
     """One GPU, one task per round: every reading of the group is the same, and Fig. 12's
     published values 20/3, 16/3, 17/3 hold under each."""
-    res = dmlsched.solve(dmlsched.load(FIG12), policy, group_mode=mode)
+    res = dmlsched.solve(dmlsched.load(FIG12), policy, group_mode=mode, group_idle=idle)
     assert res.objective == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("mode, expected", [("batch", 8.5), ("gpuset", 10.0), ("round", 9.4), ("accounting", 9.0)])
-def test_fig9_10_under_every_reading(mode, expected):
+def test_fig9_10_under_every_reading_with_whole_groups(mode, expected):
     """Figs. 9-10 (grouping {1,3},{2,4}): HLAS's size increment is T-bar_n in every reading
     (both jobs stay in Q_1, J_A first by FIFO); the readings differ only in how the groups
     run the tasks.  Worked by hand:
@@ -110,7 +153,8 @@ def test_fig9_10_under_every_reading(mode, expected):
       group 2 at 0 (GPU4 4 tasks, GPU2 2: ends 4); B again 4-8, A again 5.4-10.8 ->
       (10.8 + 8) / 2 = 9.4.
     """
-    res = dmlsched.solve(dmlsched.load(FIG9), "hlas", trace=True, grouping_method="exact", group_mode=mode)
+    res = dmlsched.solve(dmlsched.load(FIG9), "hlas", trace=True, grouping_method="exact", group_mode=mode,
+                         group_idle="all")
     assert res.objective == pytest.approx(expected)
     if mode == "round":
         assert [(t, n, u) for t, n, _, u, _ in res.solution.log] == [(0.0, 0, 0), (0.0, 1, 1), (4.0, 1, 1),
@@ -120,12 +164,13 @@ def test_fig9_10_under_every_reading(mode, expected):
             (6.0, 1), (6.0, 1), (8.0, 1), (10.0, 1), (10.0, 1), (12.0, 1)]
 
 
+@pytest.mark.parametrize("idle", GROUP_IDLE_READINGS)
 @pytest.mark.parametrize("mode", GROUP_MODES)
 @pytest.mark.parametrize("policy", ["hlas", "hlas-p"])
-def test_every_reading_is_feasible_and_deterministic(mode, policy):
+def test_every_reading_is_feasible_and_deterministic(mode, idle, policy):
     inst = generate(30, 16, seed=5, groups=4, load=2.0, rounds=(2, 8), predictions="conservative")
-    a = dmlsched.solve(inst, policy, group_mode=mode, trace=True)  # validated as a Hare schedule
-    b = dmlsched.solve(inst, policy, group_mode=mode, trace=True)
+    a = dmlsched.solve(inst, policy, group_mode=mode, group_idle=idle, trace=True)  # validated (Hare)
+    b = dmlsched.solve(inst, policy, group_mode=mode, group_idle=idle, trace=True)
     assert a.status.value == "feasible" and a.objective == b.objective
     assert a.solution.log == b.solution.log
     assert all(r["finish"] is not None for r in a.details["records"])
@@ -134,8 +179,9 @@ def test_every_reading_is_feasible_and_deterministic(mode, policy):
 def test_readings_differ_on_the_paper_setup():
     """The readings are genuinely different schedules on a paper-like instance."""
     inst = generate(40, 16, seed=1, groups=4, load=2.0, rounds=(2, 6))
-    objs = {m: dmlsched.solve(inst, "hlas", group_mode=m).objective for m in GROUP_MODES}
-    assert len({round(v, 6) for v in objs.values()}) == len(GROUP_MODES)
+    objs = {(m, i): dmlsched.solve(inst, "hlas", group_mode=m, group_idle=i).objective
+            for m in GROUP_MODES for i in GROUP_IDLE_READINGS if not (m == "accounting" and i == "all")}
+    assert len({round(v, 6) for v in objs.values()}) == len(objs)
 
 
 def three_gpus():
@@ -144,16 +190,16 @@ def three_gpus():
     return HlasInstance(gpus=("G",) * 3, jobs=(j("a", 2, 2.0), j("b", 2, 1.0), j("c", 1, 1.0)))
 
 
-@pytest.mark.parametrize("gang, jcts", [(None, [2.0, 2.0, 3.0]), ("block", [2.0, 3.0, 3.0]),
+@pytest.mark.parametrize("gang, jcts", [("none", [2.0, 2.0, 3.0]), ("block", [2.0, 3.0, 3.0]),
                                         ("skip", [2.0, 3.0, 1.0])])
-def test_gang_baselines(gang, jcts):
+def test_gang_readings(gang, jcts):
     """FIFO on 3 GPUs; a needs 2 GPUs for 2 s, b 2 GPUs for 1 s, c 1 GPU for 1 s.  Relaxed:
     b starts its first task on the third GPU at 0 and its second at 1, c runs at 2.  Gang
     "block": b waits for 2 idle GPUs (at 2) and c waits behind it.  Gang "skip": c backfills
     the third GPU at 0."""
     res = dmlsched.solve(three_gpus(), "fifo", gang=gang, trace=True)
     assert [r["jct"] for r in res.details["records"]] == pytest.approx(jcts)
-    assert res.details["gang"] == gang
+    assert res.details["gang"] == (None if gang == "none" else gang)
 
 
 def test_gang_only_per_gpu():
@@ -162,8 +208,36 @@ def test_gang_only_per_gpu():
         simulate(inst, "hlas", gang="block")
     with pytest.raises(ValueError, match="gang must be"):
         simulate(inst, "fifo", gang="yes")
-    with pytest.raises(ValueError, match="tasks_per_round"):
-        simulate(inst, "fifo", gang="block")  # 5 tasks per round on 2 GPUs could never start
+    # a round larger than the cluster starts on all its GPUs and runs its further tasks as GPUs
+    # free: fast 0-1, slow 0-3, fast 1-2, 2-3, 3-4 -> round end 4.5; round 1 from 4.5 -> 9
+    res = dmlsched.solve(inst, "fifo", gang="block", trace=True)
+    assert res.objective == pytest.approx(9.0)
+    assert [t for t, *_ in res.solution.log] == [0.0, 0.0, 1.0, 2.0, 3.0, 4.5, 4.5, 5.5, 6.5, 7.5]
+    with pytest.raises(ValueError, match="one group per GPU"):
+        dmlsched.solve(inst, "fifo", grouped=True)  # gang="block" is fifo's default
+
+
+def permuted(inst, perm):
+    d = dmlsched.to_dict(inst)
+    d["gpus"] = [inst.gpus[i] for i in perm]
+    d.pop("groups", None)
+    return dmlsched.from_dict(d)
+
+
+@pytest.mark.parametrize("gang", ["none", "skip"])
+def test_oblivious_placement_is_speed_neutral_and_seeded(gang):
+    """Heterogeneity-oblivious placement (Tiresias): the result depends on the multiset of GPU
+    types and the seed only, never on the order the instance lists its GPUs; another seed
+    draws other GPUs; the fastest placement is better on a heterogeneous cluster."""
+    inst = generate(40, 12, seed=3, groups=None, load=3.0, rounds=(2, 20),
+                    gpu_mix={"V100": 3, "T4": 3, "K80": 3, "M60": 3})
+    base = dmlsched.solve(inst, "2d-las", gang=gang, placement="oblivious", seed=1)
+    for perm in ([11 - i for i in range(12)], [(5 * i) % 12 for i in range(12)]):
+        other = dmlsched.solve(permuted(inst, perm), "2d-las", gang=gang, placement="oblivious", seed=1)
+        assert other.objective == pytest.approx(base.objective, rel=1e-12)
+    assert dmlsched.solve(inst, "2d-las", gang=gang, placement="oblivious", seed=2).objective != base.objective
+    fastest = dmlsched.solve(inst, "2d-las", gang=gang, placement="fastest")
+    assert fastest.objective < base.objective
 
 
 @pytest.mark.parametrize("policy", ["fifo", "2d-las", "hlas"])

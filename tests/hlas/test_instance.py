@@ -96,7 +96,14 @@ def test_generator_reproduces_the_paper_setup():
     assert arr[0] == 0 and np.all(np.diff(arr) >= 0)
     gaps = np.diff(arr)
     assert abs(gaps.std() / gaps.mean() - 1) < 0.2  # exponential inter-arrivals (Poisson)
-    assert all(10 <= j.rounds <= 100 and j.tasks_per_round in (2, 4, 8) for j in inst.jobs)
+    assert all(10 <= j.rounds <= 1000 and j.tasks_per_round in (8, 16, 32) for j in inst.jobs)
+    # heavy-tailed sizes (Section IV-B, Figs. 7-8): many small jobs, a few large ones hold most work
+    work = np.sort([j.rounds * j.tasks_per_round for j in inst.jobs])[::-1]
+    assert np.median([j.rounds for j in inst.jobs]) <= 30 and work[:40].sum() > 0.4 * work.sum()
+    uni = generate(400, 160, seed=4, sizes="uniform", rounds=(10, 100), tasks_per_round=(2, 4, 8))
+    assert all(10 <= j.rounds <= 100 and j.tasks_per_round in (2, 4, 8) for j in uni.jobs)
+    with pytest.raises(ValueError, match="sizes"):
+        generate(5, 8, sizes="zipf")
     assert all(j.predicted_rounds is not None and j.predicted_rounds <= j.rounds for j in inst.jobs)
     # the paper's stated speedups: ResNet50 7x on V100 and 2x on T4, GraphSAGE 2x on V100 (vs K80)
     tr, sy = job_times("ResNet50")

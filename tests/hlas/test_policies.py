@@ -167,7 +167,8 @@ def test_same_seed_same_run(policy):
 def test_no_job_starves_in_a_long_overloaded_run(policy):
     """1,500 jobs arriving faster than the cluster serves them: every job finishes,
     and the run is a feasible Hare schedule (validated inside solve)."""
-    inst = generate(1500, 32, seed=5, groups=8, load=1.3, rounds=(5, 40), predictions="conservative")
+    inst = generate(1500, 32, seed=5, groups=8, load=1.3, rounds=(5, 40), tasks_per_round=(2, 4, 8),
+                    predictions="conservative")
     res = dmlsched.solve(inst, policy, trace=True)
     recs = res.details["records"]
     assert all(r["finish"] is not None for r in recs)
@@ -220,7 +221,7 @@ def test_metrics_and_grouping_details():
     assert sorted(g for grp in res.solution.groups for g in grp) == list(range(16))
     base = dmlsched.solve(inst, "fifo")
     assert base.details["num_groups"] == 16  # baselines schedule GPU by GPU
-    forced = dmlsched.solve(inst, "fifo", grouped=True)
+    forced = dmlsched.solve(inst, "fifo", grouped=True, gang="none")
     assert forced.details["num_groups"] == 4
     with pytest.raises(dmlsched.OptionError, match="bogus"):
         dmlsched.solve(inst, "hlas", bogus=1)

@@ -15,12 +15,27 @@ What the paper does not give, and what we chose (also in ``models/hlas.md``):
   (compute-heavy CV/NLP models gain most, graph models least).
 * *Synchronisation.*  Network-bound, so equal on every GPU type: 20% of the
   V100 training time, keeping the paper's assumption ``T^s < T^c``.
-* *Sizes.*  Rounds uniform in ``rounds`` (default 10..100), tasks per round
-  uniform in ``tasks_per_round`` (default {2, 4, 8}).
+* *Sizes* (option ``sizes``, a reading of Section IV-B / Figs. 7-8, see
+  ``models/hlas.md`` "Readings of the setup").  ``"pareto"`` (default): rounds
+  from a bounded Pareto distribution with shape ``pareto_shape`` (default 1)
+  on ``rounds`` (default 10..1000), rounded down: many small jobs and a few
+  large ones holding most of the GPU time, as the paper's trace ("many jobs
+  are small and a few large jobs occupy the most of GPU times, which fits the
+  features of heavy-tailed distribution").  ``"uniform"``: rounds uniform on
+  ``rounds`` (the earlier reading, with ``rounds=(10, 100)``).  Tasks per
+  round uniform in ``tasks_per_round`` (default {8, 16, 32}; the paper gives
+  no number: with {2, 4, 8} a job uses at most 8 of 160 GPUs, 200 jobs hardly
+  contend, and even clairvoyant SRTF is at most 1.4x ahead of FIFO, so no
+  policy could show the paper's 1.69x-2.04x; ``models/hlas.md``).
 * *Arrivals.*  Poisson; the rate is ``arrival_rate`` or, by default, the one
   that makes the offered load ``load``: rate x mean job work, where a job's
   work is ``rounds x tasks_per_round / sum_m 1/(T^c_m + T^s_m)``, the time the
-  whole cluster would need for it at full speed (load 1 saturates an ideal cluster).
+  whole cluster would need for it at full speed (load 1 saturates an ideal
+  cluster).  Default 3: the jobs arrive faster than the cluster serves them,
+  so "the average JCT grows as the number of jobs increases" (Fig. 23).
+  ``load_gpus``: compute the load for a cluster of that many GPUs (same
+  mix) instead of ``num_gpus``, so that one seed gives the same arrivals on
+  clusters of different sizes (Fig. 22).
 * *Queues.*  ``K = num_queues`` MLFQ queues with geometric thresholds
   ``[0, b, 4b, 16b, ...]``, ``b = queue_base`` x the median one-round size
   ``T̄_n`` (so a job leaves ``Q_1`` after about ``queue_base`` rounds).
@@ -52,6 +67,19 @@ JOB_TYPES: dict[str, tuple[str, float, tuple[float, float, float]]] = {
 DOMAINS = ("CV", "NLP", "Speech", "Rec")
 
 
+#: readings of the job-size distribution (Section IV-B, Figs. 7-8)
+SIZE_READINGS = ("pareto", "uniform")
+
+
+def bounded_pareto(rng: np.random.Generator, low: int, high: int, shape: float, size: int) -> np.ndarray:
+    """Integers ``floor(X)`` of a bounded Pareto ``X`` on ``[low, high + 1)`` (inverse CDF),
+    so every value is in ``low..high``."""
+    u = rng.uniform(0.0, 1.0, size=size)
+    lo, hi = float(low), float(high) + 1.0
+    x = lo / (1.0 - u * (1.0 - (lo / hi) ** shape)) ** (1.0 / shape)
+    return np.clip(np.floor(x), low, high).astype(np.int64)
+
+
 def job_times(model: str) -> tuple[dict[str, float], dict[str, float]]:
     """``(train_time, sync_time)`` per GPU type of a Table II model."""
     _, v100, (sv, st4, sm60) = JOB_TYPES[model]
@@ -59,6 +87,14 @@ def job_times(model: str) -> tuple[dict[str, float], dict[str, float]]:
     train = {"V100": v100, "T4": k80 / st4, "K80": k80, "M60": k80 / sm60}
     sync = {g: 0.2 * v100 for g in GPU_TYPES}
     return train, sync
+
+
+def _cluster(num_gpus: int, types: list[str], share: np.ndarray) -> tuple[str, ...]:
+    """``num_gpus`` GPUs of ``types`` in proportion to ``share`` (largest remainders)."""
+    counts = np.floor(share / share.sum() * num_gpus).astype(int)
+    for i in np.argsort(-(share / share.sum() * num_gpus - counts), kind="stable")[: num_gpus - counts.sum()]:
+        counts[i] += 1
+    return tuple(g for g, c in zip(types, counts) for _ in range(c))
 
 
 def generate(
@@ -69,9 +105,12 @@ def generate(
     groups: int | None = 40,
     gpu_mix: dict[str, float] | None = None,
     domain_mix: dict[str, float] | None = None,
-    rounds: tuple[int, int] = (10, 100),
-    tasks_per_round: tuple[int, ...] = (2, 4, 8),
-    load: float = 0.9,
+    rounds: tuple[int, int] = (10, 1000),
+    sizes: str = "pareto",
+    pareto_shape: float = 1.0,
+    tasks_per_round: tuple[int, ...] = (8, 16, 32),
+    load: float = 3.0,
+    load_gpus: int | None = None,
     arrival_rate: float | None = None,
     num_queues: int = 5,
     queue_base: float = 5.0,
@@ -94,13 +133,23 @@ def generate(
         Share of each domain (default 25% each).
     rounds
         Inclusive range of rounds per job.
-    load, arrival_rate
-        Offered load, or an explicit Poisson rate (jobs per second).
+    sizes, pareto_shape
+        Distribution of the rounds: ``"pareto"`` (bounded Pareto with shape
+        ``pareto_shape``) or ``"uniform"``.
+    load, arrival_rate, load_gpus
+        Offered load (for a cluster of ``load_gpus`` GPUs, default
+        ``num_gpus``), or an explicit Poisson rate (jobs per second).
     predictions
         ``"none"`` or ``"conservative"``.
     """
     if num_jobs < 1 or num_gpus < 1:
         raise ValueError("num_jobs and num_gpus must be >= 1")
+    if sizes not in SIZE_READINGS:
+        raise ValueError(f"sizes must be one of {', '.join(SIZE_READINGS)}, got {sizes!r}")
+    if not 1 <= rounds[0] <= rounds[1]:
+        raise ValueError(f"rounds must be a range (low, high) with 1 <= low <= high, got {rounds}")
+    if not pareto_shape > 0:
+        raise ValueError(f"pareto_shape must be > 0, got {pareto_shape}")
     if predictions not in ("none", "conservative"):
         raise ValueError(f"predictions must be 'none' or 'conservative', got {predictions!r}")
     if groups is not None and not 1 <= groups <= num_gpus:
@@ -109,10 +158,7 @@ def generate(
     mix = gpu_mix or {g: 0.25 for g in GPU_TYPES}
     types = list(mix)
     share = np.array([mix[g] for g in types], dtype=float)
-    counts = np.floor(share / share.sum() * num_gpus).astype(int)
-    for i in np.argsort(-(share / share.sum() * num_gpus - counts), kind="stable")[: num_gpus - counts.sum()]:
-        counts[i] += 1
-    gpus = tuple(g for g, c in zip(types, counts) for _ in range(c))
+    gpus = _cluster(num_gpus, types, share)
     dmix = domain_mix or {d: 0.25 for d in DOMAINS}
     dnames = list(dmix)
     dprob = np.array([dmix[d] for d in dnames], dtype=float)
@@ -120,13 +166,17 @@ def generate(
     by_domain = {d: [m for m, (dd, _, _) in JOB_TYPES.items() if dd == d] for d in DOMAINS}
     doms = rng.choice(len(dnames), size=num_jobs, p=dprob)
     models = [by_domain[dnames[d]][int(rng.integers(len(by_domain[dnames[d]])))] for d in doms]
-    nrounds = rng.integers(rounds[0], rounds[1] + 1, size=num_jobs)
+    if sizes == "uniform":
+        nrounds = rng.integers(rounds[0], rounds[1] + 1, size=num_jobs)
+    else:
+        nrounds = bounded_pareto(rng, rounds[0], rounds[1], pareto_shape, num_jobs)
     tpr = rng.choice(np.array(tasks_per_round), size=num_jobs)
     frac = rng.uniform(0.5, 1.0, size=num_jobs)
     gaps = rng.exponential(1.0, size=num_jobs)
     times = {m: job_times(m) for m in JOB_TYPES}
     # a job's work in seconds of the whole cluster: rounds x tasks / sum_m s_{n,m}
-    speed_sum = {m: sum(1.0 / (times[m][0][g] + times[m][1][g]) for g in gpus) for m in JOB_TYPES}
+    ref_gpus = gpus if load_gpus is None else _cluster(load_gpus, types, share)
+    speed_sum = {m: sum(1.0 / (times[m][0][g] + times[m][1][g]) for g in ref_gpus) for m in JOB_TYPES}
     work = np.array([nrounds[i] * tpr[i] / speed_sum[models[i]] for i in range(num_jobs)])
     rate = arrival_rate if arrival_rate is not None else load / float(work.mean())
     arrivals = np.cumsum(gaps / rate)
@@ -198,4 +248,4 @@ def paper_grouping(num_gpus: int = 60, groups: int = 10, *, seed: int = 0,
                       name=name or f"grouping-paper-{num_gpus}g-{groups}u-{mix}-s{seed}")
 
 
-__all__ = ["DOMAINS", "GPU_TYPES", "JOB_TYPES", "generate", "grouping", "job_times", "paper_grouping"]
+__all__ = ["DOMAINS", "GPU_TYPES", "JOB_TYPES", "SIZE_READINGS", "bounded_pareto", "generate", "grouping", "job_times", "paper_grouping"]

@@ -28,9 +28,14 @@ it open; ``models/hlas.md`` "Readings of the GPU group" discusses each):
     grouping's ``|U|`` groups, but tasks are dispatched GPU by GPU (one task
     per idle GPU, Algorithm 1's loop over ``m in M`` and ``x_{n,m}``).
 
-Option ``group_idle`` chooses when a group takes work: ``"all"`` (default)
-when all its GPUs are idle, ``"any"`` as soon as one of them is (on its idle
-GPUs); ``models/hlas.md`` item 12.
+Option ``group_idle`` chooses when a group takes work: ``"any"`` (default)
+as soon as one of its GPUs is idle (on its idle GPUs), ``"all"`` only when
+all its GPUs are idle; ``models/hlas.md`` item 12.  Options ``gang`` and
+``placement`` are the baselines' readings (items 11 and 13); each policy's
+defaults are how the paper describes it: ``fifo`` is Gavel_FIFO (fastest
+idle GPUs, a round waits for its GPUs, blocking), ``2d-las`` is Tiresias
+(gang with backfilling, heterogeneity-oblivious placement), ``srtf`` (the
+clairvoyant ceiling) and HLAS are relaxed on the fastest idle groups.
 """
 
 from __future__ import annotations
@@ -82,7 +87,9 @@ def resolve_groups(
 
 
 GROUP_MODES = ("batch", "gpuset", "round", "accounting")
-GROUP_IDLE_READINGS = ("all", "any")
+GROUP_IDLE_READINGS = ("any", "all")
+PLACEMENTS = ("fastest", "oblivious")
+GANG_READINGS = ("none", "block", "skip")
 
 
 def simulate(
@@ -91,8 +98,9 @@ def simulate(
     *,
     grouped: bool | None = None,
     group_mode: str = "batch",
-    group_idle: str = "all",
+    group_idle: str = "any",
     gang: str | None = None,
+    placement: str = "fastest",
     groups: Sequence[Sequence[int]] | None = None,
     grouping_method: str = "greedy",
     solver: str = "highs",
@@ -106,9 +114,13 @@ def simulate(
     ``"accounting"`` the groups (given, or ``inst.num_groups`` when the policy
     is grouped) only set ``T̄_n``; dispatch is per GPU.
 
-    ``group_idle`` (:data:`GROUP_IDLE_READINGS`): ``"all"`` (a group takes
-    work only when all its GPUs are idle) or ``"any"`` (a group with an idle
-    GPU takes work on its idle GPUs; ``models/hlas.md`` item 12).
+    ``group_idle`` (:data:`GROUP_IDLE_READINGS`): ``"any"`` (a group with an
+    idle GPU takes work on its idle GPUs) or ``"all"`` (a group takes work
+    only when all its GPUs are idle); ``models/hlas.md`` item 12.
+
+    ``placement``: ``"fastest"`` (the idle group fastest for the picked job)
+    or ``"oblivious"`` (an idle group drawn at random with ``seed``;
+    ``models/hlas.md`` item 13).
 
     ``gang`` (per-GPU runs only): ``None`` (relaxed synchronisation, the
     default), ``"block"`` or ``"skip"``: a job's round starts only when
@@ -121,6 +133,8 @@ def simulate(
     """
     if group_mode not in GROUP_MODES:
         raise ValueError(f"group_mode must be one of {', '.join(GROUP_MODES)}, got {group_mode!r}")
+    if gang == "none":
+        gang = None
     if group_idle not in GROUP_IDLE_READINGS:
         raise ValueError(f"group_idle must be one of {', '.join(GROUP_IDLE_READINGS)}, got {group_idle!r}")
     rule = RULES[policy]()
@@ -139,7 +153,7 @@ def simulate(
     t0 = time.perf_counter()
     sim_policy = HlasSimulator(inst, rule, groups, trace=trace, whole_round=group_mode == "round",
                                one_per_gpu=group_mode == "gpuset", any_idle=group_idle == "any",
-                               tbar_groups=tbar_groups, gang=gang)
+                               tbar_groups=tbar_groups, gang=gang, placement=placement, seed=seed)
     sim = Simulation().run(sim_policy)
     sim_s = time.perf_counter() - t0
     rec = sim_policy.recorder
@@ -164,6 +178,7 @@ def simulate(
         "group_mode": group_mode,
         "group_idle": group_idle,
         "gang": gang,
+        "placement": placement,
         "jct": [float(c - a) for c, a in zip(rec.finish_time, sim_policy.arrival)],
     }
     if trace:
@@ -173,19 +188,27 @@ def simulate(
     return run, details
 
 
-#: the options every policy declares (the readings of models/hlas.md are named options)
-POLICY_OPTIONS = (
-    Option("grouped", bool, None, "run on GPU groups (default: True for hlas and hlas-p, False for the baselines)"),
-    Option("grouping_method", str, "greedy", "gpu-grouping method that computes the groups when the instance "
-           "gives only their number", choices=("greedy", "exact", "exact-cp", "brute-force")),
-    Option("group_mode", str, "batch", "how a GPU group executes work (models/hlas.md item 10)",
-           choices=GROUP_MODES),
-    Option("group_idle", str, "all", "when a group takes work: when all its GPUs are idle, or as soon as any "
-           "is (models/hlas.md item 12)", choices=GROUP_IDLE_READINGS),
-    Option("gang", str, None, "per-GPU runs: start a round only on tasks_per_round idle GPUs; 'block' (a job "
-           "that does not fit blocks the later ones) or 'skip' (backfilling)", choices=(None, "block", "skip")),
-    Option("trace", bool, False, "keep every assignment in solution.log"),
-)
+def policy_options(*, gang: str = "none", placement: str = "fastest") -> tuple[Option, ...]:
+    """The options every policy declares: the readings of ``models/hlas.md`` as named options,
+    with the policy's own defaults for ``gang`` and ``placement`` (how the paper describes
+    that baseline)."""
+    return (
+        Option("grouped", bool, None, "run on GPU groups (default: True for hlas and hlas-p, False for the "
+               "baselines)"),
+        Option("grouping_method", str, "greedy", "gpu-grouping method that computes the groups when the "
+               "instance gives only their number", choices=("greedy", "exact", "exact-cp", "brute-force")),
+        Option("group_mode", str, "batch", "how a GPU group executes work (models/hlas.md item 10)",
+               choices=GROUP_MODES),
+        Option("group_idle", str, "any", "when a group takes work: as soon as any of its GPUs is idle, or only "
+               "when all are (models/hlas.md item 12)", choices=GROUP_IDLE_READINGS),
+        Option("gang", str, gang, "per-GPU runs: a round starts only on min(tasks_per_round, GPUs) idle GPUs; "
+               "'block' (a job that does not fit blocks the later ones) or 'skip' (backfilling); 'none': relaxed "
+               "(models/hlas.md item 11)", choices=GANG_READINGS),
+        Option("placement", str, placement, "the idle group (GPU) a job gets: the fastest for it, or one drawn "
+               "at random (heterogeneity-oblivious, seeded; models/hlas.md item 13)",
+               choices=PLACEMENTS),
+        Option("trace", bool, False, "keep every assignment in solution.log and per-job records in details"),
+    )
 
 
 def _policy_body(policy: str):
@@ -193,7 +216,7 @@ def _policy_body(policy: str):
         o = run.options
         with run.stage("simulate"):
             sim, details = simulate(inst, policy, grouped=o["grouped"], group_mode=o["group_mode"],
-                                    group_idle=o["group_idle"], gang=o["gang"],
+                                    group_idle=o["group_idle"], gang=o["gang"], placement=o["placement"],
                                     grouping_method=o["grouping_method"], solver=run.solver or "highs",
                                     time_limit=run.remaining(), seed=run.seed, trace=o["trace"])
         if details.pop("grouping_cut", False):
@@ -203,21 +226,24 @@ def _policy_body(policy: str):
     return body
 
 
-def _register(policy: str, description: str):
+def _register(policy: str, description: str, **defaults: str):
     body = _policy_body(policy)
     body.__name__ = body.__qualname__ = f"run_{policy.replace('-', '_')}"
     body.__doc__ = (
         f"{description}\n\nOptions (the readings of ``models/hlas.md``): ``grouped``, "
-        f"``grouping_method``, ``group_mode``, ``group_idle``, ``gang``, ``trace``."
+        f"``grouping_method``, ``group_mode``, ``group_idle``, ``gang``, ``placement``, ``trace``."
     )
-    return method("hlas", policy, kind="policy", options=POLICY_OPTIONS, description=description)(body)
+    return method("hlas", policy, kind="policy", options=policy_options(**defaults), description=description)(body)
 
 
 run_hlas = _register("hlas", "HLAS (Algorithms 1-3): MLFQ on attained rounds x average group round time")
 run_hlas_p = _register("hlas-p", "HLAS-P (Section V-B): HLAS with predicted rounds and sub-queues q^1, q^2")
-run_fifo = _register("fifo", "FIFO by arrival on the fastest idle GPUs (Gavel_FIFO's order)")
-run_2dlas = _register("2d-las", "2D-LAS: least attained task-GPU time first (Tiresias 2DAS, relaxed sync)")
-run_srtf = _register("srtf", "SRTF (clairvoyant reference): shortest remaining rounds x T-bar first")
+run_fifo = _register("fifo", "Gavel_FIFO: arrival order, fastest idle GPUs, a round waits for its GPUs (gang, "
+                     "blocking)", gang="block")
+run_2dlas = _register("2d-las", "2D-LAS (Tiresias): least attained task-GPU time first, gang with backfilling, "
+                      "heterogeneity-oblivious placement", gang="skip", placement="oblivious")
+run_srtf = _register("srtf", "SRTF (clairvoyant ceiling): shortest remaining rounds x T-bar first, relaxed, fastest "
+                     "idle GPUs")
 
 
 # ---------------------------------------------------------------------------

@@ -31,8 +31,12 @@ takes the whole remaining round, list-scheduled, no horizon) and
 ``tbar_groups`` (``accounting``: singleton groups for dispatch, ``T̄_n`` on
 ``tbar_groups`` groups); ``any_idle`` (option ``group_idle="any"``, item 12:
 a group takes work as soon as one of its GPUs is idle, on its idle GPUs
-only, and every GPU returns to its group when its own tasks end); ``gang`` (``"block"``/``"skip"``, singleton groups
-only) starts a round only on ``tasks_per_round`` idle GPUs at once.
+only, and every GPU returns to its group when its own tasks end); ``gang``
+(``"block"``/``"skip"``, singleton groups only) starts a round only on
+``min(tasks_per_round, |M|)`` idle GPUs at once; ``placement="oblivious"``
+gives the picked job an idle group drawn uniformly at random (seeded)
+instead of the fastest one (a heterogeneity-oblivious scheduler such as
+Tiresias, item 13).
 """
 
 from __future__ import annotations
@@ -106,16 +110,29 @@ class HlasSimulator:
 
     def __init__(self, inst: HlasInstance, rule: Rule, groups: Sequence[Sequence[int]], *,
                  trace: bool = False, whole_round: bool = False, one_per_gpu: bool = False,
-                 tbar_groups: int | None = None, gang: str | None = None, any_idle: bool = False) -> None:
+                 tbar_groups: int | None = None, gang: str | None = None, any_idle: bool = False,
+                 placement: str = "fastest", seed: int = 0) -> None:
         self.inst = inst
         if gang is not None:
             if gang not in ("block", "skip"):
                 raise ValueError(f"gang must be None, 'block' or 'skip', got {gang!r}")
             if any(len(g) != 1 for g in groups):
-                raise ValueError("gang scheduling is defined for one group per GPU only")
-            if any(j.tasks_per_round > inst.num_gpus for j in inst.jobs):
-                raise ValueError("gang scheduling needs tasks_per_round <= number of GPUs for every job")
+                raise ValueError("gang scheduling is defined for one group per GPU only (pass gang=None for runs on "
+                                 "GPU groups)")
+        if placement not in ("fastest", "oblivious"):
+            raise ValueError(f"placement must be 'fastest' or 'oblivious', got {placement!r}")
+        self.oblivious = placement == "oblivious"
+        self.seed = seed
+        # an idle group is drawn by the kind of GPUs it holds (kinds in sorted order of their type
+        # names, each with probability proportional to its idle groups), then the first idle group of
+        # that kind: the draw depends on the multiset of idle GPU types, never on the order the
+        # instance lists its GPUs (groups of one kind are interchangeable)
+        tnames = [tuple(sorted(inst.gpus[m] for m in g)) for g in groups]
+        kinds = sorted(set(tnames))
+        self._kind = [kinds.index(t) for t in tnames]
+        self._nkinds = len(kinds)
         self.gang = gang
+        self.gang_width = [min(j.tasks_per_round, inst.num_gpus) for j in inst.jobs]
         self.whole_round = whole_round
         self.one_per_gpu = one_per_gpu
         self.rule = rule
@@ -183,8 +200,11 @@ class HlasSimulator:
 
     # -- engine protocol ------------------------------------------------
     def start(self, sim: Simulation) -> None:
+        import random
+
         inst = self.inst
         n_jobs = inst.num_jobs
+        self._rng = random.Random(self.seed)
         self.gpu = [0] * inst.num_tasks
         self.start_time = [0.0] * inst.num_tasks
         self.rounds_run = [0] * n_jobs
@@ -193,7 +213,18 @@ class HlasSimulator:
         self.service = [0.0] * n_jobs  # attained task-GPU (training) time
         self.recorder = Recorder(self.arrival, [j.weight for j in inst.jobs], num_resources=inst.num_gpus)
         self.ready: list[tuple] = []
+        # gang "skip": waiting jobs in one heap per gang width, partially scheduled ones in their own
+        # heap, so a decision finds the first job in priority order that fits without scanning
+        self._wheaps: list[tuple[int, list[tuple]]] | None = None
+        self._pheap: list[tuple] = []
+        if self.gang == "skip":
+            self._wheaps = [(w, []) for w in sorted(set(self.gang_width))]
+            self._wheap_of = {w: h for w, h in self._wheaps}
         self.open: list[int] = list(range(len(self.groups)))  # idle groups
+        # oblivious placement: the idle groups of each kind (see __init__)
+        self._okind: list[list[int]] = [[] for _ in range(self._nkinds)]
+        for u in self.open:
+            self._okind[self._kind[u]].append(u)
         self.free: list[list[int]] = [list(g) for g in self.groups]
         self.group_end = [0.0] * len(self.groups)
         self.assignments = 0
@@ -203,15 +234,18 @@ class HlasSimulator:
     def handle(self, sim: Simulation, kind: int, x: int) -> None:
         if kind == GROUP_IDLE:
             self.open.append(x)
+            if self.oblivious:
+                self._okind[self._kind[x]].append(x)
             self.free[x] = list(self.groups[x])
         elif kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
             u = self.group_of[x]
-            fu = self.free[u]
-            fu.append(x)
-            if len(fu) > 1:
-                fu.sort(key=self.pos.__getitem__)
+            # a new list: free lists may be shared with cached patterns (their ``rest``)
+            fu = sorted(self.free[u] + [x], key=self.pos.__getitem__)
+            self.free[u] = fu
             if len(fu) == 1:
                 self.open.append(u)
+                if self.oblivious:
+                    self._okind[self._kind[u]].append(u)
         elif kind == ROUND_DONE:
             r = self.rounds_run[x] + 1
             self.rounds_run[x] = r
@@ -220,9 +254,9 @@ class HlasSimulator:
             else:
                 self.assigned[x] = 0
                 self.round_done[x] = -math.inf
-                _heappush(self.ready, self.rule.key(x, r, self.service[x]))
+                self._push(self.rule.key(x, r, self.service[x]))
         else:  # ARRIVAL
-            _heappush(self.ready, self.rule.key(x, 0, 0.0))
+            self._push(self.rule.key(x, 0, 0.0))
 
     def _gpu_order(self, u: int, p: int) -> list[int]:
         """GPUs of group ``u`` fastest-first for profile ``p`` (ties: lower index)."""
@@ -285,10 +319,39 @@ class HlasSimulator:
         sp = self.speed[p]
         return sum(sp[m] for m in fv)
 
+    def _draw(self, opn: list[int]) -> int:
+        """An idle group drawn uniformly at random, neutral to the order of the GPUs: a
+        uniform index into the idle groups listed kind by kind (kinds in sorted order)."""
+        r = self._rng.randrange(len(opn))
+        for groups in self._okind:
+            if r < len(groups):
+                return groups[r]
+            r -= len(groups)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _push(self, key: tuple) -> None:
+        if self._wheaps is None:
+            _heappush(self.ready, key)
+        else:
+            _heappush(self._wheap_of[self.gang_width[key[-1]]], key)
+
+    def _pick(self, nopen: int) -> list[tuple] | None:
+        """Gang "skip": the heap whose head is the first job in priority order that can take
+        work on ``nopen`` idle GPUs (a partially scheduled job, or a waiting job whose round
+        fits), ``None`` if none can."""
+        best = self._pheap or None
+        for w, h in self._wheaps:
+            if w > nopen:
+                break
+            if h and (best is None or h[0] < best[0]):
+                best = h
+        return best
+
     def decide(self, sim: Simulation) -> None:
         ready = self.ready
         opn = self.open
-        if not ready or not opn:
+        skip = self._wheaps is not None
+        if not opn or (not ready and not skip):
             return
         t = sim.now
         free = self.free
@@ -311,20 +374,26 @@ class HlasSimulator:
         gpu_end: dict[int, float] = {}
         gang = self.gang
         rank = self._rank
-        skipped: list[tuple] = []
-        while ready and opn:
+        while opn:
+            if skip:  # a later job that fits may start (backfilling)
+                ready = self._pick(len(opn))
+                if ready is None:
+                    break
+            elif not ready:
+                break
             key = ready[0]
             n = key[-1]
-            if gang is not None and len(opn) < tpr[n] - assigned[n]:
-                # gang scheduling: the round starts only on tasks_per_round idle GPUs at once
-                if gang == "block":
-                    break  # the head job waits; nobody overtakes it (Gavel_FIFO)
-                skipped.append(_heappop(ready))  # a later job that fits may start (backfilling)
-                continue
+            if gang == "block" and assigned[n] == 0 and len(opn) < self.gang_width[n]:
+                # gang scheduling: a round starts only on min(tasks_per_round, |M|) idle GPUs at
+                # once (a round larger than the cluster then runs its further tasks as GPUs free);
+                # the head job waits and nobody overtakes it (Gavel_FIFO)
+                break
             p = prof[n]
             # the idle group fastest for n (over its free GPUs); ties: lowest index
             if len(opn) == 1:
                 u = opn[0]
+            elif self.oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
+                u = self._draw(opn)
             elif rank is not None:
                 u = min(opn, key=rank[p].__getitem__)
             else:
@@ -374,18 +443,24 @@ class HlasSimulator:
             else:
                 free[u] = []
                 opn.remove(u)
+                if self.oblivious:
+                    self._okind[self._kind[u]].remove(u)
             a += c
             assigned[n] = a
             if a == k:
                 _heappop(ready)
                 sim.at(rd, ROUND_DONE, n, ROUND_DONE)
             elif key[1]:  # now partially scheduled: first in its queue from here on
-                ready[0] = key[:1] + (0,) + key[2:]
-        for key in skipped:
-            _heappush(ready, key)
+                if skip:
+                    _heappop(ready)
+                    _heappush(self._pheap, key[:1] + (0,) + key[2:])
+                else:
+                    ready[0] = key[:1] + (0,) + key[2:]
         for m, e in gpu_end.items():
             sim.at(e, GPU_IDLE, m, GROUP_IDLE)
         for u in touched:
             if u in opn:
                 opn.remove(u)
+                if self.oblivious:
+                    self._okind[self._kind[u]].remove(u)
             sim.at(group_end[u], GROUP_IDLE, u, GROUP_IDLE)
