@@ -20,6 +20,7 @@ from dmlsched.tolerance import close, leq
 CE = Path(__file__).resolve().parents[2] / "instances" / "counterexamples"
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(cruise_homogeneous_instances(max_machines=6, max_dataset=40, max_model=10, max_batch=6))
 def test_integer_claim_mended_rule_is_optimal(inst):

@@ -146,6 +146,7 @@ def test_exact_highs_and_gurobi_agree(inst):
         assert close(h.objective, g.objective, 1e-5), formulation
 
 
+@pytest.mark.slow
 def test_types_model_agrees_across_solvers_on_the_28_plus_4_cluster(gurobi):
     inst = dmlsched.load(ROOT / "instances" / "cruise" / "nmf-28+4-scale0.1.json")
     h = dmlsched.solve(inst, "exact", formulation="types")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 import dmlsched
 from dmlsched.problems.cruise import solution as S
 from dmlsched.problems.cruise.instance import CruiseInstance
 
 
+@pytest.mark.slow
 def test_false_infeasibility_is_not_trusted():
     inst = CruiseInstance((0.001, 0.001, 0.001, 0.002), 1000000007, 1000003, 7,
                           machine_bandwidth=(25.0, 10.0, 100.0, 100.0))
