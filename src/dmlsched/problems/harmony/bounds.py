@@ -1,12 +1,14 @@
 """The claims of the dissertation as functions of the instance.
 
 Harmony proves no approximation ratio.  Section 4.4.7 / Fig. 4.17 report that
-its decision is "slightly worse by up to around 2%" than the exhaustive
-Oracle in resource utilisation, average JCT and makespan.  For
-:func:`dmlsched.check` this becomes the ratio ``U_oracle / U_harmony <= 1.02``
-(for a maximisation problem the ratio is reference / objective).  It is an
-*empirical* claim, checked and measured in ``proofs/harmony.md``; it is not a
-theorem and the tests record where it fails.
+its decision is "slightly worse by up to around 2%" than the Oracle in
+resource utilisation, average JCT and makespan.  For :func:`dmlsched.check`
+this becomes the ratio ``U_reference / U_harmony <= 1.02`` (for a maximisation
+problem the ratio is reference / objective); the default reference is the
+exhaustive optimum (``brute-force``), ``oracle`` is the paper's Oracle at
+scale.  It is an *empirical* claim, judged at the paper's scale by
+``claims.py`` (``proofs/harmony.md``); it is not a theorem and the tests record
+where it fails.
 """
 
 from __future__ import annotations
