@@ -45,6 +45,12 @@ def test_mutated_hare_files_give_instance_or_field_error(value):
         assert e.field or "problem" not in value, str(e)
     else:
         assert isinstance(inst, HareInstance)
+        # the loader's fast path reads every job exactly as the Reader does
+        from dmlsched.io import Reader
+        from dmlsched.problems.hare.instance import _read_job
+
+        slow = [_read_job(Reader(d, f"jobs[{i}]")) for i, d in enumerate(value["jobs"])]
+        assert list(inst.jobs) == slow
 
 
 @settings(max_examples=60, deadline=None)

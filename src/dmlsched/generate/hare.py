@@ -1,4 +1,33 @@
-"""Seeded instances of Hare's evaluation setup (HPDC'22, Section 7.1)."""
+"""Seeded instances of Hare's evaluation setup (HPDC'22, Section 7.1) and its
+simulation (Section 7.3).
+
+What the paper gives and what we chose (``models/hare-baselines.md``,
+"Setups"):
+
+* *Jobs* (Section 7.1, Table 2): the 8 models in 4 domains, "each type of jobs
+  accounts for 25% of the total workload" (a domain drawn uniformly, then a
+  model of the domain); per-GPU-type training and synchronisation times of
+  :func:`dmlsched.generate.hlas.job_times` (the same authors' follow-up uses
+  the same models and GPU types V100, T4, K80, M60).  Rounds and tasks per
+  round are not given: uniform on ``rounds`` (default 2..5) and on
+  ``tasks_per_round`` (default {1, 2, 4}); weights uniform in
+  ``weights`` (default {1, 2, 3}).
+* *Testbed* (Section 7.1): "15 heterogeneous GPUs (8 V100s, 4 T4s, 1 K80, and
+  2 M60s)": :data:`TESTBED`, listed in that order.
+* *Simulation* (Section 7.3): 200 jobs on 160 GPUs by default; heterogeneity
+  levels "For the low heterogeneity level, we only choose V100 GPUs ... the
+  combination of (V100xK80) GPUs as the middle heterogeneity level while
+  selecting the combination of (V100xT4xK80xM60) GPUs as the high
+  heterogeneity level" (:func:`cluster`: equal numbers of each type).
+* *Arrivals*: the paper takes them from a Google cluster trace, which is not
+  available here.  Poisson arrivals; the rate is ``arrival_rate`` (jobs per
+  second) or, by default, the one making the offered load ``load`` (a job's
+  work is ``rounds x tasks / sum_m 1/(T^c_m + T^s_m)``, the time the whole
+  cluster needs for it at full speed; load 1 saturates an ideal cluster).
+  ``load`` of 100 approximates a batch of simultaneous arrivals (Hare is an
+  offline scheduler: "Since Hare currently uses an offline scheduling
+  algorithm, it is short in handling dynamic jobs", Section 1).
+"""
 
 from __future__ import annotations
 
@@ -7,44 +36,141 @@ from typing import Any
 #: Hare's testbed (Section 7.1): 8 V100, 4 T4, 1 K80, 2 M60, in that order.
 TESTBED: tuple[str, ...] = ("V100",) * 8 + ("T4",) * 4 + ("K80",) + ("M60",) * 2
 
+#: GPU types of each heterogeneity level of Section 7.3 (Fig. 16)
+HETEROGENEITY: dict[str, tuple[str, ...]] = {
+    "low": ("V100",),
+    "middle": ("V100", "K80"),
+    "high": ("V100", "T4", "K80", "M60"),
+}
+
+
+def cluster(num_gpus: int, heterogeneity: str = "high") -> list[str]:
+    """``num_gpus`` GPUs in equal shares of the level's types (the first types get
+    one more when it does not divide), grouped by type."""
+    if heterogeneity not in HETEROGENEITY:
+        raise ValueError(f"heterogeneity: must be one of {', '.join(HETEROGENEITY)}, got {heterogeneity!r}")
+    if int(num_gpus) < 1:
+        raise ValueError(f"num_gpus: must be >= 1, got {num_gpus!r}")
+    types = HETEROGENEITY[heterogeneity]
+    q, r = divmod(int(num_gpus), len(types))
+    out: list[str] = []
+    for k, t in enumerate(types):
+        out += [t] * (q + (1 if k < r else 0))
+    return out
+
 
 def generate(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tuple[int, int] = (2, 5),
-               tasks_per_round: tuple[int, ...] = (1, 2, 4), load: float = 0.9,
-               gpus: list[str] | None = None) -> Any:
-    """A small instance of Hare's evaluation setup (Section 7.1), seeded.
+             tasks_per_round: tuple[int, ...] = (1, 2, 4), load: float = 0.9,
+             gpus: list[str] | None = None, arrival_rate: float | None = None,
+             weights: tuple[int, int] = (1, 3), name: str | None = None) -> Any:
+    """An instance of Hare's evaluation setup (Section 7.1), seeded.
 
-    Jobs are the paper's 8 models of Table 2 (4 domains, 25% each) with the
-    per-GPU-type training and synchronisation times of
-    :func:`dmlsched.generate.hlas.job_times` (the same authors' follow-up uses
-    the same models and GPU types V100, T4, K80, M60); GPUs cycle through the
-    four types; weights uniform in {1, 2, 3}; Poisson arrivals whose rate
-    makes the offered load ``load`` (work of a job = rounds x tasks / total
-    cluster speed).  ``load`` of 100 approximates a batch of simultaneous
-    arrivals.
+    Parameters
+    ----------
+    seed
+        Seed of the one ``numpy.random.Generator`` everything is drawn from.
+    num_jobs
+        Jobs (>= 1).
+    num_gpus, gpus
+        GPUs: ``gpus`` (type names) or ``num_gpus`` GPUs cycling V100, T4, K80, M60.
+    rounds, tasks_per_round, weights
+        Rounds uniform on ``rounds`` (inclusive), tasks per round from
+        ``tasks_per_round``, integer weights uniform on ``weights``.
+    load, arrival_rate
+        Poisson arrivals at ``arrival_rate`` jobs per second, or by default at
+        the rate that makes the offered load ``load``.
     """
     import numpy as np
 
-    from .hlas import DOMAINS, GPU_TYPES, JOB_TYPES, job_times
     from ..io import from_dict
+    from .hlas import DOMAINS, GPU_TYPES, JOB_TYPES, job_times
 
+    if int(num_jobs) < 1:
+        raise ValueError(f"num_jobs: must be >= 1, got {num_jobs!r}")
+    if load <= 0:
+        raise ValueError(f"load: must be > 0, got {load!r}")
+    if arrival_rate is not None and arrival_rate <= 0:
+        raise ValueError(f"arrival_rate: must be > 0, got {arrival_rate!r}")
+    if rounds[0] < 1 or rounds[1] < rounds[0]:
+        raise ValueError(f"rounds: must be (low, high) with 1 <= low <= high, got {rounds!r}")
+    if not tasks_per_round or min(tasks_per_round) < 1:
+        raise ValueError(f"tasks_per_round: must be positive integers, got {tasks_per_round!r}")
     rng = np.random.default_rng(seed)
     if gpus is None:
-        gpus = [GPU_TYPES[m % len(GPU_TYPES)] for m in range(num_gpus)]
+        if int(num_gpus) < 1:
+            raise ValueError(f"num_gpus: must be >= 1, got {num_gpus!r}")
+        gpus = [GPU_TYPES[m % len(GPU_TYPES)] for m in range(int(num_gpus))]
     else:
         gpus = [str(g) for g in gpus]
         num_gpus = len(gpus)
+    by_domain = {d: [m for m, spec in JOB_TYPES.items() if spec[0] == d] for d in DOMAINS}
+    times = {m: job_times(m) for m in JOB_TYPES}
+    counts = {g: gpus.count(g) for g in dict.fromkeys(gpus)}
+    speed = {m: sum(c / (times[m][0][g] + times[m][1][g]) for g, c in counts.items()) for m in JOB_TYPES}
     jobs = []
     t = 0.0
-    for n in range(num_jobs):
+    for n in range(int(num_jobs)):
         dom = DOMAINS[int(rng.integers(len(DOMAINS)))]
-        models = [m for m, spec in JOB_TYPES.items() if spec[0] == dom]
+        models = by_domain[dom]
         model = models[int(rng.integers(len(models)))]
-        train, sync = job_times(model)
+        train, sync = times[model]
         r = int(rng.integers(rounds[0], rounds[1] + 1))
         k = int(rng.choice(list(tasks_per_round)))
-        jobs.append({"id": f"{model}-{n}", "arrival": round(t, 6), "weight": float(rng.integers(1, 4)),
-                     "rounds": r, "tasks_per_round": k, "train_time": train, "sync_time": sync})
-        work = r * k / sum(1.0 / (train[g] + sync[g]) for g in gpus)
-        t += float(rng.exponential(work / load))
-    return from_dict({"problem": "hare", "name": f"hare-setup-{num_jobs}j-{num_gpus}g-load{load:g}-s{seed}",
+        jobs.append({"id": f"{model}-{n}", "arrival": round(t, 6), "weight": float(rng.integers(weights[0], weights[1] + 1)),
+                     "rounds": r, "tasks_per_round": k, "train_time": dict(train), "sync_time": dict(sync)})
+        if arrival_rate is not None:
+            t += float(rng.exponential(1.0 / arrival_rate))
+        else:
+            work = r * k / speed[model]
+            t += float(rng.exponential(work / load))
+    tag = f"rate{arrival_rate:g}" if arrival_rate is not None else f"load{load:g}"
+    return from_dict({"problem": "hare", "name": name or f"hare-setup-{num_jobs}j-{num_gpus}g-{tag}-s{seed}",
                       "gpus": gpus, "jobs": jobs})
+
+
+def testbed(seed: int = 0, *, num_jobs: int = 20, load: float = 100.0, **params: Any) -> Any:
+    """Section 7.2's setting: :func:`generate` on the 15-GPU :data:`TESTBED`
+    (default 20 jobs arriving together, ``load=100``)."""
+    return generate(seed, num_jobs=num_jobs, load=load, gpus=list(TESTBED),
+                    name=f"hare-testbed-{num_jobs}j-load{load:g}-s{seed}", **params)
+
+
+#: the offered load of Section 7.3's default point (200 jobs, 160 GPUs, high
+#: heterogeneity); the sweeps keep its arrival rate (see :func:`simulation`)
+SIMULATION_LOAD = 0.9
+
+
+def simulation_rate(load: float = SIMULATION_LOAD, *, num_gpus: int = 160, heterogeneity: str = "high") -> float:
+    """Arrival rate (jobs per second) at which the mean job of the Table 2 mix
+    (rounds 2..5, tasks {1, 2, 4}) offers ``load`` to the cluster."""
+    from .hlas import DOMAINS, JOB_TYPES, job_times
+
+    gpus = cluster(num_gpus, heterogeneity)
+    counts = {g: gpus.count(g) for g in dict.fromkeys(gpus)}
+    mean_work = 0.0
+    for d in DOMAINS:
+        models = [m for m, spec in JOB_TYPES.items() if spec[0] == d]
+        for m in models:
+            tr, sy = job_times(m)
+            speed = sum(c / (tr[g] + sy[g]) for g, c in counts.items())
+            mean_work += (3.5 * (7 / 3)) / speed / (len(DOMAINS) * len(models))
+    return load / mean_work
+
+
+def simulation(seed: int = 0, *, num_jobs: int = 200, num_gpus: int = 160, heterogeneity: str = "high",
+               load: float | None = None, arrival_rate: float | None = None, **params: Any) -> Any:
+    """Section 7.3's simulation: ``num_jobs`` jobs on ``num_gpus`` GPUs of the
+    heterogeneity level (:func:`cluster`).
+
+    Arrivals: by default Poisson at the fixed rate :func:`simulation_rate` of
+    the default point (200 jobs on 160 high-heterogeneity GPUs at offered load
+    :data:`SIMULATION_LOAD`), so that, as in Figs. 14-16, more jobs (or fewer
+    GPUs) mean more contention; ``load`` or ``arrival_rate`` override it.
+    """
+    gpus = cluster(num_gpus, heterogeneity)
+    if load is None and arrival_rate is None:
+        arrival_rate = simulation_rate()
+    kw: dict[str, Any] = {"arrival_rate": arrival_rate} if arrival_rate is not None else {"load": load}
+    tag = f"rate{arrival_rate:.4g}" if arrival_rate is not None else f"load{load:g}"
+    return generate(seed, num_jobs=num_jobs, gpus=gpus,
+                    name=f"hare-sim-{num_jobs}j-{num_gpus}g-{heterogeneity}-{tag}-s{seed}", **kw, **params)

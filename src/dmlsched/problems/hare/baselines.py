@@ -351,7 +351,8 @@ def _gang_engine(
 def _result(run: Run, inst: HareInstance, sched: HareSchedule, C: np.ndarray, **details) -> Result:
     """The method's own bookkeeping of ``sum_n w_n C_n`` is reported as the
     objective, so that :func:`dmlsched.solve` cross-checks it against the evaluator."""
-    return run.result(solution=sched, objective=float(np.dot(inst.weight, C)), **details)
+    flow = float(np.dot(inst.weight, C - inst.arrival))
+    return run.result(solution=sched, objective=float(np.dot(inst.weight, C)), weighted_flow=flow, **details)
 
 
 BACKFILL_DOC = "let a later job that fits go first when the first waiting job does not fit"
@@ -524,6 +525,15 @@ def allox_slots(busy: np.ndarray, types: np.ndarray, J: int) -> tuple[np.ndarray
 
 
 def allox_matching(proc: np.ndarray, busy: np.ndarray, types: np.ndarray | None = None) -> list[list[int]]:
+    """AlloX's min-cost bipartite matching of jobs to (GPU, position) slots
+    (see :func:`_allox_queues`): per GPU, the pool jobs matched to it in run order."""
+    out: list[list[int]] = [[] for _ in range(proc.shape[1])]
+    for m, q in _allox_queues(proc, busy, types):
+        out[m] = q
+    return out
+
+
+def _allox_queues(proc: np.ndarray, busy: np.ndarray, types: np.ndarray | None = None) -> list[tuple[int, list[int]]]:
     """AlloX's min-cost bipartite matching of jobs to (GPU, position) slots.
 
     Parameters
@@ -538,8 +548,9 @@ def allox_matching(proc: np.ndarray, busy: np.ndarray, types: np.ndarray | None 
 
     Returns
     -------
-    list of list of int
-        Per GPU, the pool jobs matched to it in run order.  The job in the
+    list of (int, list of int)
+        The GPUs that get jobs, each with the pool jobs matched to it in run
+        order (GPUs in index order).  The job in the
         ``k``-th position from the end of GPU ``m`` delays ``k`` completions by
         its processing time, so its cost is ``k * proc[j, m] + busy[m]``; the
         assignment minimises the total (unweighted) completion time of the pool
@@ -547,19 +558,44 @@ def allox_matching(proc: np.ndarray, busy: np.ndarray, types: np.ndarray | None 
         ``scipy.optimize.linear_sum_assignment`` over the slots of
         :func:`allox_slots`.
     """
-    from scipy.optimize import linear_sum_assignment
-
     J, M = proc.shape
+    busy = np.asarray(busy, dtype=float)
+    if J == 0:
+        return []
     if types is None:
         types = np.arange(M)
-    sg, sk = allox_slots(np.asarray(busy, dtype=float), np.asarray(types), J)
-    cost = proc[:, sg] * sk[None, :] + np.asarray(busy, dtype=float)[sg][None, :]
+    types = np.asarray(types)
+    # every job's cost is at least min_m (proc + busy) (position k >= 1).  GPUs of one
+    # type with the same busy time are interchangeable: if, for every such group,
+    # no more jobs have their minimum there than the group has GPUs, putting each
+    # job alone on a GPU of its group attains every job's bound: optimal.
+    first = np.argmin(proc + busy[None, :], axis=1)
+    T = int(types.max()) + 1
+    idle = busy <= 0.0
+    # group of a GPU: its type if idle (all idle GPUs of a type are interchangeable),
+    # else itself (a busy GPU is its own group: exact, if conservative)
+    group = np.where(idle, types, T + np.arange(M))
+    size = np.bincount(group, minlength=T + M)
+    want = np.bincount(group[first], minlength=T + M)
+    if np.all(want <= size):
+        order = np.argsort(group, kind="stable")  # GPUs of each group, by index
+        start = np.cumsum(size) - size
+        gj = group[first]
+        jobs = np.argsort(gj, kind="stable")  # jobs of each group, by index
+        g_of = gj[jobs]
+        pos = np.arange(J) - (np.cumsum(want) - want)[g_of]
+        gpus = order[start[g_of] + pos]
+        return sorted((m, [j]) for j, m in zip(jobs.tolist(), gpus.tolist()))
+    from scipy.optimize import linear_sum_assignment
+
+    sg, sk = allox_slots(busy, types, J)
+    cost = proc[:, sg] * sk[None, :] + busy[sg][None, :]
     rows, cols = linear_sum_assignment(cost)
-    queues: list[list[tuple[float, int]]] = [[] for _ in range(M)]
+    queues: dict[int, list[tuple[float, int]]] = {}
     for j, c in zip(rows.tolist(), cols.tolist()):
-        queues[int(sg[c])].append((float(sk[c]), j))
+        queues.setdefault(int(sg[c]), []).append((float(sk[c]), j))
     # largest position-from-the-end runs first
-    return [[j for _, j in sorted(q, key=lambda p: -p[0])] for q in queues]
+    return [(m, [j for _, j in sorted(queues[m], key=lambda p: -p[0])]) for m in sorted(queues)]
 
 
 @method(
@@ -595,16 +631,27 @@ def solve_allox(inst: HareInstance, run: Run) -> Result:
     pool: list[int] = []
     ptr = 0
     matchings = 0
+    skipped = 0
+    largest = 0
     for e, t in enumerate(times.tolist()):
         while ptr < N and arrivals[by_arrival[ptr]] <= t:
             pool.append(int(by_arrival[ptr]))
             ptr += 1
         nxt = times[e + 1] if e + 1 < len(times) else math.inf
+        if float(phi.min()) >= nxt:
+            # no GPU is free before the next arrival: no job of this matching could
+            # start, so none would be committed; the next arrival re-matches the pool
+            skipped += 1
+            continue
         pool_arr = np.asarray(pool, dtype=np.int64)
-        queues = allox_matching(P_type[pool_arr][:, types], np.maximum(phi - t, 0.0), types)
+        J = len(pool)
+        run.require(memory_bytes=8.0 * J * J * len(inst.gpu_types) * (1.0 + math.log(M)) * 3,
+                    what=f"AlloX's matching of {J} waiting jobs at t={t:g}")
+        queues = _allox_queues(P_type[pool_arr][:, types], np.maximum(phi - t, 0.0), types)
         matchings += 1
+        largest = max(largest, len(pool))
         started = set()
-        for m, q in enumerate(queues):
+        for m, q in queues:
             tm = int(types[m])
             for j in q:
                 n = pool[j]
@@ -618,4 +665,4 @@ def solve_allox(inst: HareInstance, run: Run) -> Result:
                 started.add(n)
         pool = [n for n in pool if n not in started]
     sched = alloc.schedule(inst, sequential=True)
-    return _result(run, inst, sched, C, matchings=matchings)
+    return _result(run, inst, sched, C, matchings=matchings, matchings_skipped=skipped, largest_pool=largest)

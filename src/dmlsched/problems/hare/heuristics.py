@@ -43,6 +43,7 @@ from .listsched import (
     priority_order,
 )
 from .relaxation import RELAXATION_OPTIONS, RelaxationResult, relaxation_kwargs, solve_relaxation
+from .solution import weighted_flow
 
 __all__ = [
     "PLACEMENTS", "list_schedule", "list_schedule_eft", "list_schedule_fixed", "middle_completion_priority",
@@ -87,7 +88,7 @@ def _algorithm1(inst: HareInstance, run: Run, kind: str) -> Result:
         order = priority_order(inst, middle_completion_priority(inst, rel.x_hat))
         sched = list_schedule(inst, order, run.options["placement"])
     return run.result(solution=sched, bound=rel.lower_bound, placement=run.options["placement"],
-                      **_rel_details(kind, rel))
+                      weighted_flow=weighted_flow(inst, sched), **_rel_details(kind, rel))
 
 
 @method(
@@ -167,7 +168,7 @@ def solve_list_eft(inst: HareInstance, run: Run) -> Result:
     with run.stage("list"):
         sched = list_schedule_eft(inst, priority_order(inst, middle_completion_priority(inst, rel.x_hat)))
     return run.result(solution=sched, bound=rel.lower_bound, variant="earliest-finish GPU choice",
-                      **_rel_details(kind, rel))
+                      weighted_flow=weighted_flow(inst, sched), **_rel_details(kind, rel))
 
 
 @method(
@@ -180,4 +181,5 @@ def solve_smith_eft(inst: HareInstance, run: Run) -> Result:
     Deterministic and solver-free (``O(n log n + n M)``).  Not Algorithm 1.
     """
     sched = list_schedule_eft(inst, priority_order(inst, round_smith_priority(inst)))
-    return run.result(solution=sched, variant="round-Smith priority, earliest-finish GPU choice")
+    return run.result(solution=sched, variant="round-Smith priority, earliest-finish GPU choice",
+                      weighted_flow=weighted_flow(inst, sched))

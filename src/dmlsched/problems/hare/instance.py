@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
-from ...io import Reader
+from ...io import MAX_INT, MAX_NUMBER, MIN_NONZERO, Reader
 
 
 @dataclass(frozen=True)
@@ -180,28 +180,87 @@ def _validate(inst: HareInstance) -> None:
                     raise InstanceError(f"{p}.{key}.{g}", "missing time for a GPU type of the cluster")
 
 
+_JOB_KEYS = ("id", "arrival", "weight", "rounds", "tasks_per_round", "train_time", "sync_time")
+_JOB_KEY_SET = frozenset(_JOB_KEYS)
+
+
+def _fast_number(v: Any, positive: bool) -> bool:
+    """Whether ``v`` is a plain number that :meth:`Reader.as_number` accepts with
+    ``gt=0`` (``positive``) or ``ge=0``."""
+    t = type(v)
+    if t is float:
+        if not (v == v and -MAX_NUMBER <= v <= MAX_NUMBER):  # NaN, inf, too large
+            return False
+    elif t is not int or not -MAX_NUMBER <= v <= MAX_NUMBER:
+        return False
+    return v >= MIN_NONZERO if positive else v >= 0
+
+
+def _fast_map(d: Any, positive: bool) -> dict[str, float] | None:
+    if type(d) is not dict:
+        return None
+    out = {}
+    for k, v in d.items():
+        if not _fast_number(v, positive):
+            return None
+        out[k] = float(v)
+    return out
+
+
+def _fast_job(d: Any) -> HareJob | None:
+    """The job of a plain, valid job object, without the :class:`Reader`'s
+    bookkeeping (the loader's fast path); ``None`` for anything else, which
+    then goes through the Reader and gets its precise error message."""
+    if type(d) is not dict or not _JOB_KEY_SET.issuperset(d):
+        return None
+    try:
+        jid, rounds, k = d["id"], d["rounds"], d["tasks_per_round"]
+        train, sync = _fast_map(d["train_time"], True), _fast_map(d["sync_time"], False)
+    except KeyError:
+        return None
+    if train is None or sync is None or not (type(jid) is str or type(jid) is int):
+        return None
+    if type(rounds) is not int or type(k) is not int or not (1 <= rounds <= MAX_INT and 1 <= k <= MAX_INT):
+        return None
+    a, w = d.get("arrival", 0.0), d.get("weight", 1.0)
+    if not (_fast_number(a, False) and _fast_number(w, False)):
+        return None
+    return HareJob(id=str(jid), arrival=float(a), weight=float(w), rounds=rounds, tasks_per_round=k,
+                   train_time=train, sync_time=sync)
+
+
+def _read_job(jr: Reader) -> HareJob:
+    jr.check_keys(_JOB_KEYS)
+    jid = jr["id"].value
+    if isinstance(jid, bool) or not isinstance(jid, (str, int)):
+        raise jr.error("must be a string or an integer", "id")
+    return HareJob(
+        id=str(jid),
+        arrival=jr.number("arrival", 0.0, ge=0),
+        weight=jr.number("weight", 1.0, ge=0),
+        rounds=jr.integer("rounds", ge=1),
+        tasks_per_round=jr.integer("tasks_per_round", ge=1),
+        train_time=jr.number_map("train_time", gt=0),
+        sync_time=jr.number_map("sync_time", ge=0),
+    )
+
+
 def from_dict(data: Any) -> HareInstance:
-    """Parse and validate a ``"problem": "hare"`` instance."""
+    """Parse and validate a ``"problem": "hare"`` instance.
+
+    Plain job objects take a fast path (:func:`_fast_job`, the same checks as
+    the :class:`~dmlsched.io.Reader` without its per-field bookkeeping); any
+    other goes through the Reader, which names the offending field.
+    """
     r = Reader(data)
     r.check_keys(("gpus", "jobs"), common=True)
     gpus = tuple(c.as_str() for c in r.items("gpus", min_len=1))
+    jobs_r = r["jobs"]
+    raw = jobs_r.arr(min_len=1)
     jobs = []
-    for jr in r.items("jobs", min_len=1):
-        jr.check_keys(("id", "arrival", "weight", "rounds", "tasks_per_round", "train_time", "sync_time"))
-        jid = jr["id"].value
-        if isinstance(jid, bool) or not isinstance(jid, (str, int)):
-            raise jr.error("must be a string or an integer", "id")
-        jobs.append(
-            HareJob(
-                id=str(jid),
-                arrival=jr.number("arrival", 0.0, ge=0),
-                weight=jr.number("weight", 1.0, ge=0),
-                rounds=jr.integer("rounds", ge=1),
-                tasks_per_round=jr.integer("tasks_per_round", ge=1),
-                train_time=jr.number_map("train_time", gt=0),
-                sync_time=jr.number_map("sync_time", ge=0),
-            )
-        )
+    for i, d in enumerate(raw):
+        job = _fast_job(d)
+        jobs.append(job if job is not None else _read_job(Reader(d, f"{jobs_r.path}[{i}]")))
     expected = r["expected"].obj() if r.has("expected") else {}
     name = r.string("name", "", nonempty=False)
     return HareInstance(gpus=gpus, jobs=tuple(jobs), name=name, expected=dict(expected))

@@ -44,7 +44,7 @@ from .relaxation import (
     separate,
     solve_relaxation,
 )
-from .solution import HareSchedule, evaluate
+from .solution import HareSchedule, evaluate, weighted_flow
 
 __all__ = [
     "Horizon", "heuristic_incumbent", "horizon", "build_exact", "schedule_from_model", "solve_exact",
@@ -120,6 +120,9 @@ def solve_exact(inst: HareInstance, run: Run) -> Result:
     value = evaluate(inst, sched) if sched is not None else None
     if sched is not None:
         run.details["source"] = "mip"
-    return run.result(solution=sched, bound=hz.trivial_bound, outcome=out,
-                      binaries=int(size["binaries"]), retimed_objective=value)
+    res = run.result(solution=sched, bound=hz.trivial_bound, outcome=out,
+                     binaries=int(size["binaries"]), retimed_objective=value)
+    if res.solution is not None:
+        res.details["weighted_flow"] = weighted_flow(inst, res.solution)
+    return res
 

@@ -47,7 +47,7 @@ MASTER_WORK = 5_000_000
 DEFAULT_MASTER_NODES: int | None = None
 DEFAULT_REPAIR_ROUNDS = 50
 #: masters larger than this (nonzeros, :func:`~.formulation.model_size`) are not built
-DEFAULT_MAX_MASTER_NONZEROS = 2_000_000
+DEFAULT_MAX_MASTER_NONZEROS = 500_000
 
 #: options shared by ``relaxation`` and every method that solves one
 RELAXATION_OPTIONS: tuple[Option, ...] = (

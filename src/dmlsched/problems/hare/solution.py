@@ -131,6 +131,13 @@ def completion_times(inst: HareInstance, s: HareSchedule) -> np.ndarray:
     return np.maximum.reduceat(done, inst.job_offset[:-1]) if inst.num_tasks else np.zeros(0)
 
 
+def weighted_flow(inst: HareInstance, s: HareSchedule) -> float:
+    """Total weighted job completion time measured from arrival, ``sum_n w_n (C_n - a_n)``
+    (the evaluation's "weighted JCT" under the flow reading; the objective (4)-(8)
+    counts ``C_n`` from time 0: they differ by the constant ``sum_n w_n a_n``)."""
+    return float(np.dot(inst.weight, completion_times(inst, s) - inst.arrival))
+
+
 def evaluate(inst: HareInstance, s: HareSchedule) -> float:
     """Total weighted completion time ``sum_n w_n C_n`` recomputed from the schedule."""
     return float(np.dot(inst.weight, completion_times(inst, s)))

@@ -1,0 +1,181 @@
+"""Benchmark: Hare's baselines at scale (issue "a newcomer's first hour", item 3).
+
+Goals: ``fifo``, ``srtf``, ``homo`` and ``allox`` on 10,000 jobs and 160 GPUs
+under 1 s each; a 300,000-job file loaded and scheduled by ``fifo`` under 30 s;
+the loader's time and memory on that file recorded.
+
+One command writes the recorded Markdown::
+
+    .venv/bin/python benchmarks/hare_baselines.py --out benchmarks/hare_baselines.md
+    .venv/bin/python benchmarks/hare_baselines.py --quick      # a smoke run (prints only)
+
+Instances: :func:`dmlsched.generate.hare.simulation` (Section 7.3's job mix,
+160 GPUs of four types, Poisson arrivals) at several offered loads.  The
+300,000-job file is generated at run time into a temporary directory (it is
+about 70 MB; nothing large is committed).  Times are wall-clock seconds of
+``dmlsched.solve`` (method + the family's validator and evaluator), and,
+separately, of the method alone; memory is the peak resident set size of a
+fresh child process doing the load (``resource.getrusage``), and Python's
+``tracemalloc`` peak of the load itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+
+METHODS = ("fifo", "srtf", "homo", "allox", "fifo-round", "srtf-round")
+
+
+def time_methods(num_jobs: int, load: float, seed: int = 1, methods=METHODS) -> list[dict]:
+    import dmlsched
+    from dmlsched.generate.hare import simulation
+
+    inst = simulation(seed, num_jobs=num_jobs, load=load)
+    rows = []
+    for m in methods:
+        t0 = time.perf_counter()
+        res = dmlsched.solve(inst, m, seed=seed)
+        wall = time.perf_counter() - t0
+        validate = res.details.get("stages", {}).get("validate", 0.0)
+        rows.append({"jobs": num_jobs, "tasks": inst.num_tasks, "gpus": inst.num_gpus, "load": load,
+                     "method": m, "status": res.status.value, "objective": res.objective,
+                     "wall_s": wall, "method_s": wall - validate,
+                     "largest_pool": res.details.get("largest_pool")})
+    return rows
+
+
+_LOAD_CHILD = r"""
+import gc, json, resource, sys, time, tracemalloc
+def rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+t0 = time.perf_counter()
+import dmlsched
+t_import = time.perf_counter() - t0
+path = sys.argv[1]
+rss0 = rss()
+t0 = time.perf_counter()
+inst = dmlsched.load(path)
+t_load = time.perf_counter() - t0
+rss1 = rss()
+t0 = time.perf_counter()
+res = dmlsched.solve(inst, "fifo")
+t_fifo = time.perf_counter() - t0
+rss2 = rss()
+out = {"import_s": t_import, "load_s": t_load, "fifo_s": t_fifo,
+       "fifo_validate_s": res.details.get("stages", {}).get("validate"),
+       "status": res.status.value, "jobs": inst.num_jobs, "tasks": inst.num_tasks,
+       "rss_before_load": rss0, "rss_after_load": rss1, "max_rss_bytes": rss2}
+del inst, res
+gc.collect()
+tracemalloc.start()  # a second, traced load: Python's allocation peak of the loader itself
+inst = dmlsched.load(path)
+out["load_peak_bytes"] = tracemalloc.get_traced_memory()[1]
+print(json.dumps(out))
+"""
+
+
+def big_file(num_jobs: int, seed: int = 1) -> dict:
+    """Generate ``num_jobs`` jobs on 160 GPUs into a temporary file, then load and
+    schedule it with ``fifo`` in a fresh process."""
+    import dmlsched
+    from dmlsched.generate.hare import simulation
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, f"hare-{num_jobs}.json")
+        t0 = time.perf_counter()
+        inst = simulation(seed, num_jobs=num_jobs, load=0.9)
+        t_gen = time.perf_counter() - t0
+        dmlsched.save(inst, path)
+        size = os.path.getsize(path)
+        del inst
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", _LOAD_CHILD, path], capture_output=True, text=True, check=True)
+        total = time.perf_counter() - t0
+        rec = json.loads(out.stdout.strip().splitlines()[-1])
+    rec.update(file_bytes=size, generate_s=t_gen, child_wall_s=total)
+    return rec
+
+
+def markdown(rows: list[dict], big: dict | None, quick: bool) -> str:
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        la = os.getloadavg()
+        load = f"load average {la[0]:.1f} / {la[1]:.1f} / {la[2]:.1f} (1/5/15 min) at the end"
+    except OSError:  # pragma: no cover
+        load = "load average unknown"
+    out = ["# Hare baselines at scale",
+           "",
+           "Produced by `.venv/bin/python benchmarks/hare_baselines.py --out benchmarks/hare_baselines.md` "
+           f"on {now}, {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+           f"**measured on a shared machine** ({load}): other engineers' jobs were running, so times are "
+           "upper bounds of what a quiet machine gives (the lead re-measures).",
+           "",
+           "Goals (issue 18, item 3): `fifo`, `srtf`, `homo`, `allox` on 10,000 jobs and 160 GPUs under 1 s "
+           "each; a 300,000-job file loaded and scheduled by `fifo` under 30 s.",
+           "",
+           "Instances: `dmlsched.generate.hare.simulation(seed=1, num_jobs=N, load=L)`: the Table 2 job mix "
+           "(2-5 rounds of 1, 2 or 4 tasks), 160 GPUs (40 each of V100, T4, K80, M60), Poisson arrivals at "
+           "offered load L. `wall` = `dmlsched.solve` (method + validator + evaluator); `method` = without "
+           "the validation stage. `allox` solves one assignment problem per arrival on the waiting jobs "
+           "(`largest pool` = most jobs in one matching): its cost grows with the queue, i.e. with the load.",
+           "",
+           "| jobs | tasks | load | method | wall (s) | method (s) | largest pool |",
+           "|---:|---:|---:|---|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['jobs']:,} | {r['tasks']:,} | {r['load']:g} | `{r['method']}` | {r['wall_s']:.3f} | "
+                   f"{r['method_s']:.3f} | {r['largest_pool'] if r['largest_pool'] is not None else ''} |")
+    if big:
+        out += ["",
+                f"## {big['jobs']:,}-job file",
+                "",
+                f"Generated into a temporary directory ({big['file_bytes'] / 2**20:.1f} MiB of JSON, "
+                f"{big['tasks']:,} tasks, 160 GPUs; generation {big['generate_s']:.1f} s, not counted), then in a "
+                "fresh Python process:",
+                "",
+                "| step | time (s) |",
+                "|---|---:|",
+                f"| `import dmlsched` | {big['import_s']:.2f} |",
+                f"| `dmlsched.load` (parse + validate the instance) | {big['load_s']:.2f} |",
+                f"| `dmlsched.solve(inst, \"fifo\")` (incl. validation {big['fifo_validate_s']:.2f} s) | "
+                f"{big['fifo_s']:.2f} |",
+                f"| **load + fifo** | **{big['load_s'] + big['fifo_s']:.2f}** |",
+                "",
+                f"Loader memory: peak resident set size grew by "
+                f"{(big['rss_after_load'] - big['rss_before_load']) / 2**20:.0f} MiB during `load` (from "
+                f"{big['rss_before_load'] / 2**20:.0f} MiB after `import dmlsched`); Python's allocation peak "
+                f"of a second, traced load {big['load_peak_bytes'] / 2**20:.0f} MiB (tracemalloc, which slows "
+                f"the load several times, so it is not the timed one); peak resident set size of the whole "
+                f"process after `fifo` {big['max_rss_bytes'] / 2**20:.0f} MiB."]
+    if quick:
+        out += ["", "*(quick run: smaller sizes, not the recorded numbers)*"]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", help="write the Markdown here (default: print)")
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    args = ap.parse_args(argv)
+    sizes = [(2000, 0.5)] if args.quick else [(10_000, 0.3), (10_000, 0.5), (10_000, 0.9)]
+    rows = []
+    for n, load in sizes:
+        rows += time_methods(n, load)
+    big = big_file(5000 if args.quick else 300_000)
+    text = markdown(rows, big, args.quick)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
