@@ -229,6 +229,11 @@ def solve_exact(inst: HarmonyInstance, run: Run) -> Result:
     """Solve :func:`build_model`; the solver's proven upper bound is ``Result.bound``."""
     size = model_size_estimate(inst)
     run.require(memory_bytes=size * BYTES_PER_COMPONENT, what=f"the MILP (about {size:,} variables and constraints)")
+    with run.stage("incumbent"):  # Harmony's own grouping: an incumbent if the solver finds none in time
+        from .heuristics import schedule
+
+        sch = schedule(inst)
+        run.incumbent(HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines)))
     with run.stage("build"):
         mdl = build_model(inst)
     out = run.solve_model(mdl)
