@@ -12,6 +12,12 @@ to a reference (:mod:`dmlsched.hunt.evaluate`; with an exact reference the
 ratio is a certified lower bound on the true ratio), shrinks the best instance
 to the smallest that keeps its ratio above the target, and writes it as an
 instance file whose ``expected`` records the values found.
+
+Candidates are scored a batch at a time, in this process or on the bench
+engine (:mod:`dmlsched.hunt.pool`: local worker processes, Dask), and
+consumed in proposal order: a hunt is determined by its seed, batch size and
+evaluation budget, not by the engine or the number of workers.  The command
+line is ``dmlsched hunt`` (:mod:`dmlsched.hunt.cli`).
 """
 
 from __future__ import annotations
@@ -20,12 +26,13 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..registry import get_method, get_problem
 from .evaluate import Evaluator, Scored, instance_hash
+from .pool import EnginePool
 from .search import STRATEGIES, Context, register_strategy, run_strategy, shrink
 from .space import SPACES, HuntError, Space, get_space, register_space
 
@@ -46,6 +53,10 @@ class HuntResult:
         ``(seconds, evaluations, best value)`` each time the best improved.
     first_violation
         ``(seconds, evaluations)`` of the first certified violation, or ``None``.
+    batch, engine
+        Candidates scored at a time; where they ran (``inprocess``, ``local``, ``dask``).
+    notes
+        What the strategy recorded (e.g. the guided strategy's LP steps).
     """
 
     problem: str
@@ -62,6 +73,9 @@ class HuntResult:
     evaluations: int
     elapsed_s: float
     files: list[str] = field(default_factory=list)
+    batch: int = 1
+    engine: str = "inprocess"
+    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation(self) -> bool:
@@ -78,7 +92,8 @@ class HuntResult:
         return {
             "problem": self.problem, "method": self.method, "reference": self.reference,
             "strategy": self.strategy, "seed": self.seed, "objective": self.objective, "target": self.target,
-            "evaluations": self.evaluations, "elapsed_s": self.elapsed_s,
+            "evaluations": self.evaluations, "elapsed_s": self.elapsed_s, "batch": self.batch,
+            "engine": self.engine, "notes": self.notes,
             "first_violation": list(self.first_violation) if self.first_violation else None,
             "history": [list(h) for h in self.history], "best": sc(self.best), "shrunk": sc(self.shrunk),
             "files": self.files,
@@ -102,6 +117,12 @@ def hunt(
     reference_options: dict | None = None,
     shrink_evals: int = 400,
     out: str | Path | None = None,
+    batch: int | None = None,
+    workers: int | None = 0,
+    dask: str | None = None,
+    solver: str = "highs",
+    plugins: tuple[str, ...] | list[str] = (),
+    progress: Callable[[str, Context], None] | None = None,
 ) -> HuntResult:
     """Search the instance space of ``problem`` for instances where ``method`` is worst.
 
@@ -130,9 +151,24 @@ def hunt(
     time_limit
         Per-run deadline of the method and of the reference.
     out
-        Folder to write the shrunk instance (and ``hunt.json``) to.
+        Folder to write the shrunk instance (and ``hunt-*.json``) to.
+    batch
+        Candidates proposed and scored at a time (default: ``workers``, at
+        least 1).  The search depends on the batch, not on where it runs:
+        ``workers=4`` and ``workers=0, batch=4`` give the same hunt.
+    workers, dask
+        Evaluate on the bench engine: ``workers`` local worker processes
+        (``0``: in this process, the default; ``None``: one per core), or a
+        Dask scheduler address (``"local"``: a local cluster of ``workers``).
+    solver
+        MIP solver of the method and the reference.
+    plugins
+        Plugin modules the engine's workers import (``--plugin``).
+    progress
+        ``progress(event, ctx)``: ``"best"`` on each new best, ``"violation"``
+        on the first certified violation (see :class:`~.search.Context`).
     """
-    spec = get_problem(problem)
+    get_problem(problem)  # unknown family: UnknownMethodError naming it
     m = get_method(problem, method)
     space = get_space(problem)
     if strategy not in STRATEGIES:
@@ -145,34 +181,93 @@ def hunt(
         raise HuntError(f"objective must be 'ratio' or 'excess', got {objective!r}")
     if objective == "excess" and m.bound is None:
         raise HuntError(f"{problem}/{method} claims no bound: use objective='ratio'")
+    if budget is not None and not (budget > 0 and math.isfinite(budget)):
+        raise HuntError(f"budget must be a positive number of seconds, got {budget!r}")
+    if max_evals is not None and (isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1):
+        raise HuntError(f"max_evals must be a positive integer, got {max_evals!r}")
+    if target is not None and not (target > 0 and math.isfinite(target)):
+        raise HuntError(f"target must be a positive number, got {target!r}")
+    if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
+        raise HuntError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise HuntError(f"workers must be a non-negative integer, got {workers!r}")
+    if batch is None:
+        batch = max(1, workers if workers is not None else _cores())
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise HuntError(f"batch must be a positive integer, got {batch!r}")
+    sz = space.size(size)
     ev = Evaluator(problem, method, reference, time_limit=time_limit, seed=seed, options=options,
-                   reference_options=reference_options)
-    ctx = Context(space=space, evaluator=ev, rng=np.random.default_rng(seed), size=space.size(size),
-                  seconds=budget, max_evals=max_evals, target=target, objective=objective)
-    run_strategy(strategy, ctx)
-    best = ctx.best
-    shrunk = best
-    thr = None
-    if best is not None and best.ratio is not None and math.isfinite(best.ratio):
-        tgt = target if target is not None else best.claimed
-        if tgt is not None and math.isfinite(tgt) and best.ratio > tgt * (1 + 1e-6):
-            thr = tgt
-            keep = (lambda s: s.ratio is not None and s.ratio > thr * (1 + 1e-6)
-                    and (not best.certified or s.certified))
-        else:
-            thr = best.ratio
-            keep = lambda s: s.ratio is not None and s.ratio >= thr * (1 - 1e-9)  # noqa: E731
-        shrunk, _ = shrink(space, ev, best, keep, max_evals=shrink_evals)
+                   reference_options=reference_options, solver=solver, plugins=tuple(plugins),
+                   keep_solutions=64 if strategy == "guided" else 0)
+    # options are checked before any search starts (an unknown option is bad input, not a finding)
+    from ..kit import check_options
+
+    for name, opts, spec_m in ((method, ev.options, m), (ev.reference, ev.reference_options, ev.r)):
+        if spec_m.uses_kit:
+            check_options(problem, name, spec_m.options, opts)
+    pool = EnginePool(workers, dask, time_limit) if (dask or workers is None or workers > 0) else None
+    engine = pool.name if pool is not None else "inprocess"
+    try:
+        ctx = Context(space=space, evaluator=ev, rng=np.random.default_rng(seed), size=sz,
+                      seconds=budget, max_evals=max_evals, target=target, objective=objective, batch=batch,
+                      pool=pool, progress=progress)
+        run_strategy(strategy, ctx)
+        best = ctx.best
+        shrunk = _shrink(space, ev, best, target, objective, shrink_evals, pool, batch)
+    finally:
+        if pool is not None:
+            pool.close()
     res = HuntResult(
         problem=problem, method=method, reference=ev.reference, strategy=strategy, seed=seed,
         objective=objective, target=target if target is not None else (best.claimed if best else None),
         best=best, shrunk=shrunk, history=ctx.history, first_violation=ctx.first_violation,
-        evaluations=ctx.steps, elapsed_s=ctx.elapsed(),
+        evaluations=ctx.steps, elapsed_s=ctx.elapsed(), batch=batch,
+        engine=engine, notes=dict(ctx.notes),
     )
     if out is not None and shrunk is not None:
         res.files = write(res, Path(out))
-    _ = spec
     return res
+
+
+def _cores() -> int:
+    from ..bench.engines import default_workers
+
+    return default_workers()
+
+
+def _shrink(space: Space, ev: Evaluator, best: Scored | None, target: float | None, objective: str,
+            shrink_evals: int, pool: Any, batch: int) -> Scored | None:
+    """Shrink ``best`` while it stays as bad: above ``target`` when it beats it,
+    a violation of its own claimed bound when it is one (certified stays
+    certified), else at least its own search value (ratio, or ratio / claimed
+    bound for ``objective="excess"``)."""
+    if best is None or best.ratio is None or not math.isfinite(best.ratio):
+        return best
+    tol = 1 + 1e-6
+
+    def claimed_ok(s: Scored) -> bool:
+        return s.claimed is not None and math.isfinite(s.claimed) and s.claimed > 0
+
+    if target is not None and best.ratio > target * tol:
+        def keep(s: Scored) -> bool:
+            return s.ratio is not None and s.ratio > target * tol and (not best.certified or s.certified)
+    elif target is None and claimed_ok(best) and best.ratio > best.claimed * tol:
+        def keep(s: Scored) -> bool:
+            return (s.ratio is not None and claimed_ok(s) and s.ratio > s.claimed * tol
+                    and (not best.certified or s.certified))
+    else:
+        def value(s: Scored) -> float:
+            if s.ratio is None or not math.isfinite(s.ratio):
+                return -math.inf
+            if objective == "excess":
+                return s.ratio / s.claimed if claimed_ok(s) else -math.inf
+            return s.ratio
+        v0 = value(best)
+
+        def keep(s: Scored) -> bool:
+            return value(s) >= v0 * (1 - 1e-9)
+    shrunk, _ = shrink(space, ev, best, keep, max_evals=shrink_evals, pool=pool, batch=batch)
+    return shrunk
 
 
 def write(res: HuntResult, folder: Path) -> list[str]:
@@ -241,6 +336,6 @@ def plot_progress(results: list[HuntResult], path: str | Path, title: str | None
 
 
 __all__ = [
-    "Evaluator", "HuntError", "HuntResult", "SPACES", "STRATEGIES", "Scored", "Space", "get_space",
+    "Context", "EnginePool", "Evaluator", "HuntError", "HuntResult", "SPACES", "STRATEGIES", "Scored", "Space", "get_space",
     "hunt", "instance_hash", "plot_progress", "register_space", "register_strategy", "write",
 ]

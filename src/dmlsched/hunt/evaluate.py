@@ -16,13 +16,20 @@ is validated and every objective recomputed.
 
 References are cached by the instance's canonical hash, so a candidate reached
 twice is solved once.
+
+:meth:`Evaluator.evaluate_many` scores a batch of candidates, on the bench
+engine when given a :class:`~dmlsched.hunt.pool.EnginePool` (local worker
+processes or Dask: each candidate is two bench jobs, the method and the
+reference, run through the same :func:`dmlsched.solve`), and returns the
+scores in the order the candidates were proposed, whichever finished first.
 """
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from .. import api
 from ..errors import DmlschedError
@@ -83,11 +90,21 @@ class Evaluator:
         Seed passed to both runs.
     options, reference_options
         Method options.
+    solver
+        MIP solver of both runs (``"highs"`` or ``"gurobi"``).
+    plugins
+        Plugin modules (``--plugin``) the engine's worker processes import
+        before running a job.
+    keep_solutions
+        How many (method, reference) results of in-process evaluations to keep
+        (most recent first) for :meth:`results` (the guided strategies use the
+        schedules); 0 keeps none.
     """
 
     def __init__(self, problem: str, method: str, reference: str | None = None, *,
                  time_limit: float | None = 10.0, seed: int = 0, options: dict | None = None,
-                 reference_options: dict | None = None):
+                 reference_options: dict | None = None, solver: str = "highs", keep_solutions: int = 0,
+                 plugins: Sequence[str] = ()):
         self.spec = get_problem(problem)
         self.problem, self.method = problem, method
         self.m = get_method(problem, method)
@@ -95,13 +112,17 @@ class Evaluator:
         if self.reference is None:
             raise DmlschedError(f"{problem} has no default reference: name one")
         self.r = get_method(problem, self.reference)
-        self.time_limit, self.seed = time_limit, seed
+        self.time_limit, self.seed, self.solver = time_limit, seed, solver
         self.options = dict(options or {})
         self.reference_options = dict(reference_options or {})
         self.cache: dict[str, Scored] = {}
         self.evaluations = 0  # distinct instances scored
+        self.keep_solutions = int(keep_solutions)
+        self.plugins = tuple(plugins)
+        self._results: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
 
     def __call__(self, data: dict) -> Scored:
+        """Score one instance in this process (cached by its hash)."""
         h = instance_hash(data)
         hit = self.cache.get(h)
         if hit is not None:
@@ -115,27 +136,118 @@ class Evaluator:
             self.cache[h] = out
             return out
         try:
-            res = api.solve(inst, self.method, time_limit=self.time_limit, seed=self.seed, **self.options)
-            ref = api.solve(inst, self.reference, time_limit=self.time_limit, seed=self.seed,
-                            **self.reference_options)
+            res, ref = self._solve_both(inst)
         except DmlschedError as e:  # an invalid solution is a finding too: keep the message
             out.error = f"{type(e).__name__}: {e}"
             self.cache[h] = out
             return out
-        out.objective = res.objective if res.solution is not None else None
-        out.claimed = self.m.bound(inst) if self.m.bound is not None else None
-        out.details = {"status": res.status.value, "reference_status": ref.status.value,
-                       "reproducible": res.reproducible and ref.reproducible}
-        if self.r.kind == "bound":
-            value, out.certified = ref.bound if ref.bound is not None else ref.objective, False
-        else:
-            value, out.certified = (ref.objective if ref.solution is not None else None), True
-        out.reference = value
-        out.reference_optimal = ref.status.value == "optimal"
-        if out.objective is not None and value is not None:
-            out.ratio = _ratio(self.spec.sense, out.objective, value)
+        self._fill(out, inst, status=res.status.value, objective=res.objective if res.solution is not None else None,
+                   reproducible=res.reproducible and ref.reproducible, ref_status=ref.status.value,
+                   ref_objective=ref.objective if ref.solution is not None else None, ref_bound=ref.bound)
+        if self.keep_solutions > 0:
+            self._keep(h, res, ref)
         self.cache[h] = out
         return out
+
+    def _solve_both(self, inst: Any) -> tuple[Any, Any]:
+        res = api.solve(inst, self.method, solver=self.solver, time_limit=self.time_limit, seed=self.seed,
+                        **self.options)
+        ref = api.solve(inst, self.reference, solver=self.solver, time_limit=self.time_limit, seed=self.seed,
+                        **self.reference_options)
+        return res, ref
+
+    def _keep(self, h: str, res: Any, ref: Any) -> None:
+        self._results[h] = (res, ref)
+        self._results.move_to_end(h)
+        while len(self._results) > self.keep_solutions:
+            self._results.popitem(last=False)
+
+    def results(self, data: dict) -> tuple[Any, Any]:
+        """The method's and the reference's :class:`~dmlsched.result.Result` on ``data``.
+
+        Kept from an in-process evaluation when available, else solved again
+        here (both runs are deterministic: the same objectives as the score,
+        which callers should check).
+        """
+        h = instance_hash(data)
+        hit = self._results.get(h)
+        if hit is not None:
+            return hit
+        out = self._solve_both(from_dict(data))
+        if self.keep_solutions > 0:
+            self._keep(h, *out)
+        return out
+
+    def _fill(self, out: Scored, inst: Any, *, status: str | None, objective: float | None, reproducible: bool,
+              ref_status: str | None, ref_objective: float | None, ref_bound: float | None,
+              error: str | None = None) -> None:
+        """Fill a score from the two runs' figures (shared by both evaluation paths)."""
+        out.objective = objective
+        out.claimed = self.m.bound(inst) if self.m.bound is not None else None
+        out.details = {"status": status, "reference_status": ref_status, "reproducible": bool(reproducible)}
+        if error:
+            out.error = error
+        if self.r.kind == "bound":
+            value, out.certified = (ref_bound if ref_bound is not None else ref_objective), False
+        else:
+            value, out.certified = ref_objective, True
+        out.reference = value
+        out.reference_optimal = ref_status == "optimal"
+        if out.objective is not None and value is not None:
+            out.ratio = _ratio(self.spec.sense, out.objective, value)
+
+    # -- batches -------------------------------------------------------------------
+    def evaluate_many(self, datas: Sequence[dict], pool: Any = None) -> list[Scored]:
+        """Score ``datas``, returning the scores in the order given.
+
+        Without ``pool`` (or with a pool of no workers) the candidates are
+        scored here one by one; with an :class:`~dmlsched.hunt.pool.EnginePool`
+        the new ones (not in the cache, each hash once) run on its engine.
+        """
+        if pool is None or not getattr(pool, "parallel", False):
+            return [self(d) for d in datas]
+        todo: dict[str, dict] = {}
+        for d in datas:
+            h = instance_hash(d)
+            if h not in self.cache and h not in todo:
+                todo[h] = d
+        valid: dict[str, tuple[dict, Any]] = {}
+        for h, d in todo.items():
+            self.evaluations += 1
+            try:
+                valid[h] = (d, from_dict(d))
+            except DmlschedError as e:
+                out = Scored(data=d, hash=h, error=f"invalid instance: {e}")
+                self.cache[h] = out
+        if valid:
+            runs = [(h, role, d) for h, (d, _) in valid.items() for role in ("method", "reference")]
+            jobs = [self.job(d, role, f"{h}-{role}") for h, role, d in runs]
+            recs = pool.run(jobs)
+            by_key = {r.get("key"): r for r in recs}
+            for h, (d, inst) in valid.items():
+                rm, rr = by_key[f"{h}-method"], by_key[f"{h}-reference"]
+                out = Scored(data=d, hash=h)
+                err = None
+                for r in (rm, rr):
+                    if r.get("status") == "error" and r.get("error"):
+                        err = err or f"{r.get('method')}: {r.get('error')}"
+                self._fill(out, inst, status=rm.get("status"),
+                           objective=rm.get("objective") if rm.get("has_solution") else None,
+                           reproducible=bool(rm.get("reproducible")) and bool(rr.get("reproducible")),
+                           ref_status=rr.get("status"),
+                           ref_objective=rr.get("objective") if rr.get("has_solution") else None,
+                           ref_bound=rr.get("bound"), error=err)
+                self.cache[h] = out
+        return [self.cache[instance_hash(d)] for d in datas]
+
+    def job(self, data: dict, role: str, key: str) -> dict:
+        """The bench job (:mod:`dmlsched.bench.execute`) running the method or the reference on ``data``."""
+        method, options = ((self.method, self.options) if role == "method"
+                           else (self.reference, self.reference_options))
+        return {"key": key, "suite": "hunt", "label": role, "source": "hunt", "instance": data,
+                "instance_hash": key.split("-")[0], "problem": self.problem, "size": None, "method": method,
+                "seed": self.seed, "solver": self.solver, "time_limit": self.time_limit, "options": dict(options),
+                "reference": None, "reference_record": None, "plugins": list(self.plugins)}
 
 
 def _ratio(sense: str, value: float, ref: float) -> float:

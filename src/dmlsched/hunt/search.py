@@ -18,6 +18,18 @@ Strategies (pluggable: :data:`STRATEGIES`, :func:`register_strategy`):
 ``guided``  the family's solver-guided strategy where one exists
             (:mod:`dmlsched.hunt.guided`), otherwise an error naming the
             families that have one.
+
+Batches.  Every strategy proposes ``ctx.batch`` candidates at a time
+(:meth:`Context.score_many`): independent samples (``random``), or
+neighbours of the current instance (``hill``, ``anneal``, ``guided``'s
+annealing moves), scored together (in parallel on the bench engine when the
+hunt has workers) and then *consumed in proposal order* exactly as if they had
+been scored one after another: hill climbing takes the first improving
+neighbour of the batch, annealing the first accepted one (the rest of the
+batch, neighbours of a state that was left, is discarded).  The search
+therefore depends on the seed and the batch size only, never on the number of
+workers or the order in which runs finish; with ``batch=1`` it is the
+sequential search.
 """
 
 from __future__ import annotations
@@ -25,7 +37,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -39,7 +51,22 @@ class BudgetSpent(Exception):
 
 @dataclass
 class Context:
-    """What a strategy works with."""
+    """What a strategy works with.
+
+    Attributes
+    ----------
+    batch
+        Candidates proposed (and scored) at a time.
+    pool
+        An :class:`~dmlsched.hunt.pool.EnginePool` scoring batches on the bench
+        engine, or ``None`` (in-process).
+    progress
+        ``progress(event, ctx)`` called with ``"best"`` on every new best and
+        ``"violation"`` on the first certified violation, or ``None``.
+    notes
+        Counters a strategy may record (e.g. the guided strategy's LP steps),
+        reported in the hunt's result.
+    """
 
     space: Space
     evaluator: Evaluator
@@ -49,11 +76,15 @@ class Context:
     max_evals: int | None
     target: float | None
     objective: str = "ratio"  # "ratio" or "excess" (ratio / claimed bound)
+    batch: int = 1
+    pool: Any = None
+    progress: Callable[[str, "Context"], None] | None = None
     start: float = field(default_factory=time.monotonic)
     best: Scored | None = None
     history: list[tuple[float, int, float]] = field(default_factory=list)
     first_violation: tuple[float, int] | None = None
     steps: int = 0
+    notes: dict[str, Any] = field(default_factory=dict)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -63,9 +94,9 @@ class Context:
             return True
         return self.seconds is not None and self.elapsed() >= self.seconds
 
-    def value(self, s: Scored) -> float:
+    def value(self, s: Scored | None) -> float:
         """The search objective of a scored candidate."""
-        if s.score == -math.inf:
+        if s is None or s.score == -math.inf:
             return -math.inf
         if self.objective == "excess":
             if s.claimed is None or not math.isfinite(s.claimed) or s.claimed <= 0:
@@ -75,23 +106,49 @@ class Context:
 
     def score(self, data: dict) -> Scored:
         """Score ``data`` (one step of the budget); raises :class:`BudgetSpent` when spent."""
-        if self.spent():
+        return self.score_many([data])[0]
+
+    def score_many(self, datas: Sequence[dict]) -> list[Scored]:
+        """Score a batch (one step of the budget each), in proposal order.
+
+        With an evaluation budget only the candidates it still allows are
+        scored (the first ones); raises :class:`BudgetSpent` when the budget
+        was spent before the batch.
+        """
+        if self.spent() or not datas:
+            if not datas:
+                return []
             raise BudgetSpent
-        self.steps += 1
-        s = self.evaluator(data)
-        if self.best is None or self.value(s) > self.value(self.best):
-            self.best = s
-            self.history.append((self.elapsed(), self.steps, self.value(s)))
-        if self.first_violation is None and s.violation:
-            self.first_violation = (self.elapsed(), self.steps)
-        return s
+        if self.max_evals is not None:
+            datas = list(datas)[: self.max_evals - self.steps]
+        scored = self.evaluator.evaluate_many(datas, self.pool)
+        for s in scored:
+            self.steps += 1
+            if self.best is None or self.value(s) > self.value(self.best):
+                self.best = s
+                self.history.append((self.elapsed(), self.steps, self.value(s)))
+                if self.progress is not None:
+                    self.progress("best", self)
+            if self.first_violation is None and s.violation:
+                self.first_violation = (self.elapsed(), self.steps)
+                if self.progress is not None:
+                    self.progress("violation", self)
+        return scored
 
     def sample(self) -> dict:
         for _ in range(100):
             d = self.space.finish(self.space.sample(self.rng, self.size))
-            if self.space.valid(d):
+            if self.space.valid(d) and self.space.fits(d, self.size):
                 return d
         raise HuntError(f"the {self.space.problem} sampler gives no valid instance with size {self.size}")
+
+    def mutate(self, data: dict) -> dict:
+        """A random valid neighbour of ``data`` within the size caps."""
+        return self.space.mutate(self.rng, data, size=self.size)
+
+    def neighbours(self, data: dict) -> list[dict]:
+        """``batch`` random neighbours of ``data`` (drawn in order from the one generator)."""
+        return [self.mutate(data) for _ in range(self.batch)]
 
 
 Strategy = Callable[[Context], None]
@@ -100,41 +157,55 @@ Strategy = Callable[[Context], None]
 def random_sampling(ctx: Context) -> None:
     """Independent random instances from the family's sampler."""
     while True:
-        ctx.score(ctx.sample())
+        ctx.score_many([ctx.sample() for _ in range(ctx.batch)])
 
 
 def hill_climbing(ctx: Context, patience: int = 40) -> None:
     """First-improvement hill climbing (ties accepted), restarting from a fresh
-    sample after ``patience`` steps without improvement."""
+    sample after ``patience`` neighbours without improvement."""
     while True:
         cur = ctx.score(ctx.sample())
         stuck = 0
         while stuck < patience:
-            nxt = ctx.score(ctx.space.mutate(ctx.rng, cur.data))
-            if ctx.value(nxt) > ctx.value(cur):
-                cur, stuck = nxt, 0
-            else:
+            tie = None
+            for nxt in ctx.score_many(ctx.neighbours(cur.data)):
+                if ctx.value(nxt) > ctx.value(cur):
+                    cur, stuck, tie = nxt, 0, None
+                    break
                 if ctx.value(nxt) == ctx.value(cur):
-                    cur = nxt
+                    tie = nxt
                 stuck += 1
+            if tie is not None:
+                cur = tie
+
+
+def anneal_step(ctx: Context, cur: Scored, temp: float) -> Scored:
+    """One batch of annealing: neighbours of ``cur`` consumed in order, the
+    first accepted (Metropolis on ``log(value)`` at temperature ``temp``)
+    becomes the new state."""
+    for nxt in ctx.score_many(ctx.neighbours(cur.data)):
+        a, b = _log(ctx.value(cur)), _log(ctx.value(nxt))
+        if b >= a or (math.isfinite(b) and ctx.rng.random() < math.exp((b - a) / max(temp, 1e-9))):
+            return nxt
+    return cur
 
 
 def simulated_annealing(ctx: Context, t0: float = 0.05, cooling: float = 0.995, reheat: int = 150) -> None:
     """Simulated annealing on ``log(value)``: a worse neighbour is accepted with
-    probability ``exp(delta / T)``; ``T`` cools by ``cooling`` per step and is
-    reset (from the best instance so far) after ``reheat`` steps without a new best."""
+    probability ``exp(delta / T)``; ``T`` cools by ``cooling`` per evaluation
+    and is reset (from the best instance so far, or a fresh sample) after
+    ``reheat`` evaluations without a new best."""
     cur = ctx.score(ctx.sample())
     temp, since_best, best_v = t0, 0, ctx.value(cur)
     while True:
-        nxt = ctx.score(ctx.space.mutate(ctx.rng, cur.data))
-        a, b = _log(ctx.value(cur)), _log(ctx.value(nxt))
-        if b >= a or (math.isfinite(b) and ctx.rng.random() < math.exp((b - a) / max(temp, 1e-9))):
-            cur = nxt
-        temp *= cooling
+        before = ctx.steps
+        cur = anneal_step(ctx, cur, temp)
+        used = ctx.steps - before
+        temp *= cooling ** used
         if ctx.value(ctx.best) > best_v:
             best_v, since_best = ctx.value(ctx.best), 0
         else:
-            since_best += 1
+            since_best += used
         if since_best >= reheat:
             cur = ctx.best if ctx.rng.random() < 0.5 else ctx.score(ctx.sample())
             temp, since_best = t0, 0
@@ -183,24 +254,36 @@ def run_strategy(name: str, ctx: Context) -> None:
 
 
 def shrink(space: Space, evaluator: Evaluator, start: Scored, keep: Callable[[Scored], bool],
-           max_evals: int = 400) -> tuple[Scored, int]:
+           max_evals: int = 400, pool: Any = None, batch: int = 1) -> tuple[Scored, int]:
     """Greedy shrinking: take the first smaller candidate that still satisfies
     ``keep`` (fewer elements, smaller integers, rounder numbers) and repeat
-    until no candidate does or ``max_evals`` evaluations were spent."""
+    until no candidate does or ``max_evals`` evaluations were spent.
+
+    Candidates are scored ``batch`` at a time (on ``pool``'s engine when it
+    has one) and consumed in order, so the result depends on ``batch`` only.
+    """
     cur, used = start, 0
     improved = True
     while improved and used < max_evals:
         improved = False
-        for cand in space.shrink_candidates(cur.data):
-            if used >= max_evals:
+        chunk: list[dict] = []
+        cands = (c for c in space.shrink_candidates(cur.data) if space.valid(c))
+        exhausted = False
+        while not improved and not exhausted and used < max_evals:
+            chunk = []
+            for c in cands:
+                chunk.append(c)
+                if len(chunk) >= min(batch, max_evals - used):
+                    break
+            if not chunk:
+                exhausted = True
                 break
-            if not space.valid(cand):
-                continue
-            used += 1
-            s = evaluator(cand)
-            if keep(s):
-                cur, improved = s, True
-                break
+            scored = evaluator.evaluate_many(chunk, pool)
+            used += len(scored)
+            for s in scored:
+                if keep(s):
+                    cur, improved = s, True
+                    break
     return cur, used
 
 

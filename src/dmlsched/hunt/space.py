@@ -17,8 +17,11 @@ move that produces an invalid instance is rejected and another is drawn):
   (change a GPU type).
 
 Each family declares which lists hold elements (``jobs``, ``tasks``,
-``machines``, ...), which keys are never touched (``problem``, ``id``, ...)
-and a sampler of small random instances (:data:`SPACES`).
+``machines``, ...), which keys are never touched (``problem``, ``id``, ...),
+a sampler of small random instances and the *size caps* of the space
+(:data:`SPACES`): the size parameters bound the sampler AND every move
+(:meth:`Space.within`), so a search cannot drift to instances its exact
+reference cannot solve in the time it has.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ class Space:
     fix
         ``fix(dict) -> dict`` repairs derived fields after a move (e.g. a
         horizon that must cover the instance), or ``None``.
+    within
+        ``within(dict, size) -> bool``: whether an instance respects the size
+        caps (moves that leave them are rejected), or ``None`` (no caps).
     """
 
     problem: str
@@ -76,6 +82,7 @@ class Space:
     min_elements: dict[str, int] = field(default_factory=dict)
     default_size: dict[str, Any] = field(default_factory=dict)
     fix: Callable[[dict], dict] | None = None
+    within: Callable[[dict, dict], bool] | None = None
 
     # -- helpers -----------------------------------------------------------
     def size(self, size: dict | None) -> dict:
@@ -101,6 +108,15 @@ class Space:
 
     def finish(self, data: dict) -> dict:
         return self.fix(data) if self.fix is not None else data
+
+    def fits(self, data: dict, size: dict | None) -> bool:
+        """Whether ``data`` respects the size caps ``size`` (always, without caps)."""
+        if size is None or self.within is None:
+            return True
+        try:
+            return bool(self.within(data, size))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return False
 
     # -- leaves ----------------------------------------------------------------
     def numeric_leaves(self, data: Any, prefix: Path = ()) -> list[Path]:
@@ -133,14 +149,17 @@ class Space:
         return out
 
     # -- moves -------------------------------------------------------------------
-    def mutate(self, rng: np.random.Generator, data: dict, tries: int = 50) -> dict:
-        """A valid neighbour of ``data`` by one random move (``data`` itself if none is found)."""
+    def mutate(self, rng: np.random.Generator, data: dict, tries: int = 50, size: dict | None = None) -> dict:
+        """A valid neighbour of ``data`` by one random move (``data`` itself if none is found).
+
+        With ``size``, neighbours outside the size caps (:meth:`fits`) are rejected.
+        """
         for _ in range(tries):
             move = MOVES[int(rng.integers(len(MOVES)))]
             new = self.apply(rng, data, move)
             if new is not None:
                 new = self.finish(new)
-                if new != data and self.valid(new):
+                if new != data and self.fits(new, size) and self.valid(new):
                     return new
         return data
 
@@ -275,11 +294,17 @@ def _set(d: Any, p: Path, v: Any) -> None:
 
 # ---------------------------------------------------------------------------
 # family samplers (small instances, on coarse grids so exact references are fast)
+# and their size caps (the same size parameters bound the sampler and the moves)
 
 
 def _grid(rng: np.random.Generator, lo: float, hi: float, step: float = 0.25) -> float:
     k = int(rng.integers(int(round(lo / step)), int(round(hi / step)) + 1))
     return round(k * step, 6)
+
+
+#: job weights of the Hare sampler: spread over orders of magnitude (a heavy job
+#: among light ones is the structure of the known list-scheduling traps)
+HARE_WEIGHTS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
 def _hare(rng: np.random.Generator, s: dict) -> dict:
@@ -290,20 +315,29 @@ def _hare(rng: np.random.Generator, s: dict) -> dict:
     jobs = []
     budget = int(s["tasks"])
     for n in range(int(rng.integers(1, int(s["jobs"]) + 1))):
-        k = int(rng.integers(1, int(s["tasks_per_round"]) + 1))
-        r = int(rng.integers(1, int(s["rounds"]) + 1))
-        if budget - k * r < 0:
-            k, r = 1, 1
         if budget <= 0:
             break
+        k = int(rng.integers(1, int(s["tasks_per_round"]) + 1))
+        r = int(rng.integers(1, int(s["rounds"]) + 1))
+        if k * r > budget:
+            k, r = 1, 1
         budget -= k * r
         base = _grid(rng, 0.25, 4.0)
         train = {g: round(base * _grid(rng, 1.0, float(s["alpha"]), 0.25), 6) for g in used}
-        sync_base = _grid(rng, 0.0, 1.0)
+        sync_base = 0.0 if rng.random() < 0.5 else _grid(rng, 0.25, 1.0)
         sync = {g: sync_base for g in used}  # equal sync across types keeps alpha finite
-        jobs.append({"id": f"J{n}", "arrival": _grid(rng, 0.0, 3.0), "weight": _grid(rng, 0.5, 3.0, 0.5),
+        arrival = 0.0 if rng.random() < 0.5 else _grid(rng, 0.25, 3.0)
+        jobs.append({"id": f"J{n}", "arrival": arrival,
+                     "weight": float(HARE_WEIGHTS[int(rng.integers(len(HARE_WEIGHTS)))]),
                      "rounds": r, "tasks_per_round": k, "train_time": train, "sync_time": sync})
     return {"problem": "hare", "gpus": gpus, "jobs": jobs}
+
+
+def _hare_within(d: dict, s: dict) -> bool:
+    jobs = d["jobs"]
+    tasks = sum(int(j["rounds"]) * int(j["tasks_per_round"]) for j in jobs)
+    return (len(jobs) <= int(s["jobs"]) and len(d["gpus"]) <= int(s["gpus"]) and tasks <= int(s["tasks"])
+            and len(set(d["gpus"])) <= int(s["types"]))
 
 
 def _rar(rng: np.random.Generator, s: dict) -> dict:
@@ -330,11 +364,27 @@ def _rar_fix(d: dict) -> dict:
     return d
 
 
+def _rar_within(d: dict, s: dict) -> bool:
+    return (len(d["jobs"]) <= int(s["jobs"]) and len(d["servers"]) <= int(s["servers"])
+            and max(d["servers"]) <= int(s["capacity"]) and int(d["horizon"]) <= int(s["horizon"])
+            and all(int(j["iterations"]) <= int(s["iterations"]) for j in d["jobs"]))
+
+
 def _harmony(rng: np.random.Generator, s: dict) -> dict:
     jobs = [{"id": f"J{i}", "t_cpu": _grid(rng, 0.5, 5.0, 0.5), "t_net": _grid(rng, 0.5, 5.0, 0.5),
-             "iterations": int(rng.integers(1, 40))} for i in range(int(rng.integers(2, int(s["jobs"]) + 1)))]
+             "iterations": int(rng.integers(1, int(s["iterations"]) + 1))}
+            for i in range(int(rng.integers(2, int(s["jobs"]) + 1)))]
     return {"problem": "harmony", "machines": int(rng.integers(1, int(s["machines"]) + 1)),
             "reference_dop": int(rng.integers(1, 4)), "weights": {"cpu": 1, "net": 1}, "jobs": jobs}
+
+
+def _harmony_within(d: dict, s: dict) -> bool:
+    return (len(d["jobs"]) <= int(s["jobs"]) and int(d["machines"]) <= int(s["machines"])
+            and all(int(j["iterations"]) <= int(s["iterations"]) for j in d["jobs"]))
+
+
+#: minimum shares of the moldable sampler: 1/n of a GPU (the paper's p_min)
+MOLDABLE_PMIN = (1, "1/2", "1/3", "1/4")
 
 
 def _moldable(rng: np.random.Generator, s: dict) -> dict:
@@ -343,10 +393,15 @@ def _moldable(rng: np.random.Generator, s: dict) -> dict:
     for i in range(int(rng.integers(1, int(s["tasks"]) + 1))):
         pmax = int(rng.integers(1, g + 1))
         tasks.append({"id": f"T{i}", "user": f"u{int(rng.integers(2))}", "arrival": _grid(rng, 0.0, 4.0, 0.5),
-                      "volume": _grid(rng, 0.5, 8.0, 0.5), "p_min": 1, "p_max": pmax})
+                      "volume": _grid(rng, 0.5, 8.0, 0.5),
+                      "p_min": MOLDABLE_PMIN[int(rng.integers(len(MOLDABLE_PMIN)))], "p_max": pmax})
     curve = [[1.0, 1.0]] + [[float(p), round(float(p) ** float(s["speedup_exponent"]), 6)] for p in range(2, g + 1)]
     return {"problem": "moldable", "gpus": g, "gpu_memory": 1.0, "speedup": curve, "preemption_overhead": 0.0,
             "preemption_min_remaining": 0.0, "tasks": tasks}
+
+
+def _moldable_within(d: dict, s: dict) -> bool:
+    return len(d["tasks"]) <= int(s["tasks"]) and int(d["gpus"]) <= int(s["gpus"])
 
 
 def _cruise(rng: np.random.Generator, s: dict) -> dict:
@@ -354,6 +409,10 @@ def _cruise(rng: np.random.Generator, s: dict) -> dict:
                 for i in range(int(rng.integers(2, int(s["machines"]) + 1)))]
     return {"problem": "cruise", "machines": machines, "dataset_size": int(rng.integers(1, int(s["dataset"]) + 1)),
             "model_size": int(rng.integers(1, 9)), "batch_size": int(rng.integers(1, 6))}
+
+
+def _cruise_within(d: dict, s: dict) -> bool:
+    return len(d["machines"]) <= int(s["machines"]) and int(d["dataset_size"]) <= int(s["dataset"])
 
 
 def _grouping(rng: np.random.Generator, s: dict) -> dict:
@@ -364,36 +423,43 @@ def _grouping(rng: np.random.Generator, s: dict) -> dict:
     return {"problem": "gpu-grouping", "speeds": speeds, "groups": groups}
 
 
+def _grouping_within(d: dict, s: dict) -> bool:
+    return len(d["speeds"]) <= int(s["jobs"]) and all(len(row) <= int(s["gpus"]) for row in d["speeds"])
+
+
 SPACES: dict[str, Space] = {
     "hare": Space(
         "hare", _hare, element_lists=("jobs",), integer_keys=frozenset({"rounds", "tasks_per_round"}),
-        default_size={"jobs": 3, "gpus": 3, "types": 2, "rounds": 2, "tasks_per_round": 2, "tasks": 8, "alpha": 2.0},
+        default_size={"jobs": 4, "gpus": 3, "types": 2, "rounds": 2, "tasks_per_round": 3, "tasks": 8, "alpha": 2.0},
+        within=_hare_within,
     ),
     "rar": Space(
         "rar", _rar, element_lists=("jobs",),
         integer_keys=frozenset({"gpus", "iterations", "batch", "horizon", "servers"}),
         default_size={"jobs": 3, "servers": 2, "capacity": 2, "iterations": 8, "horizon": 40}, fix=_rar_fix,
+        within=_rar_within,
     ),
     "harmony": Space(
         "harmony", _harmony, element_lists=("jobs",),
         integer_keys=frozenset({"iterations", "machines", "reference_dop"}),
-        min_elements={"jobs": 2}, default_size={"jobs": 5, "machines": 4},
+        min_elements={"jobs": 2}, default_size={"jobs": 5, "machines": 4, "iterations": 40},
+        within=_harmony_within,
     ),
     "moldable": Space(
         "moldable", _moldable, element_lists=("tasks",),
         protected=frozenset({"problem", "name", "id", "user", "description", "source", "expected", "speedup",
                              "gpu_memory", "preemption_overhead", "preemption_min_remaining", "p_min"}),
         integer_keys=frozenset({"gpus", "p_min", "p_max"}),
-        default_size={"tasks": 4, "gpus": 3, "speedup_exponent": 0.8},
+        default_size={"tasks": 4, "gpus": 3, "speedup_exponent": 0.8}, within=_moldable_within,
     ),
     "cruise": Space(
         "cruise", _cruise, element_lists=("machines",), min_elements={"machines": 2},
         integer_keys=frozenset({"dataset_size", "model_size", "batch_size"}),
-        default_size={"machines": 5, "dataset": 40},
+        default_size={"machines": 5, "dataset": 40}, within=_cruise_within,
     ),
     "gpu-grouping": Space(
         "gpu-grouping", _grouping, element_lists=("speeds",), integer_keys=frozenset({"groups"}),
-        default_size={"gpus": 6, "jobs": 3},
+        default_size={"gpus": 6, "jobs": 3}, within=_grouping_within,
     ),
 }
 
