@@ -461,7 +461,7 @@ class Run:
                 rel_gap=DEFAULT_REL_GAP if rel_gap is None else rel_gap,
                 abs_gap=DEFAULT_ABS_GAP if abs_gap is None else abs_gap,
                 threads=threads, tee=sys.stderr if self.display else False, options=extra,
-                work_limit=work_limit,
+                work_limit=work_limit, deadline_at=dl.at,
             )
         if out.limit == "time":
             self.cut(what)

@@ -136,6 +136,7 @@ def solve_model(
     tee: Any = False,
     options: dict[str, Any] | None = None,
     work_limit: dict[str, Any] | None = None,
+    deadline_at: float | None = None,
 ) -> SolveOutcome:
     """Solve a Pyomo model and load its incumbent.
 
@@ -160,6 +161,11 @@ def solve_model(
         iterations: HiGHS ``simplex_iteration_limit``, Gurobi
         ``IterationLimit``).  A run stopped by one has ``limit == "work"``;
         one stopped by ``time_limit`` has ``limit == "time"``.
+    deadline_at
+        An absolute deadline (``time.monotonic()`` seconds).  The solver's own
+        time limit is then set *after* Pyomo has handed the model over, to
+        what is left of it, so that the translation of a large model does not
+        push the solver past the caller's deadline.
 
     Raises
     ------
@@ -183,6 +189,8 @@ def solve_model(
     if solver == "gurobi" and _is_nonlinear(model):
         name = "gurobi_direct_minlp"  # gurobi_direct compiles linear models only (MIQCP, e.g. Hare (9))
     opt = SolverFactory(name)
+    if deadline_at is not None:
+        _limit_at_handoff(opt, deadline_at)
     sopts = dict(options or {})
     if solver == "highs":
         sopts.setdefault("random_seed", int(seed) % 2147483647)
@@ -262,6 +270,36 @@ def solve_model(
         message=_tc_name(tc),
         limit=limit,
     )
+
+
+def _limit_at_handoff(opt: Any, deadline_at: float) -> None:
+    """Set the solver's time limit to what is left of ``deadline_at`` at the
+    moment Pyomo hands the translated model to it (HiGHS: before ``run``;
+    Gurobi: after the model is created).  Falls back to the limit given at
+    the call when this Pyomo has no such hook."""
+
+    def left() -> float:
+        return max(deadline_at - time.monotonic(), 0.01)
+
+    if hasattr(opt, "_solve") and hasattr(opt, "set_instance"):  # persistent HiGHS interface
+        orig_solve = opt._solve
+
+        def _solve(*a: Any, **k: Any) -> Any:
+            cfg = getattr(opt, "_active_config", None)
+            if cfg is not None:
+                cfg.time_limit = left()
+            return orig_solve(*a, **k)
+
+        opt._solve = _solve
+    elif hasattr(opt, "_create_solver_model"):  # Gurobi direct
+        orig_create = opt._create_solver_model
+
+        def _create(pyomo_model: Any, config: Any) -> Any:
+            out = orig_create(pyomo_model, config)
+            config.time_limit = left()
+            return out
+
+        opt._create_solver_model = _create
 
 
 def _tc_name(tc: Any) -> str:
