@@ -1,6 +1,6 @@
 """Benchmark: Algorithm 1's list phase (priority_order + list_schedule) on 160 GPUs.
 
-Run: ``/work/venv/bin/python benchmarks/hare_list.py [--sizes 10000,100000,1000000] [--repeat 3]``
+Run: ``.venv/bin/python benchmarks/hare_list.py [--sizes 10000,100000,1000000] [--repeat 3]``
 
 For each size ``n`` (tasks) a seeded random Hare instance is drawn on 160 GPUs
 of the paper's four types (40 each of V100, T4, K80, M60), jobs with 1-49
@@ -61,7 +61,7 @@ def make_instance(num_tasks: int, num_gpus: int = 160, seed: int = 0) -> HareIns
     return HareInstance(gpus=gpus, jobs=tuple(jobs), name=f"bench-{num_tasks}")
 
 
-def bench(num_tasks: int, repeat: int, seed: int = 0) -> dict:
+def bench(num_tasks: int, repeat: int, seed: int = 0, placement: str = "earliest-start") -> dict:
     t0 = time.perf_counter()
     inst = make_instance(num_tasks, seed=seed)
     inst.tc, inst.ts, inst.task_k, inst.task_round  # noqa: B018 (build cached arrays)
@@ -74,7 +74,7 @@ def bench(num_tasks: int, repeat: int, seed: int = 0) -> dict:
         t1 = time.perf_counter()
         order = priority_order(inst, prio)
         t2 = time.perf_counter()
-        sched = list_schedule(inst, order)
+        sched = list_schedule(inst, order, placement)
         t3 = time.perf_counter()
         c3 = time.process_time()
         best_order = min(best_order, t2 - t1)
@@ -98,19 +98,22 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--placement", default="earliest-start,earliest-available",
+                    help="readings of line 12 to time (comma-separated)")
     args = ap.parse_args(argv)
     print(f"machine: {platform.machine()} {platform.processor() or ''} cpus={os.cpu_count()} "
           f"python {platform.python_version()} numpy {np.__version__}")
     print(f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average before: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
-    print("| tasks | jobs | GPUs | build instance (s) | priority_order (s) | list_schedule (s) "
+    print("| placement | tasks | jobs | GPUs | build instance (s) | priority_order (s) | list_schedule (s) "
           "| list phase, wall (s) | list phase, CPU (s) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n in (int(s) for s in args.sizes.split(",")):
-        r = bench(n, args.repeat, args.seed)
-        print(f"| {r['tasks']:,} | {r['jobs']:,} | {r['gpus']} | {r['build_s']:.3f} | {r['order_s']:.3f} | "
-              f"{r['list_s']:.3f} | {r['total_s']:.3f} | {r['cpu_s']:.3f} |", flush=True)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for placement in args.placement.split(","):
+        for n in (int(s) for s in args.sizes.split(",")):
+            r = bench(n, args.repeat, args.seed, placement)
+            print(f"| {placement} | {r['tasks']:,} | {r['jobs']:,} | {r['gpus']} | {r['build_s']:.3f} | "
+                  f"{r['order_s']:.3f} | {r['list_s']:.3f} | {r['total_s']:.3f} | {r['cpu_s']:.3f} |", flush=True)
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
