@@ -58,3 +58,39 @@ def test_swf_generator_rejects_bad_arguments():
         swf(jobs=0)
     with pytest.raises(TypeError):
         swf(0)  # keyword-only, seed included
+
+
+def test_gpu_workload_statistics_and_bag_arrival_readings():
+    import numpy as np
+    import pytest
+
+    from dmlsched.generate.moldable import gpu_workload, offered_load
+
+    burst = gpu_workload(tasks=3000, gpus=6, bag_arrivals="burst", seed=2)
+    assert burst.num_tasks == 3000 and len({t.user for t in burst.tasks}) <= 14
+    bags = {t.id.split("t")[0] for t in burst.tasks}
+    assert len(bags) == round(3000 * 2317 / 77677)
+    assert {(t.pmin_den, t.p_max, t.p_req) for t in burst.tasks} == {(4, 4, 1)}
+    # the volume fills 6 GPUs over the bags' submission period: offered load about 1 on 6 GPUs
+    assert 0.8 < offered_load(burst) < 1.2
+
+    def bag_gaps(inst):
+        by = {}
+        for t in inst.tasks:
+            b, i = t.id[1:].split("t")
+            by.setdefault(b, []).append((int(i), t.arrival, t.volume))
+        gaps = []
+        for ts in by.values():
+            ts.sort()
+            gaps += [(a2 - a1, v1) for (_, a1, v1), (_, a2, _) in zip(ts, ts[1:])]
+        return np.array(gaps)
+
+    g = bag_gaps(burst)
+    assert np.median(g[:, 0]) < 60  # within minutes: they run during each other
+    chain = bag_gaps(gpu_workload(tasks=3000, gpus=6, bag_arrivals="chain", seed=2))
+    assert np.all(chain[:, 0] >= chain[:, 1] - 1e-3) and np.all(chain[:, 0] <= chain[:, 1] + 60 + 1e-3)
+    mixed = bag_gaps(gpu_workload(tasks=3000, gpus=6, seed=2))
+    after = np.mean(mixed[:, 0] >= mixed[:, 1] - 1e-3)
+    assert 0.2 < after < 0.9  # some bags chained, some not
+    with pytest.raises(ValueError, match="bag_arrivals"):
+        gpu_workload(tasks=10, bag_arrivals="poisson")
