@@ -4,7 +4,8 @@ Issue 16 ("what must show it"): ``time_limit`` is a deadline for the whole
 method.  This runs the suite ``benchmarks/suites/deadlines.toml`` (every method
 of kind ``exact``, seeded generated instances of two sizes per family, no
 reference) once per limit on the benchmark engine, one worker process at a
-time by default so that wall times and memory are the method's own, and
+time by default and a fresh process for every run, so that wall times and
+memory are the method's own, and
 writes ``benchmarks/deadlines.md``: per run the method, instance, limit, the
 method's wall time (from the call to its return, as ``time_limit`` counts it),
 the worker's wall time for the whole job (loading, validation, verdict), the
@@ -76,7 +77,7 @@ def run(limits: list[float], workers: int, results: Path, resume: bool, suite_pa
         suite.time_limit = float(lim)
         suite.grace = max(10.0, float(lim))
         print(f"deadlines: limit {lim:g} s, grace {suite.grace:g} s", file=sys.stderr, flush=True)
-        res = run_sweep(suite, out=str(results), workers=workers, progress=True)
+        res = run_sweep(suite, out=str(results), workers=workers, progress=True, jobs_per_worker=1)
         records += [r for r in res.records if r.get("method")]
         meta[f"load_after_{lim:g}"] = os.getloadavg()
     meta["elapsed"] = time.monotonic() - meta["t0"]
@@ -141,8 +142,9 @@ def render(records: list[dict], meta: dict, limits: list[float], workers: int, c
         "killed (its last incumbent is recorded); grace = max(10 s, limit)",
         "- *method wall*: from the call to the return, as `time_limit` counts it (for a killed run: until the "
         "kill); *job wall*: the whole job in the worker (loading the instance, the method, validation, "
-        "verdict); *peak memory*: peak resident set of the worker process during the run (it includes about "
-        "the worker's resident size before the run, shown as *before*)",
+        "verdict); *peak memory*: peak resident set of the worker process during the run; every run has a "
+        "fresh worker process, so this is the run's own peak plus what the process holds after importing "
+        "dmlsched, Pyomo and the solvers (its size before the run, shown as *before*)",
         "",
     ]
     over: list[str] = []

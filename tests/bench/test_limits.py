@@ -69,3 +69,16 @@ def test_in_process_incumbents_need_no_worker(toy_plugin, tmp_path: Path):
     res = run_sweep(_suite(d, ["incumbents"], toy_plugin, reference="exact"), workers=0, progress=False)
     inc = {r["method"]: r for r in res.records}["incumbents"]
     assert inc["status"] == "feasible" and inc["objective"] == 3.0 and inc["killed"] is False
+
+
+@pytest.mark.slow
+def test_fresh_worker_per_run_and_peak_memory(toy_plugin, tmp_path: Path):
+    """``jobs_per_worker=1``: every run in a new process; each record has its peak memory."""
+    d = tmp_path / "toy"
+    write_toy(d, "a", [3, 1])
+    write_toy(d, "b", [2, 5])
+    res = run_sweep(_suite(d, ["first"], toy_plugin, reference="none", time_limit=5), workers=1, progress=False,
+                    jobs_per_worker=1)
+    assert len({r["pid"] for r in res.records}) == 2
+    for r in res.records:
+        assert r["rss_before_bytes"] <= r["peak_rss_bytes"] < 2**31

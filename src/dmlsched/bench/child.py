@@ -87,13 +87,15 @@ def reset_peak_rss() -> bool:
 class ChildProcess:
     """One persistent worker process (parent side). Not thread-safe: one per thread."""
 
-    def __init__(self, engine: str = "local", threads_per_solver: int = 1):
+    def __init__(self, engine: str = "local", threads_per_solver: int = 1, max_jobs: int | None = None):
         self.engine = engine
         self.threads_per_solver = threads_per_solver
+        self.max_jobs = max_jobs  # a fresh process after this many jobs (1: one process per run)
         self.proc: subprocess.Popen | None = None
         self._buf = b""
         self._errfile: Any = None
         self.started = 0
+        self._jobs = 0
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -119,6 +121,7 @@ class ChildProcess:
         )
         self._buf = b""
         self.started += 1
+        self._jobs = 0
         line = self._read_line(time.monotonic() + STARTUP_TIMEOUT)
         if line is None or not line.startswith(b'{"ready"'):
             tail = self._stderr_tail()
@@ -274,6 +277,9 @@ class ChildProcess:
             return finish_record(rec, self.engine)
         rec = json.loads(line)
         rec["engine"] = self.engine
+        self._jobs += 1
+        if self.max_jobs is not None and self._jobs >= self.max_jobs:
+            self.close()  # the next job starts a fresh process (its peak memory is its own)
         if stopped_at is not None:
             d = rec.setdefault("details", {})
             d["stop_requested_s"] = stopped_at

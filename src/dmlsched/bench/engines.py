@@ -13,6 +13,8 @@ timings differ.
 * :class:`LocalEngine` (``--workers N``, default: the number of cores): N
   persistent worker processes (:class:`~.child.ChildProcess`), each driven by
   one thread of the runner; a run exceeding its hard limit is killed.
+  ``jobs_per_worker=1`` starts a fresh process for every run (its peak memory
+  is then the run's own; the deadline benchmark does this).
 * :class:`DaskEngine` (``--dask ADDRESS`` or ``--dask local``): each job is a
   Dask task; on the worker, the task drives a worker-local
   :class:`~.child.ChildProcess`, so hard limits and crash isolation hold on
@@ -89,8 +91,9 @@ class LocalEngine:
 
     name = "local"
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, jobs_per_worker: int | None = None):
         self.workers = workers or default_workers()
+        self.jobs_per_worker = jobs_per_worker  # a fresh worker process after this many runs
         self._jobs: queue.Queue = queue.Queue()
         self._results: queue.Queue = queue.Queue()
         self._threads: list[threading.Thread] = []
@@ -104,7 +107,7 @@ class LocalEngine:
         from .child import ChildProcess
 
         for i in range(self.workers):
-            child = ChildProcess(engine=self.name)
+            child = ChildProcess(engine=self.name, max_jobs=self.jobs_per_worker)
             self._children.append(child)
             t = threading.Thread(target=self._serve, args=(child,), name=f"bench-worker-{i}", daemon=True)
             self._threads.append(t)

@@ -262,14 +262,15 @@ def error_record(suite: Suite, it: InstanceItem) -> dict:
     return finish_record(rec, "runner")
 
 
-def make_engine(workers: int | None = None, dask: str | None = None, dashboard: str | None = None) -> Any:
+def make_engine(workers: int | None = None, dask: str | None = None, dashboard: str | None = None,
+                jobs_per_worker: int | None = None) -> Any:
     from .engines import DaskEngine, InProcessEngine, LocalEngine
 
     if dask:
         return DaskEngine(dask, workers=workers, dashboard=dashboard)
     if workers == 0:
         return InProcessEngine()
-    return LocalEngine(workers)
+    return LocalEngine(workers, jobs_per_worker=jobs_per_worker)
 
 
 def run_sweep(
@@ -285,6 +286,7 @@ def run_sweep(
     retry: str | list[str] | frozenset[str] | None = None,
     any_version: bool = False,
     progress_interval: float | None = None,
+    jobs_per_worker: int | None = None,
 ) -> SweepOutcome:
     """Run (or resume) ``suite`` and return its records in plan order.
 
@@ -314,6 +316,9 @@ def run_sweep(
     progress_interval
         Seconds between progress lines when the stream is not a terminal
         (default :data:`~dmlsched.bench.progress.LOG_INTERVAL_S`).
+    jobs_per_worker
+        Local workers: start a fresh worker process after this many runs
+        (``1``: every run in a new process, so its peak memory is its own).
     """
     t0 = time.monotonic()
     retry_set = parse_retry(retry)
@@ -356,7 +361,7 @@ def run_sweep(
         for n in notes:
             print(f"bench: note: {n}", file=stream, flush=True)
         if todo:
-            eng = engine if engine is not None else make_engine(workers, dask, dashboard)
+            eng = engine if engine is not None else make_engine(workers, dask, dashboard, jobs_per_worker)
         try:
             ran = _drive(suite, todo, store, eng, prog) if todo else 0
         finally:
