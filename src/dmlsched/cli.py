@@ -1,7 +1,7 @@
 """The ``dmlsched`` command.
 
 Subcommands: ``solve``, ``check``, ``methods``, ``gantt``, ``bench``, ``report``,
-``reproduce``; ``dmlsched --version`` prints the version.
+``reproduce``, ``hunt``; ``dmlsched --version`` prints the version.
 
 Flags mean the same thing on every subcommand: ``-m/--method``, ``-o/--option
 KEY=VALUE`` (a method option, repeatable), ``--out`` (a file or folder to write;
@@ -191,6 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
     _verbosity(p)
     p = sub.add_parser("reproduce", help="regenerate benchmarks/REPRODUCTION.md (the papers' claims vs our runs)")
     bench.add_reproduce_arguments(p)
+    _verbosity(p)
+    from .hunt import cli as hunt_cli
+
+    p = sub.add_parser("hunt", help="search for instances where a method is far from optimal or breaks its bound")
+    hunt_cli.add_hunt_arguments(p)
+    _plugin(p)
     _verbosity(p)
     return parser
 
@@ -474,9 +480,19 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return bench.cli_reproduce(args)
 
 
+def cmd_hunt(args: argparse.Namespace) -> int:
+    from .hunt import cli as hunt_cli
+
+    if args.out is not None:
+        check_output_path(args.out, "--out", folder=True)
+    if args.plot is not None:
+        check_output_path(args.plot, "--plot")
+    return hunt_cli.cli_hunt(args)
+
+
 HANDLERS = {
     "solve": cmd_solve, "check": cmd_check, "methods": cmd_methods, "gantt": cmd_gantt,
-    "bench": cmd_bench, "report": cmd_report, "reproduce": cmd_reproduce,
+    "bench": cmd_bench, "report": cmd_report, "reproduce": cmd_reproduce, "hunt": cmd_hunt,
 }
 
 

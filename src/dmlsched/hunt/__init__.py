@@ -123,6 +123,7 @@ def hunt(
     solver: str = "highs",
     plugins: tuple[str, ...] | list[str] = (),
     progress: Callable[[str, Context], None] | None = None,
+    start: Any = None,
 ) -> HuntResult:
     """Search the instance space of ``problem`` for instances where ``method`` is worst.
 
@@ -167,6 +168,9 @@ def hunt(
     progress
         ``progress(event, ctx)``: ``"best"`` on each new best, ``"violation"``
         on the first certified violation (see :class:`~.search.Context`).
+    start
+        An instance (object or JSON dict of ``problem``) to start the local
+        searches from (scored first by every strategy) instead of a sample.
     """
     get_problem(problem)  # unknown family: UnknownMethodError naming it
     m = get_method(problem, method)
@@ -180,7 +184,8 @@ def hunt(
     if objective not in ("ratio", "excess"):
         raise HuntError(f"objective must be 'ratio' or 'excess', got {objective!r}")
     if objective == "excess" and m.bound is None:
-        raise HuntError(f"{problem}/{method} claims no bound: use objective='ratio'")
+        raise HuntError(f"objective: {problem}/{method} claims no bound: use the objective 'ratio' "
+                        "(--objective ratio)")
     if budget is not None and not (budget > 0 and math.isfinite(budget)):
         raise HuntError(f"budget must be a positive number of seconds, got {budget!r}")
     if max_evals is not None and (isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1):
@@ -196,6 +201,16 @@ def hunt(
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise HuntError(f"batch must be a positive integer, got {batch!r}")
     sz = space.size(size)
+    start_data = None
+    if start is not None:
+        from ..io import from_dict, to_dict
+
+        inst0 = from_dict(start) if isinstance(start, dict) else start
+        start_data = to_dict(inst0)
+        if start_data.get("problem") != problem:
+            raise HuntError(f"start: a {start_data.get('problem')!r} instance, not {problem!r}")
+        for k in ("name", "description", "expected"):
+            start_data.pop(k, None)
     ev = Evaluator(problem, method, reference, time_limit=time_limit, seed=seed, options=options,
                    reference_options=reference_options, solver=solver, plugins=tuple(plugins),
                    keep_solutions=64 if strategy == "guided" else 0)
@@ -210,7 +225,7 @@ def hunt(
     try:
         ctx = Context(space=space, evaluator=ev, rng=np.random.default_rng(seed), size=sz,
                       seconds=budget, max_evals=max_evals, target=target, objective=objective, batch=batch,
-                      pool=pool, progress=progress)
+                      pool=pool, progress=progress, start_data=start_data)
         run_strategy(strategy, ctx)
         best = ctx.best
         shrunk = _shrink(space, ev, best, target, objective, shrink_evals, pool, batch)

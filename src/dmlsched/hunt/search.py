@@ -66,6 +66,9 @@ class Context:
     notes
         Counters a strategy may record (e.g. the guided strategy's LP steps),
         reported in the hunt's result.
+    start_data
+        An instance (JSON form) the local searches start from instead of a
+        first sample (``None``: a sample).
     """
 
     space: Space
@@ -85,6 +88,7 @@ class Context:
     first_violation: tuple[float, int] | None = None
     steps: int = 0
     notes: dict[str, Any] = field(default_factory=dict)
+    start_data: dict | None = None
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -142,6 +146,13 @@ class Context:
                 return d
         raise HuntError(f"the {self.space.problem} sampler gives no valid instance with size {self.size}")
 
+    def initial(self) -> dict:
+        """The first state of a local search: ``start_data`` the first time, then a sample."""
+        if self.start_data is not None:
+            d, self.start_data = self.start_data, None
+            return d
+        return self.sample()
+
     def mutate(self, data: dict) -> dict:
         """A random valid neighbour of ``data`` within the size caps."""
         return self.space.mutate(self.rng, data, size=self.size)
@@ -155,7 +166,9 @@ Strategy = Callable[[Context], None]
 
 
 def random_sampling(ctx: Context) -> None:
-    """Independent random instances from the family's sampler."""
+    """Independent random instances from the family's sampler (after ``start_data``, if given)."""
+    if ctx.start_data is not None:
+        ctx.score(ctx.initial())
     while True:
         ctx.score_many([ctx.sample() for _ in range(ctx.batch)])
 
@@ -164,7 +177,7 @@ def hill_climbing(ctx: Context, patience: int = 40) -> None:
     """First-improvement hill climbing (ties accepted), restarting from a fresh
     sample after ``patience`` neighbours without improvement."""
     while True:
-        cur = ctx.score(ctx.sample())
+        cur = ctx.score(ctx.initial())
         stuck = 0
         while stuck < patience:
             tie = None

@@ -1,0 +1,216 @@
+"""``dmlsched hunt``: adversarial instance search from the command line.
+
+::
+
+    dmlsched hunt hare --method list --strategy guided --budget 600 --seed 1 --out found/
+    dmlsched hunt rar --method sjf-bco --strategy random --max-evals 500 --workers 2
+    dmlsched hunt hare --method list -o relaxation=queyranne --size tasks=6 --size gpus=2
+
+Progress (the best value over time) goes to standard error, one line per new
+best and one for the first certified violation; the result (best and shrunk
+ratios, the claimed bound, the time to the first violation, the files
+written) to standard output, or one JSON object with ``--json``.  Exit codes
+as every command: 0 done (whether or not a violation was found), 2 bad input
+with one line naming the argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from .space import HuntError
+
+
+def _size(text: str) -> tuple[str, Any]:
+    """``key=value`` with a number value (``--size tasks=6``)."""
+    if "=" not in text or text.startswith("="):
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    key, raw = text.split("=", 1)
+    try:
+        v = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        raise argparse.ArgumentTypeError(f"{key}: expected a number, got {raw!r}") from None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"{key}: expected a positive number, got {raw!r}")
+    return key.strip(), v
+
+
+def _count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
+def _workers(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (in this process) or more, got {text}")
+    return v
+
+
+def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched hunt`` (the common ``-v`` and ``--plugin`` are added by the caller)."""
+    from ..cli import _option, _positive, _seed
+
+    p.add_argument("problem", help="problem family (see `dmlsched methods`)")
+    p.add_argument("--method", "-m", required=True, help="the hunted method")
+    p.add_argument("--reference", "-r", default=None,
+                   help="exact method (certified ratios, default: the family's) or a bound method (optimistic)")
+    p.add_argument("--strategy", default="anneal",
+                   help="random, hill, anneal (default) or guided (solver-guided, where the family has one)")
+    p.add_argument("--budget", type=_positive, default=None, metavar="S",
+                   help="seconds of search (default 60 unless --max-evals is given)")
+    p.add_argument("--max-evals", type=_count, default=None, metavar="N",
+                   help="candidates scored (with this alone a hunt is reproducible exactly by --seed)")
+    p.add_argument("--size", type=_size, action="append", default=[], metavar="KEY=VALUE",
+                   help="size cap of the instance space (repeatable; e.g. tasks=6, gpus=2)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--target", type=_positive, default=None, metavar="R",
+                   help="ratio to beat (default: the method's claimed bound)")
+    p.add_argument("--objective", choices=("ratio", "excess"), default=None,
+                   help="maximise the ratio, or ratio / claimed bound (default when the method claims one)")
+    p.add_argument("--time-limit", type=_positive, default=10.0, metavar="S",
+                   help="deadline of each run of the method and of the reference (default 10)")
+    p.add_argument("--solver", default="highs", choices=["highs", "gurobi"], help="MIP solver (default highs)")
+    p.add_argument("--option", "-o", type=_option, action="append", default=[], metavar="KEY=VALUE",
+                   help="option of the hunted method (repeatable)")
+    p.add_argument("--reference-option", type=_option, action="append", default=[], metavar="KEY=VALUE",
+                   help="option of the reference (repeatable)")
+    p.add_argument("--batch", type=_count, default=None, metavar="N",
+                   help="candidates proposed and scored at a time (default: --workers, at least 1); "
+                        "the search depends on the batch, not on the workers")
+    p.add_argument("--workers", type=_workers, default=0, metavar="N",
+                   help="local worker processes of the bench engine (default 0: evaluate in this process)")
+    p.add_argument("--dask", default=None, metavar="ADDR",
+                   help="evaluate on a Dask cluster (tcp://host:8786, or 'local')")
+    p.add_argument("--shrink-evals", type=_workers, default=400, metavar="N",
+                   help="evaluations spent shrinking the best instance (default 400; 0: no shrinking)")
+    p.add_argument("--start", default=None, metavar="FILE",
+                   help="instance file to start the local searches from (instead of a random sample)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="folder to write the shrunk instance and the hunt log (hunt-*.json) to")
+    p.add_argument("--plot", default=None, metavar="FILE", help="also draw the best value over time (PNG)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return str(x)
+
+
+def cli_hunt(args: argparse.Namespace) -> int:
+    """Run ``dmlsched hunt`` (output paths already checked by the caller)."""
+    from ..errors import UnknownMethodError
+    from ..registry import get_method, get_problem
+    from . import STRATEGIES, get_space, hunt, plot_progress
+
+    try:
+        get_problem(args.problem)
+    except UnknownMethodError as e:
+        raise HuntError(f"PROBLEM: {e}") from None
+    for flag, name in (("--method", args.method), ("--reference", args.reference)):
+        if name is not None:
+            try:
+                get_method(args.problem, name)
+            except UnknownMethodError as e:
+                raise HuntError(f"{flag}: {e}") from None
+    if args.strategy not in STRATEGIES:
+        raise HuntError(f"--strategy: unknown strategy {args.strategy!r}; known: {', '.join(STRATEGIES)}")
+    if args.strategy == "guided":
+        from .guided import GUIDED
+
+        if (args.problem, args.method) not in GUIDED and (args.problem, "*") not in GUIDED:
+            have = ", ".join(f"{p}/{m}" for p, m in sorted(GUIDED)) or "none"
+            raise HuntError(f"--strategy guided: no solver-guided strategy for {args.problem}/{args.method}; "
+                            f"available: {have}")
+    try:
+        space = get_space(args.problem)
+    except HuntError as e:
+        raise HuntError(f"PROBLEM: {e}") from None
+    size = dict(args.size)
+    try:
+        space.size(size)
+    except HuntError as e:
+        raise HuntError(f"--size: {e}") from None
+    if args.dask:
+        from ..bench.engines import check_dask_available
+
+        check_dask_available()
+    if args.out is not None:  # before the search: a folder that cannot be made fails now, not after it
+        from pathlib import Path
+
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    start = None
+    if args.start is not None:
+        from .. import io
+
+        from ..registry import problem_of
+
+        start = io.load(args.start)
+        if problem_of(start).name != args.problem:
+            raise HuntError(f"--start {args.start}: a {problem_of(start).name} instance, not {args.problem}")
+    budget = args.budget if args.budget is not None else (None if args.max_evals is not None else 60.0)
+    quiet = args.json
+
+    def progress(event: str, ctx: Any) -> None:
+        if quiet:
+            return
+        b = ctx.best
+        if event == "best":
+            extra = ""
+            if b.claimed is not None and math.isfinite(b.claimed):
+                extra = f"  claimed {b.claimed:.6g}"
+            cert = "" if b.certified else " (uncertified)"
+            print(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  best {ctx.value(b):.6g}  "
+                  f"ratio {_fmt(b.ratio)}{cert}{extra}", file=sys.stderr, flush=True)
+        elif event == "violation":
+            print(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  first certified violation "
+                  f"(ratio {_fmt(b.ratio)} > claimed {_fmt(b.claimed)})", file=sys.stderr, flush=True)
+
+    res = hunt(
+        args.problem, args.method, reference=args.reference, strategy=args.strategy, budget=budget,
+        max_evals=args.max_evals, size=size, seed=args.seed, target=args.target, objective=args.objective,
+        time_limit=args.time_limit, options=dict(args.option), reference_options=dict(args.reference_option),
+        shrink_evals=args.shrink_evals, out=args.out, batch=args.batch, workers=args.workers, dask=args.dask,
+        solver=args.solver, plugins=list(getattr(args, "plugin", []) or []), progress=progress, start=start,
+    )
+    if args.plot:
+        plot_progress([res], args.plot)
+    if args.json:
+        print(json.dumps(res.to_json(), allow_nan=False, default=str))
+        return 0
+    b, s = res.best, res.shrunk
+    print(f"problem           {res.problem}")
+    print(f"method            {res.method}  (reference {res.reference})")
+    print(f"strategy          {res.strategy}  seed {res.seed}  batch {res.batch}  engine {res.engine}")
+    print(f"evaluations       {res.evaluations} in {res.elapsed_s:.1f} s")
+    print(f"objective         {res.objective}")
+    if b is None:
+        print("best              - (nothing scored)")
+        return 0
+    print(f"best ratio        {_fmt(b.ratio)}  claimed {_fmt(b.claimed)}  certified {b.certified}")
+    if s is not None:
+        print(f"shrunk ratio      {_fmt(s.ratio)}  claimed {_fmt(s.claimed)}  violation {s.violation}")
+    fv = res.first_violation
+    print("first violation   " + (f"{fv[0]:.1f} s (evaluation {fv[1]})" if fv else "none"))
+    if res.notes:
+        print(f"notes             {json.dumps(res.notes, default=str)}")
+    for f in res.files:
+        print(f"wrote             {f}")
+    if args.plot:
+        print(f"wrote             {args.plot}")
+    return 0
