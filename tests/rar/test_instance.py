@@ -53,7 +53,7 @@ def test_instance_files_load_and_round_trip(path, tmp_path):
         (lambda d: d.pop("alpha"), "alpha"),
         (lambda d: d.__setitem__("servers", [10**12]), "servers[0]"),
         (lambda d: d["jobs"][0].__setitem__("iterations", 10**30), "jobs[0].iterations"),
-        (lambda d: d["jobs"][0].__setitem__("grad_size", 1e308), "jobs[0]"),
+        (lambda d: d["jobs"][0].__setitem__("grad_size", 1e308), "jobs[0].grad_size"),
     ],
 )
 def test_bad_fields_name_the_field(two_dict, mutate, field):

@@ -144,3 +144,23 @@ def small(
 def paper_instance(seed: int, **kw) -> RarInstance:
     """The Section 7 setting: 160 jobs, 20 servers, ``T = 1200``."""
     return generate(seed, 160, 20, 1200, **kw)
+
+
+def servers_sweep(seed: int, n_servers: int = 20, horizon: int = 1500, n_jobs: int = 160, **kw) -> RarInstance:
+    """Fig. 6 (Section 7): the jobs and servers of :func:`paper_instance` ``(seed)``
+    (``n_jobs`` jobs on 20 servers) with only its first ``n_servers`` servers, ``T = 1500``.
+
+    Reading: "we investigate the influence of communication contention by reducing
+    the number of servers" -- the same 160 jobs on fewer servers of the same draw
+    (``models/rar.md``).
+    """
+    base = generate(seed, n_jobs, 20, horizon, **kw)
+    if not 1 <= n_servers <= base.num_servers:
+        raise ValueError(f"n_servers must be in 1..{base.num_servers}, got {n_servers}")
+    servers = base.servers[:n_servers]
+    if sum(servers) < int(base.G.max()):
+        raise ValueError(f"n_servers: the first {n_servers} servers hold {sum(servers)} GPUs, fewer than "
+                         f"the largest job's {int(base.G.max())}")
+    return RarInstance(servers=servers, jobs=base.jobs, bw_intra=base.bw_intra, bw_inter=base.bw_inter,
+                       gpu_speed=base.gpu_speed, xi1=base.xi1, xi2=base.xi2, alpha=base.alpha, horizon=horizon,
+                       name=f"rar-fig6-seed{seed}-{n_servers}servers")

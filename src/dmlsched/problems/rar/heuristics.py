@@ -251,12 +251,23 @@ def kappa_representatives(inst: RarInstance) -> list[int]:
     return reps + vals
 
 
-def job_order(inst: RarInstance, order: str) -> np.ndarray:
-    if order == "sjf":
-        return np.argsort(inst.G, kind="stable")
+def job_order(inst: RarInstance, order: str, ties: str = "input") -> np.ndarray:
+    """Jobs in dispatch order: ``"sjf"`` (non-decreasing ``G_j``, Algorithm 1 line 4)
+    or ``"input"``.  ``ties`` orders jobs of equal ``G_j`` under ``"sjf"``: as listed
+    (``"input"``), longest ``rho_min`` first (``"longest"``) or shortest first (``"shortest"``)."""
     if order == "input":
         return np.arange(inst.num_jobs)
-    raise ValueError(f"order must be 'sjf' or 'input', got {order!r}")
+    if order != "sjf":
+        raise ValueError(f"order must be 'sjf' or 'input', got {order!r}")
+    idx = np.arange(inst.num_jobs)
+    r = inst.rho_range[0]
+    if ties == "input":
+        return np.lexsort((idx, inst.G))
+    if ties == "longest":
+        return np.lexsort((idx, -r, inst.G))
+    if ties == "shortest":
+        return np.lexsort((idx, r, inst.G))
+    raise ValueError(f"ties must be 'input', 'longest' or 'shortest', got {ties!r}")
 
 
 def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Chooser]]] | None,
@@ -302,10 +313,10 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
 
 
 def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0,
-                   stop: Callable[[], bool] | None = None) -> dict:
+                   stop: Callable[[], bool] | None = None, ties: str = "input") -> dict:
     """Algorithm 1 (SJF-BCO) with FA-FFP for ``G_j <= kappa`` and LBSGF otherwise."""
     rhat = rho_hat(inst)
-    order = job_order(inst, "sjf")
+    order = job_order(inst, "sjf", ties)
     kappas = [int(kappa)] if kappa is not None else kappa_representatives(inst)
     G = inst.G
 
@@ -391,16 +402,18 @@ def _finish(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
     options=[
         Option("kappa", int, None, "fix kappa (default: the loop over 1..max_j G_j of line 8)", minimum=1),
         Option("lam", float, 1.0, "lambda_j of LBSGF, the same for every job (paper: 1)", minimum=1.0),
+        Option("ties", str, "input", "order of jobs with equal G_j (the paper does not say): as listed, "
+               "longest rho_min first, or shortest first", choices=("input", "longest", "shortest")),
     ],
 )
 def solve_sjf_bco(inst: RarInstance, run: Run) -> Result:
     """SJF-BCO (Algorithm 1): jobs by non-decreasing ``G_j``, FA-FFP for ``G_j <= kappa``,
     LBSGF otherwise, bisection on ``theta_u``.  The bisection stops early only at the
     deadline (then ``details["reproducible"]`` is false)."""
-    kappa, lam = run.options["kappa"], run.options["lam"]
+    kappa, lam, ties = run.options["kappa"], run.options["lam"], run.options["ties"]
     with run.stage("search"):
-        best = sjf_bco_search(inst, kappa=kappa, lam=lam, stop=run.expired)
-    return _finish(run, inst, best, kappa=best.get("kappa"), **{"lambda": lam})
+        best = sjf_bco_search(inst, kappa=kappa, lam=lam, stop=run.expired, ties=ties)
+    return _finish(run, inst, best, kappa=best.get("kappa"), ties=ties, **{"lambda": lam})
 
 
 def _baseline(run: Run, rule: Callable[[float], Chooser], inst: RarInstance) -> Result:

@@ -167,6 +167,14 @@ class EnumerationTooLarge(Exception):
     """The schedule set exceeds ``max_schedules``."""
 
 
+class EnumerationCut(Exception):
+    """The deadline stopped an enumeration; ``partial`` holds what it had."""
+
+    def __init__(self, partial: "ScheduleSet"):
+        super().__init__("enumeration stopped at the deadline")
+        self.partial = partial
+
+
 def placement_combos_count(inst: RarInstance) -> int:
     """``prod_j |count vectors of j|`` (exact integer)."""
     out = 1
@@ -190,7 +198,7 @@ def all_count(inst: RarInstance, ub: int) -> int:
     return starts * placement_combos_count(inst)
 
 
-def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000) -> ScheduleSet:
+def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000, stop=None) -> ScheduleSet:
     """``Y_nd``: in-order non-delay dispatch over all job orders x count vectors.
 
     Only schedules finishing by the horizon are kept; duplicates are removed.
@@ -205,6 +213,8 @@ def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000) -> Sched
     for vecs in itertools.product(*per_job):
         for order in itertools.permutations(range(inst.num_jobs)):
             out.enumerated += 1
+            if stop is not None and out.enumerated % 1024 == 0 and stop():
+                raise EnumerationCut(out)
             res = _dispatch_counts(inst, order, vecs)
             if res is None:
                 continue
@@ -244,7 +254,7 @@ def _dispatch_counts(inst: RarInstance, order, vecs):
     return tuple(starts), np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
 
 
-def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000) -> ScheduleSet:
+def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000, stop=None) -> ScheduleSet:
     """``Y_all(ub)``: every capacity-feasible schedule with starts in ``0..ub-1`` and makespan ``<= ub``."""
     ub = min(int(ub), inst.horizon)
     count = all_count(inst, ub)
@@ -258,6 +268,8 @@ def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000) -> S
     for vecs in itertools.product(*per_job):
         for starts in itertools.product(*ranges):
             out.enumerated += 1
+            if stop is not None and out.enumerated % 1024 == 0 and stop():
+                raise EnumerationCut(out)
             try:
                 T = simulate_counts(inst, starts, vecs)
             except InvalidSolutionError:  # zero progress: only when capacity is broken
@@ -404,6 +416,15 @@ def _enumerate_checked(run: Run, count: int, what: str) -> None:
                 what=f"enumerating {fmt_count(count)} schedules ({what})")
 
 
+def _cut(run: Run, inst: RarInstance, partial: ScheduleSet, what: str) -> Result:
+    """The deadline stopped an enumeration: the best schedule it had, the load bound."""
+    run.cut(what)
+    if len(partial):
+        k = int(np.argmin(partial.makespans()))
+        run.incumbent(assign_gpus(inst, partial.starts[k], partial.vecs[k], partial.T[k]))
+    return run.result(bound=float(load_lower_bound(inst)), enumerated=int(partial.enumerated))
+
+
 def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, **details) -> Result:
     """Solve ILP (10)-(13) over ``Y`` and cross-check its optimum with the enumeration."""
     import pyomo.environ as pyo
@@ -416,7 +437,13 @@ def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, **details) -> Result:
     run.incumbent(assign_gpus(inst, Y.starts[kbest], Y.vecs[kbest], Y.T[kbest]))
     with run.stage("build"):
         m = build_schedule_ilp(inst, Y)
-    out = run.solve_model(m, what="ILP (10)-(13)")
+    rem = run.remaining()
+    overhead = PYOMO_SECONDS_PER_VAR * inst.num_jobs * len(Y)
+    if rem is not None and rem <= 2 * overhead:  # no time to hand the model over: the enumeration's answer
+        run.cut("ILP (10)-(13) before the solver started")
+        return run.result(bound=[float(spans.min()), float(load_lower_bound(inst))],
+                          ilp="not solved: no time left; the enumeration's minimum is the optimum over Y", **details)
+    out = run.solve_model(m, what="ILP (10)-(13)", deadline=None if rem is None else Deadline(rem - overhead))
     sched = None
     if out.has_solution:
         with run.stage("extract"):
@@ -448,8 +475,11 @@ def solve_exact_nd(inst: RarInstance, run: Run) -> Result:
         raise NotApplicable(f"Y_nd would enumerate {fmt_count(count)} (job order, count vectors) "
                             f"combinations, more than max_schedules = {fmt_count(budget)}")
     _enumerate_checked(run, count, "Y_nd")
-    with run.stage("enumerate"):
-        Y = nondelay_schedules(inst, budget)
+    try:
+        with run.stage("enumerate"):
+            Y = nondelay_schedules(inst, budget, stop=run.expired)
+    except EnumerationCut as e:
+        return _cut(run, inst, e.partial, "enumeration of Y_nd")
     return _from_set(run, inst, Y, space_note="non-delay in-order (optimal over Y_nd only)")
 
 
@@ -473,16 +503,25 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
         raise NotApplicable(f"Y_nd (for UB) would enumerate {fmt_count(count)} combinations, more than "
                             f"max_schedules = {fmt_count(budget)}; use exact-cp")
     _enumerate_checked(run, count, "Y_nd, for UB")
-    with run.stage("enumerate"):
-        Ynd = nondelay_schedules(inst, budget)
+    try:
+        with run.stage("enumerate"):
+            Ynd = nondelay_schedules(inst, budget, stop=run.expired)
+    except EnumerationCut as e:
+        return _cut(run, inst, e.partial, "enumeration of Y_nd")
+    if len(Ynd):
+        k = int(np.argmin(Ynd.makespans()))
+        run.incumbent(assign_gpus(inst, Ynd.starts[k], Ynd.vecs[k], Ynd.T[k]))
     ub = int(Ynd.makespans().min()) if len(Ynd) else inst.horizon
     count = all_count(inst, ub)
     if count > budget:
         raise NotApplicable(f"Y_all(UB = {ub}) would enumerate {fmt_count(count)} schedules, more than "
                             f"max_schedules = {fmt_count(budget)}; use exact-cp")
     _enumerate_checked(run, count, f"Y_all(UB = {ub})")
-    with run.stage("enumerate"):
-        Y = all_schedules(inst, ub, budget)
+    try:
+        with run.stage("enumerate"):
+            Y = all_schedules(inst, ub, budget, stop=run.expired)
+    except EnumerationCut as e:
+        return _cut(run, inst, e.partial, "enumeration of Y_all(UB)")
     return _from_set(run, inst, Y, space_note="all schedules with makespan <= UB", UB_nondelay=ub if len(Ynd) else None)
 
 
