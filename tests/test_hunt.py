@@ -168,3 +168,119 @@ def test_scores_are_certified_against_an_exact_reference():
     assert s.certified and s.reference == pytest.approx(inst.expected["optimum"])
     assert s.ratio == pytest.approx(inst.expected["objective"]["sjf-bco"] / inst.expected["optimum"])
     assert math.isfinite(s.claimed) and s.violation
+
+
+# ---------------------------------------------------------------------------
+# batches, the bench engine, the command line
+
+
+def test_batches_are_consumed_in_proposal_order(planted):
+    """A hunt depends on seed and batch only; batch 1 is the sequential search,
+    and a larger batch is reproducible too (and still finds the trap)."""
+    for strategy in ("random", "hill", "anneal"):
+        a = H.hunt(planted, "scan", strategy=strategy, budget=None, max_evals=61, seed=5, batch=4)
+        b = H.hunt(planted, "scan", strategy=strategy, budget=None, max_evals=61, seed=5, batch=4)
+        assert a.best.data == b.best.data and [h[1:] for h in a.history] == [h[1:] for h in b.history]
+        assert a.evaluations == 61 and a.batch == 4  # the budget cuts inside the last batch
+    r = H.hunt(planted, "scan", strategy="anneal", budget=None, max_evals=400, seed=1, batch=3)
+    assert r.best.violation and r.shrunk.violation and len(r.shrunk.data["values"]) == 3
+
+
+def test_score_many_keeps_the_order_and_the_cache(planted):
+    ev = H.Evaluator(planted, "scan")
+    datas = [{"problem": "planted", "values": v} for v in ([3.0, 1.0], [7.5, 6.0, 1.25, 8.0], [3.0, 1.0])]
+    out = ev.evaluate_many(datas)
+    assert [s.data["values"] for s in out] == [d["values"] for d in datas]
+    assert out[0] is out[2] and ev.evaluations == 2
+    assert out[1].violation and out[1].ratio == pytest.approx(6.0)
+
+
+def test_size_caps_bound_every_move():
+    space = H.get_space("hare")
+    size = space.size({"tasks": 4, "gpus": 2, "jobs": 2})
+    rng = np.random.default_rng(3)
+    d = space.sample(rng, size)
+    for _ in range(200):
+        d = space.mutate(rng, d, size=size)
+        inst = dmlsched.from_dict(d)
+        assert inst.num_tasks <= 4 and inst.num_gpus <= 2 and inst.num_jobs <= 2
+
+
+def test_start_instance_is_scored_first(planted):
+    start = {"problem": "planted", "values": [7.5, 6.0, 1.25, 8.0]}
+    for strategy in ("random", "hill", "anneal"):
+        r = H.hunt(planted, "scan", strategy=strategy, budget=None, max_evals=1, seed=0, start=start, shrink_evals=0)
+        assert r.best.data["values"] == start["values"] and r.first_violation[1] == 1
+    with pytest.raises(H.HuntError, match="start"):
+        H.hunt(planted, "scan", max_evals=1, start=dmlsched.load("instances/counterexamples/rar-theorem5-lemma4.json"))
+
+
+@pytest.mark.slow
+def test_engine_evaluation_gives_the_same_hunt_as_in_process():
+    """Local worker processes of the bench engine: the same best, history and
+    shrunk instance as in-process with the same batch."""
+    kw = dict(strategy="anneal", budget=None, max_evals=8, seed=3, batch=2, shrink_evals=4,
+              size={"jobs": 2, "iterations": 4, "horizon": 20})
+    a = H.hunt("rar", "sjf-bco", workers=0, **kw)
+    b = H.hunt("rar", "sjf-bco", workers=2, **kw)
+    assert a.engine == "inprocess" and b.engine == "local"
+    assert a.best.data == b.best.data and a.shrunk.data == b.shrunk.data
+    assert [h[1:] for h in a.history] == [h[1:] for h in b.history]
+    assert a.best.ratio == b.best.ratio and a.best.certified == b.best.certified
+
+
+def test_cli_hunt_finds_and_writes_the_planted_trap(planted, tmp_path, capsys):
+    from dmlsched.cli import main
+
+    out = tmp_path / "found"
+    code = main(["hunt", planted, "--method", "scan", "--strategy", "anneal", "--max-evals", "400",
+                 "--seed", "1", "--out", str(out), "--plot", str(tmp_path / "p.png")])
+    cap = capsys.readouterr()
+    assert code == 0
+    assert "first certified violation" in cap.err and "hunt:" in cap.err
+    assert "violation True" in cap.out and "wrote" in cap.out
+    files = sorted(p.name for p in out.iterdir())
+    assert files == ["hunt-planted-scan-anneal-seed1.json", "planted-scan-anneal-seed1.json"]
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    code = main(["hunt", planted, "-m", "scan", "--max-evals", "30", "--json", "--shrink-evals", "0"])
+    cap = capsys.readouterr()
+    assert code == 0 and cap.err == ""
+    rec = json.loads(cap.out)
+    assert rec["evaluations"] == 30 and rec["strategy"] == "anneal"
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["hare"], "--method"),
+    (["hare", "-m", "nope"], "--method"),
+    (["nope", "-m", "list"], "PROBLEM"),
+    (["hare", "-m", "list", "--strategy", "zz"], "--strategy"),
+    (["hare", "-m", "exact", "--strategy", "guided"], "--strategy guided"),
+    (["hare", "-m", "list", "--size", "foo=3"], "--size"),
+    (["hare", "-m", "list", "--size", "tasks=x"], "--size"),
+    (["hare", "-m", "list", "--size", "tasks"], "--size"),
+    (["hare", "-m", "list", "--budget", "-1"], "--budget"),
+    (["hare", "-m", "list", "--max-evals", "0"], "--max-evals"),
+    (["hare", "-m", "list", "--workers", "-1"], "--workers"),
+    (["hare", "-m", "list", "--batch", "0"], "--batch"),
+    (["hare", "-m", "list", "--target", "0"], "--target"),
+    (["hare", "-m", "list", "--objective", "best"], "--objective"),
+    (["hare", "-m", "fifo", "--objective", "excess"], "--objective ratio"),
+    (["hare", "-m", "list", "-r", "nope"], "--reference"),
+    (["hare", "-m", "list", "-o", "nope=1"], "nope"),
+    (["hare", "-m", "list", "-o", "placement=zz"], "placement"),
+    (["hare", "-m", "list", "--reference-option", "foo=1"], "foo"),
+    (["hare", "-m", "list", "--start", "instances/counterexamples/rar-theorem5-lemma4.json"], "--start"),
+    (["hare", "-m", "list", "--start", "no/such/file.json"], "no/such/file.json"),
+    (["hare", "-m", "list", "--out", "README.md"], "--out"),
+    (["hare", "-m", "list", "--plot", "instances"], "--plot"),
+    (["planted-nope", "-m", "x"], "PROBLEM"),
+])
+def test_cli_hunt_bad_inputs_are_one_line_errors(argv, needle, capsys, tmp_path):
+    from dmlsched.cli import main
+
+    code = main(["hunt", *argv, "--max-evals", "1"] if "--max-evals" not in argv else ["hunt", *argv])
+    cap = capsys.readouterr()
+    assert code == 2, cap
+    lines = [ln for ln in cap.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and needle in lines[0], cap.err
+    assert cap.out == ""

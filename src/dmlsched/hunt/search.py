@@ -208,7 +208,7 @@ def simulated_annealing(ctx: Context, t0: float = 0.05, cooling: float = 0.995, 
     probability ``exp(delta / T)``; ``T`` cools by ``cooling`` per evaluation
     and is reset (from the best instance so far, or a fresh sample) after
     ``reheat`` evaluations without a new best."""
-    cur = ctx.score(ctx.sample())
+    cur = ctx.score(ctx.initial())
     temp, since_best, best_v = t0, 0, ctx.value(cur)
     while True:
         before = ctx.steps
