@@ -25,5 +25,6 @@ SPEC = register_family(
 from . import models  # noqa: E402,F401  (registers exact, relaxation)
 from . import heuristics  # noqa: E402,F401  (registers list, list-queyranne, list-eft, smith-eft)
 from . import baselines  # noqa: E402,F401  (registers fifo, srtf, fifo-round, srtf-round, homo, allox)
+from . import cp, lowerbounds  # noqa: E402,F401  (registers exact-cp, lower-bound; models/hare-cp.md)
 
 __all__ = ["HareInstance", "HareJob", "HareSchedule", "alpha", "theorem4_ratio", "completion_times"]

@@ -1,0 +1,629 @@
+"""CP-SAT model of Hare_Sched (Hare, HPDC'22, (4)-(8)) with one cumulative
+resource per GPU type: method ``exact-cp``.
+
+GPUs of one type are identical, so the model does not choose a GPU but a
+*type* for every task: an optional training interval per (task, type), exactly
+one present (5), and per type a cumulative resource whose capacity is the
+number of GPUs of the type (8).  Interval graphs are perfect, so training
+intervals of a type that never overlap more than ``k`` at a time colour onto
+the type's ``k`` GPUs greedily by start time (:func:`colour_intervals`); the
+GPU of every task is recovered that way and the schedule then passes the
+ordinary validator.  Round barriers (7) go through a round-end variable; the
+objective is ``sum_n w_n C_n`` with ``C_n`` the end of the last round (6).
+
+The formulation, the proofs (colouring, rounding, box) and what the method
+proves are in ``models/hare-cp.md``.
+
+**Time scaling and what is proven.**  CP-SAT works on integers.  Times are
+multiplied by an integer ``scale`` and *rounded down*: training
+``floor(s T^c)``, training plus synchronisation ``floor(s (T^c + T^s))``,
+arrival ``floor(s a_n)``; weights by ``weight_scale``, also rounded down
+(:func:`scaled_floor`).  The rounded-down model is a relaxation: every real
+schedule maps to one of its solutions with no larger objective
+(``models/hare-cp.md``, Lemma S), so CP-SAT's proven bound divided by
+``scale * weight_scale`` is a lower bound on the optimum.  Every CP-SAT
+solution gives a type per task and, by the colouring, a GPU and an order per
+GPU; re-timed with the *real* times by left shifting
+(:func:`.bruteforce.left_shift`) this is a feasible schedule (the rounded-up
+model's solutions would be too, and none is better than the re-timed one of
+the same orders, so it is not solved separately).  When every time is a
+multiple of ``1/scale`` and every weight of ``1/weight_scale`` (the
+*exactness condition*, :func:`on_grid`) the model is Hare_Sched itself on
+that grid, the re-timed schedule is no worse than CP-SAT's, and a CP-SAT
+optimum is the optimum.  Otherwise the method returns the re-timed schedule
+and the bound, ``optimal`` only when the two meet within the kit's relative
+gap ``1e-6``; ``details["exact_scale"]`` says which case applies and
+``details["scaled_bound"]`` gives the rounded-down model's bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ...cpsat import new_model
+from ...kit import Option, Run, method
+from ...result import Result, Status
+from .bruteforce import left_shift
+from .instance import HareInstance
+from .solution import HareSchedule, evaluate
+
+#: scales tried, smallest first, for data on a grid (times that are multiples of 1/s)
+NICE_SCALES: tuple[int, ...] = tuple(
+    sorted({b * 10**k for k in range(0, 7) for b in (1, 2, 4, 5, 8)} | {3, 6, 12, 16, 24, 25, 32, 60, 64, 125, 128})
+)
+#: largest scaled time (horizon x scale) given to CP-SAT
+MAX_SCALED_TIME = 2**40
+#: largest scaled objective (scaled weights x scaled horizon), far below 2^63
+MAX_SCALED_OBJECTIVE = 2**52
+#: largest weight scale tried for weights off every small grid
+MAX_WEIGHT_SCALE = 10**6
+#: a scaled value within this many units of an integer is on the grid (floating-point
+#: representation error of decimal data is below 2e-4 units for scaled values up to 2^40)
+GRID_SNAP = 5e-4
+
+
+# ---------------------------------------------------------------------------
+# scaling
+
+
+def _snap(x: float) -> int | None:
+    r = round(x)
+    return int(r) if abs(x - r) <= min(GRID_SNAP, 1e-9 * max(1.0, abs(x))) else None
+
+
+def on_grid(values: Sequence[float], scale: int) -> bool:
+    """Whether every value is a multiple of ``1/scale`` (up to floating-point
+    representation error, see :func:`scaled_floor`)."""
+    return all(_snap(float(v) * scale) is not None for v in values)
+
+
+def scaled_floor(values: Sequence[float], scale: int) -> list[int]:
+    """``floor(v * scale)``, except that a value within floating-point error of a
+    multiple of ``1/scale`` (``|v s - round(v s)| <= min(5e-4, 1e-9 |v s|)``) is
+    that multiple.
+
+    Unlike :func:`dmlsched.cpsat.scale_times`, whose relative tolerance ``1e-9``
+    would let a scaled value of ``4e10`` round *up* by up to 40 units, the snap
+    here is never more than :data:`GRID_SNAP` units, so rounding down stays
+    rounding down at every scale used.
+    """
+    out = []
+    for v in values:
+        x = float(v) * scale
+        s = _snap(x)
+        out.append(s if s is not None else int(math.floor(x)))
+    return out
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Integer data of the rounded-down model.
+
+    Attributes
+    ----------
+    scale, weight_scale
+        Time ``t`` becomes ``floor(t * scale)``, weight ``w`` becomes
+        ``floor(w * weight_scale)`` (exact when on the grid).
+    exact
+        Whether every time is a multiple of ``1/scale`` and every weight of
+        ``1/weight_scale`` (then the model is Hare_Sched itself).
+    types
+        Distinct GPU types, in order of first appearance; ``gpus_of[t]`` the
+        GPU indices of type ``types[t]``.
+    arrival
+        ``floor(s a_n)`` per job.
+    train, done
+        ``[n, t]``: ``floor(s T^c)`` and ``floor(s (T^c + T^s))`` of a task of
+        job ``n`` on a GPU of type ``t``.
+    weight
+        Scaled weights per job.
+    """
+
+    scale: int
+    weight_scale: int
+    exact: bool
+    types: tuple[str, ...]
+    gpus_of: tuple[tuple[int, ...], ...]
+    arrival: np.ndarray
+    train: np.ndarray
+    done: np.ndarray
+    weight: np.ndarray
+
+    @property
+    def objective_scale(self) -> float:
+        return float(self.scale) * float(self.weight_scale)
+
+
+def type_tables(inst: HareInstance) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], np.ndarray, np.ndarray]:
+    """``(types, gpus_of, tc, ts)``: distinct types, the GPUs of each, and the
+    ``[job, type]`` training and synchronisation times."""
+    types = inst.gpu_types
+    gpus_of = tuple(tuple(m for m, g in enumerate(inst.gpus) if g == t) for t in types)
+    tc = np.array([[j.train_time[t] for t in types] for j in inst.jobs], dtype=float).reshape(inst.num_jobs, len(types))
+    ts = np.array([[j.sync_time[t] for t in types] for j in inst.jobs], dtype=float).reshape(inst.num_jobs, len(types))
+    return types, gpus_of, tc, ts
+
+
+def chain_horizon(inst: HareInstance) -> float:
+    """``a_max + sum_i p_i^max``: every completion of a semi-active schedule is
+    below it (``models/hare.md``, Lemma B)."""
+    _, _, tc, ts = type_tables(inst)
+    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=float)
+    return float(inst.arrival.max() + ((tc + ts).max(axis=1) * sizes).sum())
+
+
+def _smallest_scale(values: Sequence[float], cap: float) -> int | None:
+    for s in NICE_SCALES:
+        if s > cap:
+            break
+        if on_grid(values, s):
+            return s
+    return None
+
+
+def choose_scaling(inst: HareInstance, scale: int | None = None) -> Scaling:
+    """The integer data of the model.
+
+    ``scale=None`` picks the smallest scale of :data:`NICE_SCALES` on whose
+    grid every time lies (exact), else the largest power of ten that keeps
+    scaled times below :data:`MAX_SCALED_TIME` and the scaled objective below
+    :data:`MAX_SCALED_OBJECTIVE` (inexact: the model is a relaxation, see the
+    module docstring).  Weights get their own scale the same way (at most
+    :data:`MAX_WEIGHT_SCALE`).
+    """
+    types, gpus_of, tc, ts = type_tables(inst)
+    times = [*inst.arrival.tolist(), *tc.ravel().tolist(), *ts.ravel().tolist()]
+    w = inst.weight
+    horizon = max(chain_horizon(inst), 1e-9)
+    ws = _smallest_scale(w.tolist(), MAX_WEIGHT_SCALE)
+    w_exact = ws is not None
+    if ws is None:
+        ws = MAX_WEIGHT_SCALE
+    wsum = max(float(w.sum()) * ws, 1.0)
+    cap = max(1.0, min(MAX_SCALED_TIME / horizon, MAX_SCALED_OBJECTIVE / (horizon * wsum)))
+    if scale is None:
+        s = _smallest_scale(times, cap)
+        if s is None:
+            s = 10 ** int(math.floor(math.log10(cap)))
+    else:
+        s = int(scale)
+        if s < 1:
+            raise ValueError("scale must be a positive integer")
+    exact = w_exact and on_grid(times, s)
+    arrival = np.array(scaled_floor(inst.arrival.tolist(), s), dtype=np.int64)
+    train = np.array(scaled_floor(tc.ravel().tolist(), s), dtype=np.int64).reshape(tc.shape)
+    done = np.array(scaled_floor((tc + ts).ravel().tolist(), s), dtype=np.int64).reshape(tc.shape)
+    weight = np.array(scaled_floor(w.tolist(), ws), dtype=np.int64)
+    return Scaling(s, ws, exact, types, gpus_of, arrival, train, done, weight)
+
+
+# ---------------------------------------------------------------------------
+# incumbent
+
+
+def _finite(a: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(a)
+    return np.where(ok, a, (a[ok].max() + 1.0) if ok.any() else 0.0)
+
+
+def list_incumbent(inst: HareInstance, extra: dict[str, np.ndarray] | None = None) -> tuple[HareSchedule, float, str]:
+    """The best of a few list schedules: Algorithm 1's list phase and its
+    earliest-finish variant (:mod:`.listsched`) over solver-free priorities
+    (task index; earliest start ``a_n + r p_n^min``; the job's Smith ratio
+    ``R_n D_n p_n^min / w_n``; round by round ``a_n + (r+1) p_n^min / w_n``)
+    and any ``extra`` priorities.  ``O(n M)`` per run.
+
+    Returns the schedule, its objective and the name of the rule.
+    """
+    from .listsched import list_schedule, list_schedule_eft, priority_order
+
+    nj, r = inst.task_job, inst.task_round
+    _, _, tc, ts = type_tables(inst)
+    pmin = (tc + ts).min(axis=1)
+    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=float)
+    w = inst.weight
+    with np.errstate(divide="ignore", invalid="ignore"):
+        smith = _finite(np.where(w > 0, sizes * pmin / np.where(w > 0, w, 1.0), np.inf))
+        rsmith = _finite(np.where(w[nj] > 0, inst.arrival[nj] + (r + 1.0) * pmin[nj] / np.where(w > 0, w, 1.0)[nj], np.inf))
+    priorities = {
+        "index": np.zeros(inst.num_tasks),
+        "earliest": inst.arrival[nj] + r * pmin[nj],
+        "smith": smith[nj],
+        "round-smith": rsmith,
+        **(extra or {}),
+    }
+    best: tuple[HareSchedule, float, str] | None = None
+    for pname, pr in priorities.items():
+        order = priority_order(inst, pr)
+        for rule, fn in (("earliest-start", list_schedule), ("earliest-finish", list_schedule_eft)):
+            s = fn(inst, order)
+            v = evaluate(inst, s)
+            if best is None or v < best[1]:
+                best = (s, v, f"{pname}/{rule}")
+    assert best is not None
+    return best
+
+
+# ---------------------------------------------------------------------------
+# the box of the rounded-down model
+
+
+@dataclass
+class IntBox:
+    """Integer box of the rounded-down model containing one of its optimal
+    solutions (``models/hare-cp.md``, Lemma B'): starts ``x_lo <= x <= x_hi``,
+    completions ``c_lo <= C <= c_hi``."""
+
+    x_lo: np.ndarray
+    x_hi: np.ndarray
+    c_lo: np.ndarray
+    c_hi: np.ndarray
+
+
+def scaled_objective(inst: HareInstance, sc: Scaling, sched: HareSchedule) -> int:
+    """Objective of the rounded-down image of a real schedule (Lemma S):
+    ``sum_n W_n max_i (floor(s x_i) + D_{n,t_i})``."""
+    t_of = _type_of_gpu(inst, sc)
+    xs = np.array(scaled_floor(sched.start.tolist(), sc.scale), dtype=np.int64)
+    done = xs + sc.done[inst.task_job, t_of[sched.gpu]]
+    c = np.maximum.reduceat(done, inst.job_offset[:-1])
+    return int(np.dot(sc.weight, c))
+
+
+def _type_of_gpu(inst: HareInstance, sc: Scaling) -> np.ndarray:
+    pos = {g: t for t, g in enumerate(sc.types)}
+    return np.array([pos[g] for g in inst.gpus], dtype=np.int64)
+
+
+def int_box(inst: HareInstance, sc: Scaling, ub: int) -> IntBox:
+    """Lemma B' of ``models/hare-cp.md`` for the rounded-down data and an upper
+    bound ``ub`` on its optimum (e.g. :func:`scaled_objective` of a feasible
+    schedule): ``LC_n = A_n + R_n d_n^min``; ``C_n <= min(A_max + sum_i
+    d_i^max, (ub - sum_{n' != n} W_{n'} LC_{n'}) / W_n)``; starts between
+    ``A_n + r d_n^min`` and ``C_n^max - (R_n - r) d_n^min``.  Integer arithmetic."""
+    dmin, dmax = sc.done.min(axis=1), sc.done.max(axis=1)
+    rounds = np.array([j.rounds for j in inst.jobs], dtype=np.int64)
+    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=np.int64)
+    c_lo = sc.arrival + rounds * dmin
+    chain = int(sc.arrival.max()) + int((dmax * sizes).sum())
+    base = int(np.dot(sc.weight, c_lo))
+    c_hi = np.full(inst.num_jobs, chain, dtype=np.int64)
+    for n in range(inst.num_jobs):
+        wn = int(sc.weight[n])
+        if wn > 0:
+            c_hi[n] = min(chain, (int(ub) - (base - wn * int(c_lo[n]))) // wn)
+    c_hi = np.maximum(c_hi, c_lo)
+    nj, r = inst.task_job, inst.task_round
+    x_lo = sc.arrival[nj] + r * dmin[nj]
+    x_hi = np.maximum(c_hi[nj] - (rounds[nj] - r) * dmin[nj], x_lo)
+    return IntBox(x_lo, x_hi, c_lo, c_hi)
+
+
+# ---------------------------------------------------------------------------
+# the model
+
+
+@dataclass
+class HareCp:
+    """A built CP-SAT model and its variables.
+
+    Attributes
+    ----------
+    model
+        The ``cp_model.CpModel``.
+    sc, box
+        Its :class:`Scaling` and :class:`IntBox`.
+    x
+        Start variable per task.
+    lit
+        ``lit[i][t]``: literal "task ``i`` on a GPU of type ``t``" (``None``
+        where the type is fixed, see ``fixed_type``).
+    fixed_type
+        Type index of tasks whose type is forced (one type in the cluster), else -1.
+    C
+        Completion variable per job (the end of its last round).
+    round_end
+        ``E[n, r]``: end of training plus synchronisation of round ``r``.
+    """
+
+    model: Any
+    sc: Scaling
+    box: IntBox
+    x: list[Any]
+    lit: list[list[Any]]
+    fixed_type: np.ndarray
+    C: list[Any]
+    round_end: dict[tuple[int, int], Any]
+
+
+class _Builder:
+    """Builds the constraint families of :func:`build_cp`, one method each
+    (``models/hare-cp.md``, section 3)."""
+
+    def __init__(self, inst: HareInstance, sc: Scaling, box: IntBox):
+        self.inst, self.sc, self.box = inst, sc, box
+        self.m = new_model()
+        self.T = len(sc.types)
+        self.x: list[Any] = []
+        self.lit: list[list[Any]] = []
+        self.fixed_type = np.full(inst.num_tasks, 0 if self.T == 1 else -1, dtype=np.int64)
+        self.C: list[Any] = []
+        self.round_end: dict[tuple[int, int], Any] = {}
+        self.intervals: list[list[Any]] = [[] for _ in sc.types]
+
+    def starts(self) -> None:
+        """``x_i`` in the box ``[A_n + r d_n^min, x_hi]`` -- this is (4)
+        ``x_i >= a_n`` (rounded down: ``A_n = floor(s a_n)``) and Lemma B'."""
+        lo, hi = self.box.x_lo.tolist(), self.box.x_hi.tolist()
+        self.x = [self.m.NewIntVar(lo[i], hi[i], f"x[{i}]") for i in range(self.inst.num_tasks)]
+
+    def assignment(self) -> None:
+        """(5) every task on exactly one GPU -- here on exactly one *type*
+        (the GPU inside the type is recovered by colouring, Lemma C): per
+        (task, type) a literal and an optional training interval of length
+        ``floor(s T^c)``; exactly one literal per task."""
+        m, sc, inst = self.m, self.sc, self.inst
+        nj = inst.task_job.tolist()
+        for i in range(inst.num_tasks):
+            n = nj[i]
+            if self.T == 1:
+                self.lit.append([None])
+                self.intervals[0].append(m.NewFixedSizeIntervalVar(self.x[i], int(sc.train[n, 0]), f"iv[{i},0]"))
+                continue
+            row = [m.NewBoolVar(f"on[{i},{t}]") for t in range(self.T)]
+            for t, b in enumerate(row):
+                self.intervals[t].append(
+                    m.NewOptionalFixedSizeIntervalVar(self.x[i], int(sc.train[n, t]), b, f"iv[{i},{t}]")
+                )
+            m.AddExactlyOne(row)
+            self.lit.append(row)
+
+    def _done(self, i: int, n: int) -> Any:
+        """``x_i + floor(s (T^c + T^s))`` on the chosen type (linear)."""
+        if self.fixed_type[i] >= 0:
+            return self.x[i] + int(self.sc.done[n, self.fixed_type[i]])
+        return self.x[i] + sum(int(self.sc.done[n, t]) * b for t, b in enumerate(self.lit[i]))
+
+    def round_barriers(self) -> None:
+        """(7) ``x_j >= x_i + T^c_i + T^s_i`` for ``i`` in round ``r`` and ``j``
+        in round ``r+1`` of a job, through the round's end:
+        ``E_{n,r} >= done_i`` for ``i`` in round ``r`` and ``x_j >= E_{n,r-1}``."""
+        m, inst, sc, bx = self.m, self.inst, self.sc, self.box
+        dmin = sc.done.min(axis=1)
+        for n, job in enumerate(inst.jobs):
+            for r in range(job.rounds):
+                first = inst.task_index(n, r, 0)
+                tasks = range(first, first + job.tasks_per_round)
+                lo = int(sc.arrival[n] + (r + 1) * dmin[n])
+                hi = int(bx.c_hi[n] - (job.rounds - 1 - r) * dmin[n])
+                e = m.NewIntVar(lo, max(lo, hi), f"E[{n},{r}]")
+                for i in tasks:
+                    m.Add(e >= self._done(i, n))
+                if r > 0:
+                    prev = self.round_end[(n, r - 1)]
+                    for j in tasks:
+                        m.Add(self.x[j] >= prev)
+                self.round_end[(n, r)] = e
+
+    def completion(self) -> None:
+        """(6) ``C_n >= x_i + T^c_i + T^s_i`` for every task of job ``n``:
+        ``C_n = E_{n,R_n-1}``, since earlier rounds end before the last
+        starts (7); its domain is ``[c_lo, c_hi]`` of Lemma B'."""
+        for n, job in enumerate(self.inst.jobs):
+            self.C.append(self.round_end[(n, job.rounds - 1)])
+
+    def no_overlap(self) -> None:
+        """(8) training intervals on one GPU do not overlap -- here: at most
+        ``k_t`` training intervals of type ``t`` overlap at any time
+        (cumulative, capacity ``k_t`` = number of GPUs of the type; a
+        disjunctive ``NoOverlap`` when ``k_t = 1``; nothing when the type has
+        at least as many GPUs as tasks).  Exact by Lemma C."""
+        for t, ivs in enumerate(self.intervals):
+            cap = len(self.sc.gpus_of[t])
+            if cap == 1:
+                self.m.AddNoOverlap(ivs)
+            elif cap < len(ivs):
+                self.m.AddCumulative(ivs, [1] * len(ivs), cap)
+
+    def symmetry(self) -> None:
+        """Symmetry breaking (no paper equation): tasks ``k < k'`` of one (job,
+        round) are identical, so some optimal solution has ``x_k <= x_{k+1}``
+        (``models/hare-cp.md``, Lemma B')."""
+        inst = self.inst
+        for n, job in enumerate(inst.jobs):
+            for r in range(job.rounds):
+                first = inst.task_index(n, r, 0)
+                for i in range(first, first + job.tasks_per_round - 1):
+                    self.m.Add(self.x[i] <= self.x[i + 1])
+
+    def objective(self) -> None:
+        """``min sum_n W_n C_n`` (scaled, rounded-down weights)."""
+        self.m.Minimize(sum(int(self.sc.weight[n]) * c for n, c in enumerate(self.C) if self.sc.weight[n] != 0))
+
+
+def build_cp(inst: HareInstance, sc: Scaling, box: IntBox, *, symmetry: bool = True) -> HareCp:
+    """The CP-SAT model of Hare_Sched on the rounded-down data ``sc`` restricted
+    to ``box`` (``models/hare-cp.md``, section 3)."""
+    b = _Builder(inst, sc, box)
+    b.starts()
+    b.assignment()
+    b.round_barriers()
+    b.completion()
+    b.no_overlap()
+    if symmetry:
+        b.symmetry()
+    b.objective()
+    return HareCp(b.m, sc, box, b.x, b.lit, b.fixed_type, b.C, b.round_end)
+
+
+# ---------------------------------------------------------------------------
+# from CP-SAT values to a schedule
+
+
+def colour_intervals(start: np.ndarray, end: np.ndarray, gpus: Sequence[int]) -> np.ndarray:
+    """Interval partitioning: the GPU of every interval, greedily by start time.
+
+    Intervals ``[start, end)`` are taken by ``(start, end, index)``; each goes to
+    the GPU of ``gpus`` that has been free the longest (a heap of
+    ``(free, GPU)``); an empty interval (``end <= start``) goes to that GPU
+    without occupying it.  When at most ``len(gpus)`` intervals contain any point,
+    a free GPU always exists (``models/hare-cp.md``, Lemma C); otherwise
+    :class:`ValueError`.
+
+    Plain code, ``O(n log n)``: networkx's interval-graph colouring would first
+    build the graph, which can have ``n^2/2`` edges.
+    """
+    n = len(start)
+    out = np.empty(n, dtype=np.int64)
+    heap = [(-math.inf, g) for g in gpus]
+    heapq.heapify(heap)
+    for q in np.lexsort((np.arange(n), end, start)).tolist():
+        free, g = heap[0]
+        if end[q] <= start[q]:  # empty (a training rounded down to 0): occupies no GPU time
+            out[q] = g
+            continue
+        if free > start[q]:
+            raise ValueError(
+                f"{len(gpus)} GPUs cannot hold the intervals: interval {q} starts at {start[q]} "
+                "while every GPU is busy"
+            )
+        heapq.heapreplace(heap, (max(free, end[q]), g))
+        out[q] = g
+    return out
+
+
+def schedule_from_types(inst: HareInstance, sc: Scaling, xs: np.ndarray, types: np.ndarray) -> HareSchedule | None:
+    """Recover a schedule from scaled starts and a type per task.
+
+    Per type, the scaled training intervals ``[x_i, x_i + floor(s T^c))`` are
+    coloured onto the type's GPUs (:func:`colour_intervals`); the per-GPU
+    orders (by scaled start, ties by task index) are re-timed with the real
+    data by left shifting.  ``None`` only if those orders contradict (7),
+    which a solution of the model never does (``models/hare-cp.md``, Lemma R).
+    """
+    gpu = np.empty(inst.num_tasks, dtype=np.int64)
+    dur = sc.train[inst.task_job, types]
+    for t, gl in enumerate(sc.gpus_of):
+        idx = np.flatnonzero(types == t)
+        if len(idx):
+            gpu[idx] = colour_intervals(xs[idx], xs[idx] + dur[idx], gl)
+    seqs: list[list[int]] = [[] for _ in range(inst.num_gpus)]
+    for i in np.lexsort((np.arange(inst.num_tasks), xs)).tolist():
+        seqs[int(gpu[i])].append(i)
+    start = left_shift(inst, gpu, seqs)
+    return None if start is None else HareSchedule(gpu=gpu, start=start)
+
+
+def values_to_schedule(inst: HareInstance, hc: HareCp, value: Callable[[Any], int]) -> HareSchedule | None:
+    """The schedule of a CP-SAT solution (``value(var)`` reads it)."""
+    xs = np.array([value(v) for v in hc.x], dtype=np.int64)
+    types = hc.fixed_type.copy()
+    for i, row in enumerate(hc.lit):
+        if types[i] < 0:
+            types[i] = next(t for t, b in enumerate(row) if value(b))
+    return schedule_from_types(inst, hc.sc, xs, types)
+
+
+def add_hint(inst: HareInstance, hc: HareCp, sched: HareSchedule) -> None:
+    """Hint CP-SAT with a feasible schedule: its rounded-down image (Lemma S:
+    scaled starts ``floor(s x)``, a solution of the model), tasks of a round
+    relabelled by start so that the symmetry breaking holds."""
+    typ = _type_of_gpu(inst, hc.sc)[sched.gpu]
+    xs = np.array(scaled_floor(sched.start.tolist(), hc.sc.scale), dtype=np.int64)
+    for n, job in enumerate(inst.jobs):
+        for r in range(job.rounds):
+            first = inst.task_index(n, r, 0)
+            sl = slice(first, first + job.tasks_per_round)
+            o = np.lexsort((typ[sl], xs[sl]))
+            xs[sl], typ[sl] = xs[sl][o], typ[sl][o]
+    m = hc.model
+    for i in range(inst.num_tasks):
+        m.AddHint(hc.x[i], int(xs[i]))
+        if hc.fixed_type[i] < 0:
+            for t, b in enumerate(hc.lit[i]):
+                m.AddHint(b, int(typ[i] == t))
+
+
+# ---------------------------------------------------------------------------
+# the method
+
+
+def memory_estimate(inst: HareInstance) -> float:
+    """Bytes CP-SAT needs for the model, about (measured: ~8 KiB per optional
+    interval and ~2 KiB per task, twice for presolve's copy, plus 64 MiB)."""
+    n, T = inst.num_tasks, len(inst.gpu_types)
+    return 2.0 * (n * T * 8192 + n * 2048) + 64 * 2**20
+
+
+@method(
+    "hare",
+    "exact-cp",
+    kind="exact",
+    uses_solver=True,
+    description="Hare_Sched (4)-(8) in CP-SAT: one cumulative per GPU type, GPUs recovered by interval colouring",
+    options=[
+        Option("scale", int, None, "time scale (times become floor(t*scale)); None: the smallest exact one, "
+               "else a large power of ten", minimum=1),
+        Option("work_limit", float, None, "CP-SAT deterministic time limit (reproducible at any load)", minimum=0.0),
+        Option("hint", bool, True, "seed CP-SAT with the best list-scheduling incumbent"),
+        Option("symmetry", bool, True, "order the identical tasks of a round by start"),
+        Option("lower_bound", bool, True, "fold the lower-bound method's bound (models/hare-cp.md) into the bound"),
+        Option("lower_bound_share", float, 0.25, "share of the time limit the lower bound may use", minimum=0.0),
+    ],
+)
+def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
+    """Hare_Sched by CP-SAT (``models/hare-cp.md``); ignores ``solver``.
+
+    ``optimal`` only when proven: CP-SAT's optimum on exactly scaled data, or
+    a schedule meeting the proven bound (the CP-SAT bound of the rounded-down
+    model, the ``lower-bound`` method's, the trivial one) within ``1e-6``.
+    """
+    run.require(memory_bytes=memory_estimate(inst), what="the CP-SAT model")
+    opts = run.options
+    extra: dict[str, np.ndarray] = {}
+    bounds: list[float | None] = []
+    lb_info: dict[str, Any] = {}
+    if opts["lower_bound"]:
+        from .lowerbounds import best_lower_bound
+
+        with run.stage("lower_bound"):
+            lb = best_lower_bound(inst, deadline=run.deadline.share(opts["lower_bound_share"]))
+        bounds.append(lb.value)
+        lb_info = {"lower_bound_method": lb.name, "lower_bound_value": lb.value}
+        if lb.priority is not None:
+            extra["fluid-lp"] = lb.priority
+        if lb.cut:
+            run.cut("lower bound")
+    with run.stage("incumbent"):
+        inc, inc_val, inc_rule = list_incumbent(inst, extra)
+        run.incumbent(inc, bound=max([b for b in bounds if b is not None], default=None))
+    with run.stage("build"):
+        sc = choose_scaling(inst, opts["scale"])
+        bx = int_box(inst, sc, scaled_objective(inst, sc, inc))
+        bounds.append(float(np.dot(sc.weight, bx.c_lo)) / sc.objective_scale)
+        hc = build_cp(inst, sc, bx, symmetry=opts["symmetry"])
+        if opts["hint"]:
+            add_hint(inst, hc, inc)
+    out = run.solve_cpsat(
+        hc.model, work_limit=opts["work_limit"], objective_scale=sc.objective_scale,
+        on_solution=lambda v: values_to_schedule(inst, hc, v.Value),
+    )
+    scaled_bound = out.bound
+    if not sc.exact and out.status == Status.OPTIMAL:
+        # optimal for the rounded-down relaxation only: a proven bound, not a proof for the schedule
+        out = dataclasses.replace(out, status=Status.FEASIBLE, message=out.message + " (rounded-down model)")
+    sched = None
+    with run.stage("extract"):
+        if out.has_solution:
+            sched = values_to_schedule(inst, hc, out.engine.Value)
+    return run.result(
+        solution=sched, bound=bounds, outcome=out,
+        scale=sc.scale, weight_scale=sc.weight_scale, exact_scale=sc.exact, scaled_bound=scaled_bound,
+        heuristic_objective=inc_val, heuristic_rule=inc_rule, **lb_info,
+    )
