@@ -41,38 +41,44 @@ def time_methods(num_jobs: int, load: float, seed: int = 1, methods=METHODS) -> 
     inst = simulation(seed, num_jobs=num_jobs, load=load)
     rows = []
     for m in methods:
+        c0 = time.process_time()
         t0 = time.perf_counter()
         res = dmlsched.solve(inst, m, seed=seed)
         wall = time.perf_counter() - t0
+        cpu = time.process_time() - c0
         validate = res.details.get("stages", {}).get("validate", 0.0)
         rows.append({"jobs": num_jobs, "tasks": inst.num_tasks, "gpus": inst.num_gpus, "load": load,
                      "method": m, "status": res.status.value, "objective": res.objective,
-                     "wall_s": wall, "method_s": wall - validate,
+                     "wall_s": wall, "method_s": wall - validate, "cpu_s": cpu,
                      "largest_pool": res.details.get("largest_pool")})
     return rows
 
 
 _LOAD_CHILD = r"""
-import gc, json, resource, sys, time, tracemalloc
+import gc, json, sys, time, tracemalloc
 def rss():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
 t0 = time.perf_counter()
 import dmlsched
 t_import = time.perf_counter() - t0
 path = sys.argv[1]
 rss0 = rss()
-t0 = time.perf_counter()
+c0, t0 = time.process_time(), time.perf_counter()
 inst = dmlsched.load(path)
-t_load = time.perf_counter() - t0
+t_load, c_load = time.perf_counter() - t0, time.process_time() - c0
 rss1 = rss()
-t0 = time.perf_counter()
+c0, t0 = time.process_time(), time.perf_counter()
 res = dmlsched.solve(inst, "fifo")
-t_fifo = time.perf_counter() - t0
+t_fifo, c_fifo = time.perf_counter() - t0, time.process_time() - c0
 rss2 = rss()
-out = {"import_s": t_import, "load_s": t_load, "fifo_s": t_fifo,
+out = {"import_s": t_import, "load_s": t_load, "load_cpu_s": c_load, "fifo_s": t_fifo, "fifo_cpu_s": c_fifo,
        "fifo_validate_s": res.details.get("stages", {}).get("validate"),
        "status": res.status.value, "jobs": inst.num_jobs, "tasks": inst.num_tasks,
-       "rss_before_load": rss0, "rss_after_load": rss1, "max_rss_bytes": rss2}
+       "rss_before_load": rss0, "rss_after_load": rss1, "rss_after_fifo": rss2}
 del inst, res
 gc.collect()
 tracemalloc.start()  # a second, traced load: Python's allocation peak of the loader itself
@@ -81,21 +87,26 @@ out["load_peak_bytes"] = tracemalloc.get_traced_memory()[1]
 print(json.dumps(out))
 """
 
+_GEN_CHILD = r"""
+import sys, time
+import dmlsched
+from dmlsched.generate.hare import simulation
+t0 = time.perf_counter()
+inst = simulation(1, num_jobs=int(sys.argv[2]), load=0.9)
+dmlsched.save(inst, sys.argv[1])
+print(time.perf_counter() - t0)
+"""
+
 
 def big_file(num_jobs: int, seed: int = 1) -> dict:
-    """Generate ``num_jobs`` jobs on 160 GPUs into a temporary file, then load and
-    schedule it with ``fifo`` in a fresh process."""
-    import dmlsched
-    from dmlsched.generate.hare import simulation
-
+    """Generate ``num_jobs`` jobs on 160 GPUs into a temporary file (in a child
+    process), then load and schedule it with ``fifo`` in a fresh process."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, f"hare-{num_jobs}.json")
-        t0 = time.perf_counter()
-        inst = simulation(seed, num_jobs=num_jobs, load=0.9)
-        t_gen = time.perf_counter() - t0
-        dmlsched.save(inst, path)
+        out = subprocess.run([sys.executable, "-c", _GEN_CHILD, path, str(num_jobs)], capture_output=True,
+                             text=True, check=True)
+        t_gen = float(out.stdout.strip().splitlines()[-1])
         size = os.path.getsize(path)
-        del inst
         t0 = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", _LOAD_CHILD, path], capture_output=True, text=True, check=True)
         total = time.perf_counter() - t0
@@ -127,11 +138,12 @@ def markdown(rows: list[dict], big: dict | None, quick: bool) -> str:
            "the validation stage. `allox` solves one assignment problem per arrival on the waiting jobs "
            "(`largest pool` = most jobs in one matching): its cost grows with the queue, i.e. with the load.",
            "",
-           "| jobs | tasks | load | method | wall (s) | method (s) | largest pool |",
-           "|---:|---:|---:|---|---:|---:|---:|"]
+           "| jobs | tasks | load | method | wall (s) | method (s) | CPU (s) | largest pool |",
+           "|---:|---:|---:|---|---:|---:|---:|---:|"]
     for r in rows:
         out.append(f"| {r['jobs']:,} | {r['tasks']:,} | {r['load']:g} | `{r['method']}` | {r['wall_s']:.3f} | "
-                   f"{r['method_s']:.3f} | {r['largest_pool'] if r['largest_pool'] is not None else ''} |")
+                   f"{r['method_s']:.3f} | {r['cpu_s']:.3f} | "
+                   f"{r['largest_pool'] if r['largest_pool'] is not None else ''} |")
     if big:
         out += ["",
                 f"## {big['jobs']:,}-job file",
@@ -140,20 +152,21 @@ def markdown(rows: list[dict], big: dict | None, quick: bool) -> str:
                 f"{big['tasks']:,} tasks, 160 GPUs; generation {big['generate_s']:.1f} s, not counted), then in a "
                 "fresh Python process:",
                 "",
-                "| step | time (s) |",
-                "|---|---:|",
-                f"| `import dmlsched` | {big['import_s']:.2f} |",
-                f"| `dmlsched.load` (parse + validate the instance) | {big['load_s']:.2f} |",
-                f"| `dmlsched.solve(inst, \"fifo\")` (incl. validation {big['fifo_validate_s']:.2f} s) | "
-                f"{big['fifo_s']:.2f} |",
-                f"| **load + fifo** | **{big['load_s'] + big['fifo_s']:.2f}** |",
+                "| step | wall (s) | CPU (s) |",
+                "|---|---:|---:|",
+                f"| `import dmlsched` | {big['import_s']:.2f} | |",
+                f"| `dmlsched.load` (parse + validate the instance) | {big['load_s']:.2f} | {big['load_cpu_s']:.2f} |",
+                f"| `dmlsched.solve(inst, \"fifo\")` (incl. validation {big['fifo_validate_s']:.2f} s wall) | "
+                f"{big['fifo_s']:.2f} | {big['fifo_cpu_s']:.2f} |",
+                f"| **load + fifo** | **{big['load_s'] + big['fifo_s']:.2f}** | "
+                f"**{big['load_cpu_s'] + big['fifo_cpu_s']:.2f}** |",
                 "",
-                f"Loader memory: peak resident set size grew by "
-                f"{(big['rss_after_load'] - big['rss_before_load']) / 2**20:.0f} MiB during `load` (from "
-                f"{big['rss_before_load'] / 2**20:.0f} MiB after `import dmlsched`); Python's allocation peak "
-                f"of a second, traced load {big['load_peak_bytes'] / 2**20:.0f} MiB (tracemalloc, which slows "
-                f"the load several times, so it is not the timed one); peak resident set size of the whole "
-                f"process after `fifo` {big['max_rss_bytes'] / 2**20:.0f} MiB."]
+                f"Loader memory: resident set size {big['rss_before_load'] / 2**20:.0f} MiB after `import "
+                f"dmlsched`, {big['rss_after_load'] / 2**20:.0f} MiB after `load` (+"
+                f"{(big['rss_after_load'] - big['rss_before_load']) / 2**20:.0f} MiB), "
+                f"{big['rss_after_fifo'] / 2**20:.0f} MiB after `fifo`; Python's allocation peak of a second, "
+                f"traced load {big['load_peak_bytes'] / 2**20:.0f} MiB (tracemalloc slows the load several "
+                f"times, so that load is not the timed one)."]
     if quick:
         out += ["", "*(quick run: smaller sizes, not the recorded numbers)*"]
     return "\n".join(out) + "\n"

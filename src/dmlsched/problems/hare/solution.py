@@ -92,7 +92,8 @@ def validate(inst: HareInstance, s: HareSchedule) -> None:
     done = s.start + tc + ts
     tpr = inst.tasks_per_round_arr
     group = inst.job_offset[inst.task_job] + inst.task_round * tpr[inst.task_job]  # round's first task
-    starts_of_group = np.unique(group)
+    # tasks are numbered job by job, round by round: group is non-decreasing
+    starts_of_group = group[np.concatenate([[True], group[1:] != group[:-1]])]
     gmax_done = np.maximum.reduceat(done, starts_of_group)
     gmin_start = np.minimum.reduceat(s.start, starts_of_group)
     gjob = inst.task_job[starts_of_group]
