@@ -76,6 +76,10 @@ class HuntResult:
     batch: int = 1
     engine: str = "inprocess"
     notes: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    reference_options: dict[str, Any] = field(default_factory=dict)
+    size: dict[str, Any] = field(default_factory=dict)
+    run_seed: int = 0
 
     @property
     def violation(self) -> bool:
@@ -93,7 +97,8 @@ class HuntResult:
             "problem": self.problem, "method": self.method, "reference": self.reference,
             "strategy": self.strategy, "seed": self.seed, "objective": self.objective, "target": self.target,
             "evaluations": self.evaluations, "elapsed_s": self.elapsed_s, "batch": self.batch,
-            "engine": self.engine, "notes": self.notes,
+            "engine": self.engine, "notes": self.notes, "options": self.options,
+            "reference_options": self.reference_options, "size": self.size, "run_seed": self.run_seed,
             "first_violation": list(self.first_violation) if self.first_violation else None,
             "history": [list(h) for h in self.history], "best": sc(self.best), "shrunk": sc(self.shrunk),
             "files": self.files,
@@ -124,6 +129,7 @@ def hunt(
     plugins: tuple[str, ...] | list[str] = (),
     progress: Callable[[str, Context], None] | None = None,
     start: Any = None,
+    run_seed: int = 0,
 ) -> HuntResult:
     """Search the instance space of ``problem`` for instances where ``method`` is worst.
 
@@ -142,7 +148,7 @@ def hunt(
     size
         Size parameters of the family's sampler (``Space.default_size``).
     seed
-        Seed of every random choice.
+        Seed of every random choice of the search.
     target
         The ratio to beat (default: the method's claimed bound, when finite).
     objective
@@ -168,6 +174,9 @@ def hunt(
     progress
         ``progress(event, ctx)``: ``"best"`` on each new best, ``"violation"``
         on the first certified violation (see :class:`~.search.Context`).
+    run_seed
+        Seed passed to every run of the method and the reference (default 0,
+        the seed instance files record values for).
     start
         An instance (object or JSON dict of ``problem``) to start the local
         searches from (scored first by every strategy) instead of a sample.
@@ -211,7 +220,7 @@ def hunt(
             raise HuntError(f"start: a {start_data.get('problem')!r} instance, not {problem!r}")
         for k in ("name", "description", "expected"):
             start_data.pop(k, None)
-    ev = Evaluator(problem, method, reference, time_limit=time_limit, seed=seed, options=options,
+    ev = Evaluator(problem, method, reference, time_limit=time_limit, seed=run_seed, options=options,
                    reference_options=reference_options, solver=solver, plugins=tuple(plugins),
                    keep_solutions=64 if strategy == "guided" else 0)
     # options are checked before any search starts (an unknown option is bad input, not a finding)
@@ -237,7 +246,8 @@ def hunt(
         objective=objective, target=target if target is not None else (best.claimed if best else None),
         best=best, shrunk=shrunk, history=ctx.history, first_violation=ctx.first_violation,
         evaluations=ctx.steps, elapsed_s=ctx.elapsed(), batch=batch,
-        engine=engine, notes=dict(ctx.notes),
+        engine=engine, notes=dict(ctx.notes), options=dict(ev.options),
+        reference_options=dict(ev.reference_options), size=dict(sz), run_seed=run_seed,
     )
     if out is not None and shrunk is not None:
         res.files = write(res, Path(out))
@@ -286,33 +296,53 @@ def _shrink(space: Space, ev: Evaluator, best: Scored | None, target: float | No
 
 
 def write(res: HuntResult, folder: Path) -> list[str]:
-    """Write the shrunk instance (with its recorded values) and ``hunt-*.json``; returns the paths."""
+    """Write the shrunk instance (with its recorded values) and ``hunt-*.json``; returns the paths.
+
+    ``expected`` follows the instance-file schema (``tests/test_conformance.py``):
+    a method's ``objective`` and ``verdict`` are recorded only for runs with
+    default options and run seed 0 (the verdict only against the family's
+    default reference): what the conformance test re-runs; otherwise the
+    values go to ``facts["hunt"]`` with the options, reference and seed they
+    hold for.
+    """
     from ..io import from_dict, save
 
     folder.mkdir(parents=True, exist_ok=True)
     s = res.shrunk
     assert s is not None
+    spec = get_problem(res.problem)
     tag = f"{res.problem}-{res.method}-{res.strategy}-seed{res.seed}"
     data = json.loads(json.dumps(s.data))
     data["name"] = tag
     verb = "breaks its claimed bound" if s.violation else "is far from the reference"
+    opts = "".join(f" -o {k}={json.dumps(v)}" for k, v in sorted(res.options.items()))
     data["description"] = (
-        f"Found by `dmlsched hunt {res.problem} --method {res.method} --strategy {res.strategy} "
+        f"Found by `dmlsched hunt {res.problem} --method {res.method}{opts} --strategy {res.strategy} "
         f"--seed {res.seed}`: {res.method} {verb} ({res.reference}): ratio {s.ratio:.6g}"
         + (f" against a claimed {s.claimed:.6g}" if s.claimed is not None and math.isfinite(s.claimed) else "")
         + "."
     )
-    exp: dict[str, Any] = {"objective": {res.method: s.objective}}
+    default_run = not res.options and res.run_seed == 0
+    default_ref = not res.reference_options and res.run_seed == 0
+    exp: dict[str, Any] = {}
+    if default_run:
+        exp["objective"] = {res.method: s.objective}
     if s.reference_optimal and s.certified:
         exp["optimum"] = s.reference
-    elif s.certified:
-        exp["objective"][res.reference] = s.reference
-    else:
+    elif s.certified and default_ref:
+        exp.setdefault("objective", {})[res.reference] = s.reference
+    elif default_ref:
         exp["bound"] = {res.reference: s.reference}
-    if s.violation:
+    if s.violation and default_run and res.reference == spec.default_reference:
         exp["verdict"] = {res.method: "violated"}
-    exp["facts"] = {"hunt": {"ratio": s.ratio, "claimed": s.claimed, "strategy": res.strategy, "seed": res.seed,
-                             "evaluations": res.evaluations, "elapsed_s": round(res.elapsed_s, 3),
+    exp["facts"] = {"hunt": {"method": res.method, "options": res.options, "reference": res.reference,
+                             "reference_options": res.reference_options, "seed": res.seed,
+                             "run_seed": res.run_seed,
+                             "objective": s.objective, "reference_value": s.reference,
+                             "reference_optimal": s.reference_optimal, "certified": s.certified,
+                             "ratio": s.ratio, "claimed": s.claimed, "violation": s.violation,
+                             "strategy": res.strategy, "evaluations": res.evaluations,
+                             "elapsed_s": round(res.elapsed_s, 3),
                              "first_violation": list(res.first_violation) if res.first_violation else None}}
     data["expected"] = exp
     inst_path = folder / f"{tag}.json"

@@ -75,7 +75,9 @@ def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
                    help="candidates scored (with this alone a hunt is reproducible exactly by --seed)")
     p.add_argument("--size", type=_size, action="append", default=[], metavar="KEY=VALUE",
                    help="size cap of the instance space (repeatable; e.g. tasks=6, gpus=2)")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the search's random choices (default 0)")
+    p.add_argument("--run-seed", type=_seed, default=0, metavar="N",
+                   help="seed of every run of the method and the reference (default 0)")
     p.add_argument("--target", type=_positive, default=None, metavar="R",
                    help="ratio to beat (default: the method's claimed bound)")
     p.add_argument("--objective", choices=("ratio", "excess"), default=None,
@@ -187,6 +189,7 @@ def cli_hunt(args: argparse.Namespace) -> int:
         time_limit=args.time_limit, options=dict(args.option), reference_options=dict(args.reference_option),
         shrink_evals=args.shrink_evals, out=args.out, batch=args.batch, workers=args.workers, dask=args.dask,
         solver=args.solver, plugins=list(getattr(args, "plugin", []) or []), progress=progress, start=start,
+        run_seed=args.run_seed,
     )
     if args.plot:
         plot_progress([res], args.plot)
