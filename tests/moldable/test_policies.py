@@ -264,3 +264,20 @@ def test_rigid_queue_option_and_unknown_options():
         dmlsched.solve(inst, "rigid-fcfs", blocking=True)
     with pytest.raises(ValueError, match="must be one of"):
         dmlsched.solve(inst, "rigid-fcfs", queue="fifo")
+
+
+def test_a_short_suspension_is_a_preemption_for_the_validator_too():
+    """A task suspended and resumed a moment later on the same GPU pays the
+    overhead in the simulator; the validator must charge it as well (a gap
+    shorter than the schedule's time tolerance is still a gap)."""
+    # p_min = 1/1000 makes the schedule's time tolerance 1e-6 * 1000 / (1/1000) = 1 s, above the gap
+    inst = _inst([T("A", 1000.0, den=1000)], gpus=1, tp=150.0, thr=0.0)
+    gap = 0.05
+    segs = [(0, 0.0, 100.0, (0,), 1), (0, 100.0 + gap, 100.0 + gap + 150.0 + 900.0, (0,), 1)]
+    from dmlsched.problems.moldable.solution import MoldableSchedule, validate
+    s = MoldableSchedule.from_segments(segs)
+    validate(inst, s)  # resume pays 150 s: completion at 100.05 + 150 + 900
+    assert replay(inst, s).preemptions.tolist() == [1]
+    bad = MoldableSchedule.from_segments([(0, 0.0, 100.0, (0,), 1), (0, 100.0 + gap, 100.0 + gap + 900.0, (0,), 1)])
+    with pytest.raises(dmlsched.InvalidSolutionError, match="S6"):
+        validate(inst, bad)

@@ -18,8 +18,9 @@ Semantics (see ``models/moldable.md``):
 * (S4) progress: during a segment of amount ``p`` a task processes volume at
   rate ``s(p)``, except that after each *preemption* it first pays
   ``t^pmp`` seconds of overhead (no progress).  A preemption is every segment
-  after the first that is not a contiguous continuation with the identical
-  allocation (a resume after a suspension, a shrink/expand, a migration);
+  after the first that is not a contiguous continuation (same end and start
+  time up to float rounding) with the identical allocation (a resume after a
+  suspension, however short, a shrink/expand, a migration);
 * (S5) a preemption is allowed only when the remaining volume at the end of
   the previous segment exceeds ``preemption_min_remaining``;
 * (S6) the task completes inside its last segment, which ends at the
@@ -293,7 +294,10 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
                     raise InvalidSolutionError(
                         f"(S1) task {_name(inst, k)}: segments overlap at {st} < {prev_end}"
                     )
-                continuation = same_alloc[j] and abs(st - prev_end) <= eps
+                # a continuation is contiguous up to float rounding only: a short real
+                # gap (a suspension resumed a moment later) is a preemption (S4)
+                continuation = same_alloc[j] and abs(st - prev_end) <= 64.0 * float(
+                    np.spacing(max(abs(st), abs(prev_end), 1.0)))
                 if not continuation:
                     rem = v - done
                     if check and rem <= thr - TOL * max(1.0, thr, v):
