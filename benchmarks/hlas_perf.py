@@ -2,11 +2,14 @@
 
 Usage::
 
-    python benchmarks/hlas_perf.py [--jobs 10000] [--policy hlas] [--group-mode batch] [--validate]
+    python benchmarks/hlas_perf.py [--jobs 10000] [--group-mode batch] [--group-idle any] [--out results.jsonl]
 
-Times instance generation, the grouping (greedy, 40 groups), the simulation
-itself (the engine's run loop) and, with ``--validate``, the Hare validator on
-the resulting schedule.
+A thin wrapper over :func:`dmlsched.bench.run_sweep` (one generated instance,
+method ``hlas``; ``InProcessEngine``, so nothing else competes with the run).
+The setup of the goal (fixed when it was set): uniform 10..100 rounds, 2, 4 or
+8 tasks per round, offered load 0.9, 40 groups, seed 1.  Prints the simulation
+time (the engine's run loop), the whole method's time and the counters from
+the run's record (every run is validated as a Hare schedule by ``solve``).
 """
 
 from __future__ import annotations
@@ -14,45 +17,37 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import tempfile
 import time
 
-import dmlsched
-from dmlsched.generate.hlas import generate
-from dmlsched.problems.hlas.heuristics import resolve_groups, simulate
+from dmlsched.bench import run_sweep
+from dmlsched.bench.suite import Source, Suite
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=10_000)
-    ap.add_argument("--gpus", type=int, default=160)
-    ap.add_argument("--groups", type=int, default=40)
-    ap.add_argument("--policy", default="hlas")
-    ap.add_argument("--load", type=float, default=0.9)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--group-mode", default="batch", help="batch, gpuset, round or accounting")
-    ap.add_argument("--validate", action="store_true")
+    ap.add_argument("--group-mode", default="batch")
+    ap.add_argument("--group-idle", default="any")
+    ap.add_argument("--out", default=None)
     a = ap.parse_args()
-    t0 = time.perf_counter()
-    inst = generate(a.jobs, a.gpus, seed=a.seed, groups=a.groups, load=a.load, predictions="conservative")
-    t_gen = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    groups, gd = resolve_groups(inst, a.policy in ("hlas", "hlas-p"))
-    t_group = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    run, d = simulate(inst, a.policy, groups=groups, group_mode=a.group_mode)
-    t_total = time.perf_counter() - t0
-    print(f"group_mode {a.group_mode} | instance: {inst.num_jobs} jobs, {inst.num_tasks} tasks, {inst.num_gpus} GPUs, "
-          f"{len(groups)} groups ({gd.get('grouping')}, objective {gd.get('grouping_objective')})")
-    print(f"generate {t_gen:.2f} s | grouping {t_group:.2f} s | simulation (run loop) {d['simulation_s']:.2f} s"
-          f" | simulate() incl. records {t_total:.2f} s")
+    params = {"num_jobs": a.jobs, "num_gpus": 160, "groups": 40, "sizes": "uniform", "rounds": [10, 100],
+              "tasks_per_round": [2, 4, 8], "load": 0.9, "predictions": "conservative"}
+    suite = Suite(sources=[Source("generator", generator="dmlsched.generate.hlas:generate", params=params,
+                                  seeds=(1,), name="perf")],
+                  name="hlas-perf", methods=["hlas"], reference=None, time_limit=600,
+                  options={"hlas": {"group_mode": a.group_mode, "group_idle": a.group_idle}})
+    out = a.out or os.path.join(tempfile.mkdtemp(prefix="hlas-perf-"), "results.jsonl")
+    rec = run_sweep(suite, out=out, workers=0, progress=False).records[0]
+    d = rec["details"]
+    st = d.get("stages", {})
+    print(f"group_mode {a.group_mode}, group_idle {a.group_idle} | {rec['size']}")
+    print(f"simulation (run loop) {d['simulation_s']:.2f} s | method {st.get('simulate', 0):.2f} s | "
+          f"validation {st.get('validate', 0):.2f} s | run {rec['wall_s']:.2f} s")
     print(f"events {d['events']} | decisions {d['decisions']} | assignments {d['assignments']} | "
-          f"avg JCT {d['avg_jct']:.1f} s | makespan {d['makespan']:.1f} s | utilisation {d['utilisation']:.3f}")
-    if a.validate:
-        t0 = time.perf_counter()
-        dmlsched.get_problem("hlas").validate(inst, run)
-        print(f"Hare validator on {inst.num_tasks} tasks: {time.perf_counter() - t0:.2f} s")
+          f"avg JCT {rec['objective']:.1f} s | makespan {d['makespan']:.1f} s | utilisation {d['utilisation']:.3f}")
     print(platform.platform(), platform.python_version(), f"cpus={os.cpu_count()}",
-          time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+          time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), f"load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -115,6 +115,7 @@ def generate(
     num_queues: int = 5,
     queue_base: float = 5.0,
     predictions: str = "none",
+    time_grid: float | None = None,
     name: str | None = None,
 ) -> HlasInstance:
     """A seeded HLAS instance of the paper's simulation setup (see the module docstring).
@@ -141,6 +142,10 @@ def generate(
         ``num_gpus``), or an explicit Poisson rate (jobs per second).
     predictions
         ``"none"`` or ``"conservative"``.
+    time_grid
+        Round every arrival, training and synchronisation time to a multiple
+        of this (seconds; training times at least one grid step), so that
+        the offline optimum's integer time scale is exact (``models/hlas.md``).
     """
     if num_jobs < 1 or num_gpus < 1:
         raise ValueError("num_jobs and num_gpus must be >= 1")
@@ -181,6 +186,17 @@ def generate(
     rate = arrival_rate if arrival_rate is not None else load / float(work.mean())
     arrivals = np.cumsum(gaps / rate)
     arrivals -= arrivals[0]  # first job at time 0
+    if time_grid is not None:
+        if not time_grid > 0:
+            raise ValueError(f"time_grid must be > 0, got {time_grid}")
+        grid = float(time_grid)
+
+        def snap(v: float, least: float = 0.0) -> float:
+            return max(least, round(round(v / grid) * grid, 12))
+
+        times = {m: ({g: snap(t, grid) for g, t in tr.items()}, {g: snap(t) for g, t in sy.items()})
+                 for m, (tr, sy) in times.items()}
+        arrivals = np.array([snap(a) for a in arrivals])
     jobs = []
     for i in range(num_jobs):
         tr, sy = times[models[i]]

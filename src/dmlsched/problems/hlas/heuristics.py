@@ -44,7 +44,6 @@ import heapq
 import time
 from typing import Sequence
 
-
 from ...kit import Option, Run, method
 from ...result import Result
 from ...sim import Simulation
