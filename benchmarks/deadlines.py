@@ -16,7 +16,7 @@ bound, whether an incumbent came back, and whether the method held
 Usage::
 
     python benchmarks/deadlines.py [--limits 5,60] [--workers 1] [--out benchmarks/deadlines.md]
-                                   [--results benchmarks/deadlines.jsonl] [--resume]
+                                   [--results benchmarks/results-deadlines.jsonl] [--resume]
 
 The runs go to ``--results`` (started afresh unless ``--resume``), so the
 table can be traced to its records.  A run over its limit is asked to stop at
@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limits", default="5,60", help="comma-separated time limits in seconds (default 5,60)")
     ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1: unshared timings)")
     ap.add_argument("--out", default=str(HERE / "deadlines.md"))
-    ap.add_argument("--results", default=str(HERE / "deadlines.jsonl"))
+    ap.add_argument("--results", default=str(HERE / "results-deadlines.jsonl"),
+                    help="the runs (local, git-ignored; default benchmarks/results-deadlines.jsonl)")
     ap.add_argument("--resume", action="store_true", help="keep the runs already in --results")
     ap.add_argument("--suite", default=str(SUITE), help="the suite (default benchmarks/suites/deadlines.toml)")
     a = ap.parse_args(argv)
