@@ -14,7 +14,7 @@ SPEC = register_family(
     instance_type=HareInstance,
     sense="min",
     objective_name="total weighted completion time",
-    default_reference="exact",
+    default_reference="exact-cp",
 )
 
 # Module layout (no import cycle; pyomo is imported only inside model builders):

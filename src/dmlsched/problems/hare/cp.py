@@ -63,6 +63,8 @@ MAX_SCALED_TIME = 2**40
 MAX_SCALED_OBJECTIVE = 2**52
 #: largest weight scale tried for weights off every small grid
 MAX_WEIGHT_SCALE = 10**6
+#: (task, type) pairs beyond which exact-cp gives the lower bound the larger share of the deadline
+LARGE_MODEL = 4000
 #: a scaled value within this many units of an integer is on the grid (floating-point
 #: representation error of decimal data is below 2e-4 units for scaled values up to 2^40)
 GRID_SNAP = 5e-4
@@ -574,7 +576,8 @@ def memory_estimate(inst: HareInstance) -> float:
         Option("hint", bool, True, "seed CP-SAT with the best list-scheduling incumbent"),
         Option("symmetry", bool, True, "order the identical tasks of a round by start"),
         Option("lower_bound", bool, True, "fold the lower-bound method's bound (models/hare-cp.md) into the bound"),
-        Option("lower_bound_share", float, 0.25, "share of the time limit the lower bound may use", minimum=0.0),
+        Option("lower_bound_share", float, None, "share of the time limit the lower bound may use; None: 0.25, "
+               f"or 0.6 beyond {LARGE_MODEL} (task, type) pairs, where CP-SAT proves little", minimum=0.0),
     ],
 )
 def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
@@ -593,7 +596,10 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
         from .lowerbounds import best_lower_bound
 
         with run.stage("lower_bound"):
-            lb = best_lower_bound(inst, deadline=run.deadline.share(opts["lower_bound_share"]))
+            share = opts["lower_bound_share"]
+            if share is None:
+                share = 0.6 if inst.num_tasks * len(inst.gpu_types) > LARGE_MODEL else 0.25
+            lb = best_lower_bound(inst, deadline=run.deadline.share(min(share, 1.0)))
         bounds.append(lb.value)
         lb_info = {"lower_bound_method": lb.name, "lower_bound_value": lb.value}
         if lb.priority is not None:
