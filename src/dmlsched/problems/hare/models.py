@@ -107,6 +107,9 @@ def solve_exact(inst: HareInstance, run: Run) -> Result:
                      f"{fmt_count(size['binaries'])} binaries)")
     with run.stage("build"):
         f = build_exact(inst, hz, gpu_symmetry=gpu_symmetry)
+    if run.expired():  # the build took the whole deadline: no time left for the solver
+        run.cut("the MIP (its build used the whole deadline)")
+        return run.result(bound=hz.trivial_bound, binaries=int(size["binaries"]))
     # Pyomo translates the model inside the solve call, before the solver's
     # clock starts: the solver gets what is left after the estimated translation
     rem = run.remaining()
