@@ -452,7 +452,8 @@ CLAIMS = [
                "models arriving together, seeds 1-3 (4 small jobs, seed 1, with --quick); Hare (both readings "
                "of line 12), the variant list-eft, job-level and round-level baselines."),
         suite=_suite_fig12, judge=judge_fig12, readings=READINGS,
-        full_time="about 30-60 min on 2 cores (Hare's relaxation at 150 tasks x 15 GPUs dominates)",
+        full_time=("24 min in one process on the shared 2-core machine, 2026-11-25 (Hare's relaxation at 150 "
+                   "tasks x 15 GPUs dominates)"),
     ),
     Claim(
         family="hare", key="hare-fig14", paper=PAPER, where="Section 7.3, Fig. 14",
@@ -464,7 +465,7 @@ CLAIMS = [
         claimed="Hare best at every GPU count; Sched_Allox about 2x Hare; Gavel-FIFO the largest",
         setup=("generate.hare.simulation: 200 jobs on 40, 80, 120, 160 GPUs (equal shares of V100, T4, K80, M60), "
                "Poisson and batch arrivals, seeds 1-3 (40 jobs on 8 and 16 GPUs, seed 1, with --quick)."),
-        suite=_sim_suite("fig14"), judge=_sim_judge("fig14"), readings=SIM_READINGS, full_time="about 5 min",
+        suite=_sim_suite("fig14"), judge=_sim_judge("fig14"), readings=SIM_READINGS, full_time="71 s (shared machine)",
     ),
     Claim(
         family="hare", key="hare-fig15", paper=PAPER, where="Section 7.3, Fig. 15",
@@ -474,7 +475,7 @@ CLAIMS = [
         claimed="gaps grow with the number of jobs; 54.6%-80.5% at 300 jobs",
         setup=("generate.hare.simulation: 100, 200, 300 jobs on 160 GPUs (V100, T4, K80, M60), Poisson and batch "
                "arrivals, seeds 1-3 (20-60 jobs on 32 GPUs, seed 1, with --quick)."),
-        suite=_sim_suite("fig15"), judge=_sim_judge("fig15"), readings=SIM_READINGS, full_time="about 5 min",
+        suite=_sim_suite("fig15"), judge=_sim_judge("fig15"), readings=SIM_READINGS, full_time="112 s (shared machine)",
     ),
     Claim(
         family="hare", key="hare-fig16", paper=PAPER, where="Section 7.3, Fig. 16",
@@ -487,6 +488,6 @@ CLAIMS = [
         claimed="gaps grow with heterogeneity; Sched_Allox 2x behind; Hare close to Sched_Homo on V100s only",
         setup=("generate.hare.simulation: 200 jobs on 160 GPUs of low (V100), middle (V100, K80) and high (V100, T4, "
                "K80, M60) heterogeneity, Poisson and batch arrivals, seeds 1-3 (40 jobs on 32 GPUs with --quick)."),
-        suite=_sim_suite("fig16"), judge=_sim_judge("fig16"), readings=SIM_READINGS, full_time="about 5 min",
+        suite=_sim_suite("fig16"), judge=_sim_judge("fig16"), readings=SIM_READINGS, full_time="62 s (shared machine)",
     ),
 ]
