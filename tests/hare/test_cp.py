@@ -271,3 +271,13 @@ def test_schedule_from_types_recovers_gpus_that_pass_the_validator():
     assert _le(evaluate(inst, back), val)  # exact data: re-timing never loses (Lemma R)
     assert math.isfinite(evaluate(inst, back))
     assert isinstance(back, HareSchedule)
+
+
+def test_huge_model_with_little_time_returns_the_incumbent_and_the_bound():
+    from dmlsched.generate.hare import generate
+
+    inst = generate(1, num_jobs=200, num_gpus=160, load=100)
+    res = dmlsched.solve(inst, "exact-cp", time_limit=0.6)
+    assert res.status == Status.FEASIBLE and res.solution is not None
+    assert res.details["cpsat"].startswith("skipped")
+    assert res.bound >= dmlsched.solve(inst, "lower-bound", bound="critical-path").objective - 1e-9
