@@ -111,3 +111,23 @@ def test_lemma3_counterexample():
     # Theorem 5's larger factor still covers this instance: ratio 4 <= 32
     rep = dmlsched.check(inst, "sjf-bco")
     assert rep.ratio == 4.0 and rep.bound == 32.0 and rep.verdict == "holds"
+
+
+def test_theorem5_fails_under_every_tie_order():
+    """Jobs of 3, 3, 2, 2, 2 slots (1 GPU each) on one 2-GPU server: claimed ratio 1, optimum 6;
+    SJF-BCO gives 7 whichever order it gives jobs of equal size and at every theta."""
+    from dmlsched.problems.rar.heuristics import fa_ffp, job_order, run_list
+
+    inst = dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-every-tie-rule.json")
+    assert theorem5_ratio(inst) == 1.0
+    assert dmlsched.solve(inst, "exact-cp").objective == 6 == dmlsched.solve(inst, "lower-bound").objective
+    for ties in ("input", "longest", "shortest"):
+        rep = dmlsched.check(inst, "sjf-bco", ties=ties)
+        assert rep.verdict == "violated" and rep.objective == 7, ties
+        spans = set()
+        for theta in range(1, inst.horizon + 1):
+            out = run_list(inst, job_order(inst, "sjf", ties), lambda j, c=fa_ffp(theta): c, rho_hat(inst),
+                           inst.horizon + 1)
+            if out is not None:
+                spans.add(out[0])
+        assert spans == {7}, (ties, spans)

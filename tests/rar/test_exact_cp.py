@@ -62,7 +62,7 @@ def test_equals_the_enumeration_where_it_answers(inst):
     assume(ex.status == Status.OPTIMAL)
     cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
     assert cp.status == Status.OPTIMAL and cp.objective == ex.objective
-    plain = dmlsched.solve(inst, "exact-cp", time_limit=20, symmetry=False, fluid_cuts=False)
+    plain = dmlsched.solve(inst, "exact-cp", time_limit=20, symmetry=False, fluid_cuts=False, dp=False)
     assert plain.objective == ex.objective
     rx = build_cp(inst, int(ex.objective), relax=True)
     out = dmlsched.cpsat.solve_cpsat(rx.model, time_limit=10)
@@ -72,13 +72,15 @@ def test_equals_the_enumeration_where_it_answers(inst):
 def test_full_model_on_a_contended_instance():
     """Three 3-GPU jobs on three 2-GPU servers (every overlap shares a server): the
     contention-free relaxation and the fluid bound say 16, contention makes it 17; the
-    full model (not closed by a bound) proves it, and its schedules re-simulate to at
-    most their model value."""
+    full model (not closed by a bound; the DP phase off) proves it, and its schedules
+    re-simulate to at most their model value.  With the DP phase it closes there."""
     inst = small(11, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
-    r = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0)
+    r = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0, dp=False)
     assert r.status == Status.OPTIMAL and r.objective == 17
     assert r.details["relaxation"]["bound"] == 16 == r.details["lower_bounds"]["fluid"]
     assert "closed" not in r.details and r.details["model"]["timed_jobs"] == 3
+    withdp = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0)
+    assert withdp.objective == 17 and withdp.details["closed"].startswith("the dynamic program")
     cp = build_cp(inst, int(r.objective), lb=0)
     out = dmlsched.cpsat.solve_cpsat(cp.model, time_limit=30)
     starts, vecs = extract(cp, out.engine)
@@ -119,3 +121,52 @@ def test_deadline_holds_with_an_incumbent():
     assert r.runtime_s < 3 + 5
     if r.status != Status.OPTIMAL:
         assert not r.reproducible and r.details["deadline_cut"]
+
+
+# ---------------------------------------------------------------------------
+# exact-dp: the slot-by-slot dynamic program (a second exact method)
+@settings(max_examples=20, deadline=None)
+@given(inst=rar_tiny_instances())
+def test_dp_full_search_equals_the_enumeration(inst):
+    """The DP searched from scratch (incumbent T + 1, no dual pruning, no bound shortcut)
+    agrees with the enumeration, in both progress modes."""
+    from dmlsched.problems.rar.dp import solve_dp
+
+    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    assume(ex.status == Status.OPTIMAL)
+    out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
+    assert out["complete"] and out["best"] == ex.objective
+    r = dmlsched.solve(inst, "exact-dp", time_limit=20)
+    assert r.status == Status.OPTIMAL and r.objective == ex.objective
+
+
+@settings(max_examples=15, deadline=None)
+@given(inst=_ultra_tiny())
+def test_dp_equals_independent_brute_force(inst):
+    from dmlsched.problems.rar.dp import solve_dp
+
+    out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
+    assume(out["best"] is not None)
+    assert out["complete"] and brute_force(inst, int(out["best"])) == out["best"]
+
+
+def test_dp_on_the_contended_instance_and_its_work_limit():
+    inst = small(11, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    r = dmlsched.solve(inst, "exact-dp", time_limit=60)
+    assert r.status == Status.OPTIMAL and r.objective == 17 and r.details["states"] > 0
+    cut = dmlsched.solve(inst, "exact-dp", max_states=3)
+    assert cut.status == Status.FEASIBLE and "max_states" in cut.details["stopped"] and cut.reproducible
+
+
+@pytest.mark.slow
+def test_dp_proves_what_the_time_indexed_model_leaves_open():
+    """Three jobs on three 2-GPU servers with strong contention: the fluid bound is 282,
+    the heuristic 283; the CP-SAT model did not close it in 60 s, the DP proves 283."""
+    inst = small(4, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(1, 2, 3))
+    r = dmlsched.solve(inst, "exact-dp", time_limit=60)
+    assert r.status == Status.OPTIMAL and r.objective == 283 and r.details["lower_bounds"]["fluid"] == 282
+
+
+def test_dp_refuses_large_instances_before_searching():
+    r = dmlsched.solve(dmlsched.load(ROOT / "rar" / "paper-seed0.json"), "exact-dp")
+    assert r.status == Status.NOT_APPLICABLE and "use exact-cp" in r.details["error"]

@@ -188,7 +188,7 @@ class _Pricer:
 
 
 def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes: int = 200_000,
-                      stop=None) -> dict:
+                      stop=None, keep_duals: bool = False) -> dict:
     """The configuration LP bound (``models/rar.md``, "fluid bound").
 
     Variables ``x_c >= 0``: slots spent in configuration ``c`` (a capacity-feasible
@@ -214,6 +214,7 @@ def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes
     lp = None
     complete = False
     duals = None
+    pairs: list[tuple[np.ndarray, float]] = []
     it = 0
     for it in range(1, max_iterations + 1):
         A = np.array(cols).T
@@ -226,6 +227,8 @@ def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes
         z, rates, exact = pr.price(pi)
         if z > 0:
             best = max(best, float(np.dot(pi, F)) / z)
+            if keep_duals and exact:
+                pairs.append((pi.copy(), float(z)))
         if rates is None or z <= 1 + 1e-9:
             complete = exact
             break
@@ -237,7 +240,8 @@ def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes
             break
     value = float(best) * (1 - 1e-9)
     return {"bound": int(math.ceil(value - 1e-9)) if value > 0 else 0, "value": value, "lp": lp,
-            "iterations": it, "columns": len(cols), "converged": complete, "duals": duals}
+            "iterations": it, "columns": len(cols), "converged": complete, "duals": duals,
+            "dual_pairs": pairs}
 
 
 # ---------------------------------------------------------------------------
@@ -305,9 +309,10 @@ def best_lower_bound(inst: RarInstance, stop=None) -> tuple[int, str, dict]:
         if nvec > FLUID_MAX_VECTORS:
             break
     if nvec <= FLUID_MAX_VECTORS and (stop is None or not stop()):
-        fl = fluid_lower_bound(inst, stop=stop)
+        fl = fluid_lower_bound(inst, stop=stop, keep_duals=True)
         out["fluid"] = fl["bound"]
         out["_duals"] = fl["duals"]  # popped by exact-cp (its cuts); not a detail
+        out["_dual_pairs"] = fl["dual_pairs"]  # popped by exact-cp / exact-dp (the DP's pruning)
         out["fluid_converged"] = fl["converged"]
         if fl["bound"] > best:
             best, name = fl["bound"], "fluid"

@@ -110,6 +110,9 @@ def model_size(inst: RarInstance, H: int) -> dict[str, int]:
 #: share of the deadline (and work limit) of exact-cp's contention-free relaxation
 RELAX_SHARE = 0.25
 
+#: share of the time left after the relaxation that exact-cp gives its DP phase
+DP_SHARE = 0.5
+
 #: bytes per CP-SAT variable (model proto and solver copies, measured order of magnitude)
 BYTES_PER_VAR = 1500
 
@@ -417,11 +420,14 @@ def _counts(inst: RarInstance, sched) -> list[tuple[int, ...]]:
 
 @method(
     "rar", "exact-cp", kind="exact", uses_solver=True,
-    description="time-indexed CP-SAT model exact over every schedule (any integer start slots, any "
-                "placement; floor mode), identical servers and jobs ordered; ignores the solver argument",
+    description="exact over every schedule (any integer start slots, any placement): bounds, heuristics, the "
+                "contention-free CP-SAT relaxation, the slot DP on small instances, then the time-indexed CP-SAT "
+                "model; ignores the solver argument",
     options=[
         Option("symmetry", bool, True, "order identical servers' columns and identical jobs' starts"),
         Option("fluid_cuts", bool, True, "per-slot cuts from the fluid LP's duals"),
+        Option("dp", bool, True, "on small instances, run exact-dp's slot dynamic program before the full model"),
+        Option("max_states", int, 2_000_000, "work limit of the DP phase (states kept)", minimum=1),
         Option("work_limit", float, None, "CP-SAT deterministic time limit (same result at any load)",
                minimum=0.0),
         Option("scale", int, 1000, "fractional mode: progress units per iteration (rates rounded up: "
@@ -431,10 +437,13 @@ def _counts(inst: RarInstance, sched) -> list[tuple[int, ...]]:
 def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     """Optimal makespan over every schedule (integer start slots, any GPU sets).
 
-    The incumbent (best of SJF-BCO, FF, LS) sets the model's horizon; the bound is
-    the larger of CP-SAT's and the scalable lower bound.  In floor mode (the paper's
-    (9)) the model is exact; in fractional mode it is a relaxation (rates rounded up)
-    whose bound is valid and whose schedules are used only if they are feasible."""
+    Phases (``models/rar.md``, "exact-cp"): the best lower bound and the best
+    heuristic schedule (closed if they meet); the contention-free CP-SAT
+    relaxation (25% of the deadline); on small instances exact-dp's slot dynamic
+    program (half of the rest); the time-indexed CP-SAT model, hinted, with the
+    rest.  In floor mode (the paper's (9)) the model is exact; in fractional mode
+    it is a relaxation (rates rounded up) whose bound is valid and whose schedules
+    are used only if they are feasible (the DP is exact in both)."""
     from .bounds import best_lower_bound
     from .heuristics import best_heuristic_schedule
 
@@ -442,6 +451,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     with run.stage("bound"):
         lb, lb_name, lb_all = best_lower_bound(inst, stop=run.expired)
         duals = lb_all.pop("_duals", None)
+        pairs = lb_all.pop("_dual_pairs", [])
     with run.stage("incumbent"):
         inc = best_heuristic_schedule(inst, stop=run.expired)
     if inc is not None:
@@ -474,7 +484,28 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     if run.best_value is not None and run.best_value <= lb:
         return run.result(bound=lb, closed="a schedule meets the relaxation's bound", **details)
     H = int(min(H, run.best_value)) if run.best_value is not None else H
-    # phase 2: the exact model, hinted with the best schedule so far
+    # phase 2 (small instances): the slot dynamic program of exact-dp
+    from .dp import dp_applies, solve_dp
+
+    if run.options["dp"] and dp_applies(inst)[0] and run.best_value is not None:
+        with run.stage("dp"):
+            dl = run.deadline.share(DP_SHARE)
+            dout = solve_dp(inst, int(run.best_value), pairs, max_states=run.options["max_states"],
+                            stop=dl.expired)
+        details["dp"] = {"states": dout["states"], "complete": dout["complete"]}
+        if dout["sched"] is not None:
+            J = inst.num_jobs
+            starts, vecs = [0] * J, [()] * J
+            for j, a0, v in dout["sched"]:
+                starts[j], vecs[j] = int(a0), v
+            run.incumbent(as_schedule(inst, starts, vecs))
+        if dout["complete"]:
+            return run.result(bound=[lb, run.best_value], status=Status.OPTIMAL,
+                              closed="the dynamic program exhausted the space", **details)
+        if dl.expired():
+            run.cut("dynamic program phase")
+        H = int(min(H, run.best_value))
+    # phase 3: the exact model, hinted with the best schedule so far
     with run.stage("build"):
         cp = build_cp(inst, H, lb=lb, scale=run.options["scale"], symmetry=run.options["symmetry"],
                       duals=[duals] if (duals is not None and run.options["fluid_cuts"]) else None)
