@@ -148,6 +148,7 @@ def plot_case(recs: list[dict], path: Path, title: str) -> None:
 
 def report(recs: list[dict], out: Path, command: str) -> None:
     from dmlsched.bench.reproduce import machine_line, versions_line
+    from dmlsched.registry import get_problem
 
     cases = {c.name: c for c in CASES}
     by_case: dict[str, list[dict]] = {}
@@ -163,7 +164,8 @@ def report(recs: list[dict], out: Path, command: str) -> None:
              "depend on the load. Times are indicative; the lead re-measures on a quiet machine.\n")
     L.append("- Every run starts from scratch (a random first instance), seed as shown; ratios are *certified*: "
              "the method's objective over the exact reference's feasible value (the family's default reference: "
-             "Hare `exact`, RAR `exact`, Harmony `brute-force`, moldable `exact-cp`), each run validated by the "
+             + ", ".join(f"{p} `{get_problem(p).default_reference}`" for p in sorted({c.problem for c in CASES}))
+             + "), each run validated by the "
              "family's validator; a violation is a certified ratio above the method's claimed bound on that "
              "instance. `value` is what the search maximises: ratio / claimed bound (Hare, RAR: the claimed "
              "bound depends on the instance) or the ratio itself, for a constant claim (harmony 1.02, "

@@ -191,3 +191,18 @@ def test_guided_hunt_is_reproducible_by_seed():
     assert a.best.data == b.best.data and a.shrunk.data == b.shrunk.data
     assert a.notes == b.notes and a.notes["guided"]["lp_steps"] >= 1
     assert a.evaluations == b.evaluations == 10
+
+
+def test_cli_guided_json_is_one_json_object(capfd):
+    """HiGHS prints a banner on descriptor 1 when the first LP is made: the
+    guided strategy silences it, so ``--json`` stays one JSON object."""
+    from dmlsched.cli import main
+
+    code = main(["hunt", "hare", "-m", "list", "--strategy", "guided", "--max-evals", "4", "--json",
+                 "--start", str(ROOT / "instances/counterexamples/hare-theorem4-rl-spt-trap.json"),
+                 "--shrink-evals", "0"])
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    rec = json.loads(out)
+    assert rec["strategy"] == "guided" and rec["notes"]["guided"]["lp_steps"] >= 1
+    assert rec["best"]["violation"] is True  # the bundled counterexample, scored first

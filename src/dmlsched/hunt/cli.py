@@ -17,10 +17,12 @@ with one line naming the argument.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
-from typing import Any
+from typing import Any, Iterator
 
 from .space import HuntError
 
@@ -118,7 +120,7 @@ def cli_hunt(args: argparse.Namespace) -> int:
     """Run ``dmlsched hunt`` (output paths already checked by the caller)."""
     from ..errors import UnknownMethodError
     from ..registry import get_method, get_problem
-    from . import STRATEGIES, get_space, hunt, plot_progress
+    from . import STRATEGIES, get_space, plot_progress
 
     try:
         get_problem(args.problem)
@@ -183,7 +185,45 @@ def cli_hunt(args: argparse.Namespace) -> int:
             print(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  first certified violation "
                   f"(ratio {_fmt(b.ratio)} > claimed {_fmt(b.claimed)})", file=sys.stderr, flush=True)
 
-    res = hunt(
+    with _c_stdout_to_stderr(args.json):
+        res = _run(args, budget, size, progress, start)
+    if args.plot:
+        plot_progress([res], args.plot)
+    return _print(args, res)
+
+
+@contextlib.contextmanager
+def _c_stdout_to_stderr(enabled: bool) -> Iterator[None]:
+    """With ``--json``, anything written to descriptor 1 during the hunt (a
+    solver library's banner) goes to standard error, so standard output is
+    the one JSON object."""
+    if not enabled:
+        yield
+        return
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError):  # no real descriptors (embedded): nothing to protect
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).fflush(None)
+        except (OSError, AttributeError):  # pragma: no cover
+            pass
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: Any, start: Any) -> Any:
+    from . import hunt
+
+    return hunt(
         args.problem, args.method, reference=args.reference, strategy=args.strategy, budget=budget,
         max_evals=args.max_evals, size=size, seed=args.seed, target=args.target, objective=args.objective,
         time_limit=args.time_limit, options=dict(args.option), reference_options=dict(args.reference_option),
@@ -191,8 +231,9 @@ def cli_hunt(args: argparse.Namespace) -> int:
         solver=args.solver, plugins=list(getattr(args, "plugin", []) or []), progress=progress, start=start,
         run_seed=args.run_seed,
     )
-    if args.plot:
-        plot_progress([res], args.plot)
+
+
+def _print(args: argparse.Namespace, res: Any) -> int:
     if args.json:
         print(json.dumps(res.to_json(), allow_nan=False, default=str))
         return 0

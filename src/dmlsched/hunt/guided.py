@@ -61,6 +61,24 @@ start times.  It encodes:
    longest current training time, or the shortest if it is shorter),
    ``Q, A >= 0``, every datum below a cap (100 times the largest current one).
 
+4. **The order pi kept to first order** (``order_proxy``): the relaxation's
+   point ``x̂`` is frozen, except that a relaxed start at its job's release
+   (``x̂_i = a_n``) moves with the release (and a frozen one stays after it:
+   ``A[n] <= x̂_i``); each consecutive pair ``(a, b)`` of ``pi`` keeps
+   ``x̂_a + P[n_a, k*]/2 <= x̂_b + P[n_b, k*]/2`` (``k*`` the job's slowest
+   type, kept slowest), strict by ``delta`` where ``pi``'s tie-break by task
+   index would flip; pairs ordered by a job's running maximum
+   (:func:`~dmlsched.problems.hare.listsched.priority_order`) are skipped.
+   This is not the relaxation (``x̂`` moves with the data), only a proxy
+   that keeps the LP from the cheapest way to "win": measured on the planted
+   instance below, without it the LP delays the light job's release (the
+   frozen trace then idles the GPU until it arrives) and every proposal
+   falls to ratio 1 once the relaxation reorders; with it the first stage
+   gives 3.87.
+5. **Data the objective does not need stays put**: a penalty
+   ``stay * sum |v - v0|`` (L1, ``stay = 1e-3``) picks, among the LP's
+   optimal (degenerate) vertices, one that moves few data.
+
 The LP maximises the list schedule's weighted completion: its value is the
 ratio the new data *would* have if the relaxation kept the same order (a
 certified lower bound on the ratio then, since OPT <= 1).  The data is only a
@@ -70,14 +88,13 @@ exact reference), at ``theta = 1, 1/2, 1/4`` along the segment from the old
 data to the LP's (the trace constraints are linear, so every point of the
 segment satisfies them; smaller steps are less likely to change ``pi``) and,
 only when none of these improves, at ``theta = 1/8, 1/16, 1/32, 1/64``
-(:data:`THETAS`, a backtracking line search).  The second stage is needed:
-the LP's optimum is a vertex far away (data up to the cap), where the
-relaxation's order has changed.  Measured on the one-GPU SPT trap of
-``proofs/hare-theorem-4.md`` with the light tasks shortened to 0.5 (ratio
-2.15 against the claimed 3): the LP predicts 84; theta 1 to 1/32 all give
-ratio about 1 (the relaxation reorders), theta = 1/64 gives 3.43, a
-violation (``tests/test_hunt_guided.py``).  Improvements are accepted like any
-candidate.
+(:data:`THETAS`, a backtracking line search: the LP's optimum is a vertex,
+possibly far away, where the relaxation's order has changed).  Measured on
+the one-GPU SPT trap of ``proofs/hare-theorem-4.md`` with the light tasks
+shortened to 0.5 (ratio 2.15 against the claimed 3): the LP predicts 5.6;
+theta = 1 gives 1.0 (the relaxation reorders), 1/2 gives 3.87 (a violation),
+1/4 gives 3.01 (``tests/test_hunt_guided.py``).  Improvements are accepted
+like any candidate.
 
 Before an LP is built, the replica's schedule (GPU and start of every task)
 must equal the real method's schedule on ``I``; otherwise (a relaxation cut by
@@ -100,6 +117,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..errors import DmlschedError
 from .evaluate import Scored
 from .search import Context, anneal_step
 
@@ -148,6 +166,9 @@ class ListTrace:
         Per job, the task attaining ``C_n``.
     placement
         The reading of line 12.
+    x_hat
+        The relaxation's start times the order came from (``None`` when the
+        order was given directly).
     """
 
     order: np.ndarray
@@ -158,6 +179,7 @@ class ListTrace:
     last: np.ndarray
     completion: np.ndarray
     placement: str
+    x_hat: np.ndarray | None = None
 
 
 def trace_list(inst: Any, order: np.ndarray, placement: str = "earliest-start") -> ListTrace:
@@ -253,7 +275,9 @@ def hare_trace(inst: Any, method: str, options: dict, *, solver: str = "highs", 
     if rel.x_hat is None:
         return None
     order = priority_order(inst, middle_completion_priority(inst, rel.x_hat))
-    return trace_list(inst, order, placement)
+    tr = trace_list(inst, order, placement)
+    tr.x_hat = np.asarray(rel.x_hat, dtype=float).copy()
+    return tr
 
 
 @dataclass
@@ -296,8 +320,7 @@ class _LP:
     def solve(self, maximise: bool = True) -> tuple[str, np.ndarray | None, float | None]:
         import highspy
 
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = _quiet_highs()
         h.setOptionValue("threads", 1)
         h.setOptionValue("random_seed", 0)
         inf = highspy.kHighsInf
@@ -334,6 +357,37 @@ class _LP:
         return "optimal", sol, float(h.getInfo().objective_function_value)
 
 
+def _quiet_highs() -> Any:
+    """A ``highspy.Highs`` with its output off, without the banner HiGHS prints
+    on standard output when the first one is made (it would corrupt
+    ``dmlsched hunt --json``)."""
+    import ctypes
+    import os
+    import sys
+
+    import highspy
+
+    sys.stdout.flush()
+    try:
+        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # no descriptor 1 to silence
+        h = highspy.Highs()
+    else:
+        try:
+            os.dup2(null, 1)
+            h = highspy.Highs()
+            try:  # flush the C library's buffer while it still goes to /dev/null
+                ctypes.CDLL(None).fflush(None)
+            except (OSError, AttributeError):  # pragma: no cover - no libc symbol table
+                pass
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(null)
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def _e(*terms: tuple[int, float], const: float = 0.0) -> tuple[dict[int, float], float]:
     coef: dict[int, float] = {}
     for k, v in terms:
@@ -355,7 +409,8 @@ THETAS: tuple[tuple[float, ...], ...] = ((1.0, 0.5, 0.25), (1 / 8, 1 / 16, 1 / 3
 
 def hare_lp(inst: Any, trace: ListTrace, opt_sched: Any, opt_value: float, *,
             thetas: tuple[float, ...] = THETAS[0], margin: float = 1e-5, floor: float = 0.001,
-            cap: float = 100.0) -> tuple[str, float | None, list[dict] | None]:
+            cap: float = 100.0, trust: float | None = None,
+            order_proxy: bool = True, stay: float = 1e-3) -> tuple[str, float | None, list[dict] | None]:
     """Build and solve the LP of the module docstring.
 
     Parameters
@@ -371,6 +426,11 @@ def hare_lp(inst: Any, trace: ListTrace, opt_sched: Any, opt_value: float, *,
         Points on the segment old -> LP data proposed.
     margin
         ``delta`` of the strict comparisons, relative to the median training time.
+    trust
+        If given, every datum stays within ``trust * (|v0| + median P0)`` of
+        its current value (a trust region; default none).
+    order_proxy, stay
+        Items 4 and 5 of the module docstring.
     floor, cap
         ``P >= min(floor * max P, min P)`` and every datum ``<= cap * max datum``
         (of the current data): the LP cannot widen the range of training
@@ -391,9 +451,17 @@ def hare_lp(inst: Any, trace: ListTrace, opt_sched: Any, opt_value: float, *,
     delta = margin * float(np.median(P0))
     lp = _LP()
     lowP = min(floor * float(P0.max()), float(P0.min()))  # the current data stays feasible
-    P = [[lp.var(lowP, big) for _ in range(K)] for _ in range(N)]
-    Q = [[lp.var(0.0, big) for _ in range(K)] for _ in range(N)]
-    A = [lp.var(0.0, big) for _ in range(N)]
+    unit = float(np.median(P0))
+
+    def box(v0: float, lo: float) -> tuple[float, float]:
+        if trust is None:
+            return lo, big
+        r = trust * (abs(v0) + unit)
+        return max(lo, v0 - r), min(big, v0 + r)
+
+    P = [[lp.var(*box(float(P0[n, k]), lowP)) for k in range(K)] for n in range(N)]
+    Q = [[lp.var(*box(float(Q0[n, k]), 0.0)) for k in range(K)] for n in range(N)]
+    A = [lp.var(*box(float(A0[n]), 0.0)) for n in range(N)]
     tj = inst.task_job.tolist()
     tr = inst.task_round.tolist()
     gt = inst.gpu_type_index.tolist()
@@ -479,6 +547,39 @@ def hare_lp(inst: Any, trace: ListTrace, opt_sched: Any, opt_value: float, *,
             prev = E
         ends.append(prev)
     lp.row(_e(*[(ends[n], w[n]) for n in range(N)]), hi=1.0)
+    # (5) data the list schedule's value does not need stays put: -stay * |v - v0| (L1, split variables)
+    if stay > 0:
+        for col, v0 in ([(P[n][k], float(P0[n, k])) for n in range(N) for k in range(K)]
+                        + [(Q[n][k], float(Q0[n, k])) for n in range(N) for k in range(K)]
+                        + [(A[n], float(A0[n])) for n in range(N)]):
+            dev = lp.var(0.0, math.inf, -stay)
+            lp.row(_e((dev, 1.0), (col, -1.0)), lo=-v0)
+            lp.row(_e((dev, 1.0), (col, 1.0)), lo=v0)
+    # (4) the order pi kept to first order: H_i = x̂_i + max_k P[n_i, k] / 2 with x̂ frozen
+    if order_proxy and trace.x_hat is not None:
+        xh = np.asarray(trace.x_hat, dtype=float) / z
+        kmax = inst.tc_type.argmax(axis=1).tolist()
+        for n in range(N):
+            for k in range(K):
+                if k != kmax[n]:
+                    lp.row(_e((P[n][kmax[n]], 1.0), (P[n][k], -1.0)), lo=0.0)
+        pr = xh + np.array([P0[n, kmax[n]] for n in tj]) / 2.0
+        tight = [abs(xh[i] - A0[tj[i]]) <= 1e-9 * max(1.0, abs(A0[tj[i]])) for i in range(T)]
+
+        def start_hat(i: int) -> tuple[dict[int, float], float]:
+            # a relaxed start at its job's release moves with the release; any other stays frozen
+            return _e((A[tj[i]], 1.0)) if tight[i] else _e(const=float(xh[i]))
+
+        for i in range(T):
+            if not tight[i]:
+                lp.row(_e((A[tj[i]], 1.0)), hi=float(xh[i]))  # the frozen start stays after the release
+        od = trace.order.tolist()
+        for a, b in zip(od, od[1:]):
+            if pr[a] > pr[b] + 1e-12:
+                continue  # b's key is its job's running maximum (priority_order): no proxy
+            lhs = _sub(start_hat(a), _e((P[tj[a]][kmax[tj[a]]], -0.5)))
+            rhs = _sub(start_hat(b), _e((P[tj[b]][kmax[tj[b]]], -0.5)))
+            lp.row(_sub(rhs, lhs), lo=0.0 if a < b else delta)
     # (3) alpha held: the claimed bound cannot grow
     from ..problems.hare.bounds import alpha as alpha_of
 
@@ -490,9 +591,10 @@ def hare_lp(inst: Any, trace: ListTrace, opt_sched: Any, opt_value: float, *,
                     if k != k2:
                         lp.row(_e((P[n][k], 1.0), (P[n][k2], -a0)), hi=0.0)
                         lp.row(_e((Q[n][k], 1.0), (Q[n][k2], -a0)), hi=0.0)
-    status, sol, value = lp.solve(maximise=True)
+    status, sol, _ = lp.solve(maximise=True)
     if sol is None:
         return status, None, None
+    value = float(sum(c * sol[k] for k, c in objective.items()))  # the list schedule's value (no penalty)
     newP = np.array([[sol[P[n][k]] for k in range(K)] for n in range(N)])
     newQ = np.array([[max(0.0, sol[Q[n][k]]) for k in range(K)] for n in range(N)])
     newA = np.array([max(0.0, sol[A[n]]) for n in range(N)])
@@ -583,7 +685,10 @@ def hare_guided(ctx: Context, lp_period: int = 8, t0: float = 0.05, cooling: flo
 
     def lp_on(s: Scored) -> Scored | None:
         tried.add(s.hash)
-        step = hare_lp_step(ctx, s)
+        try:
+            step = hare_lp_step(ctx, s)
+        except (DmlschedError, ValueError, RuntimeError) as e:  # a failing re-solve or LP: no step, counted
+            step = LPStep("error", detail=f"{type(e).__name__}: {e}")
         notes["lp_steps"] += 1
         notes[step.status] = notes.get(step.status, 0) + 1
         if step.status != "ok":
