@@ -78,6 +78,7 @@ def run_case(case: Case, strategy: str, seed: int, budget: float, time_limit: fl
     hist = r.history
     return {
         "case": case.name, "problem": case.problem, "method": case.method, "options": case.options,
+        "reference": r.reference,
         "strategy": strategy, "seed": seed, "budget": budget, "time_limit": time_limit, "workers": workers,
         "batch": r.batch, "evaluations": r.evaluations, "elapsed_s": round(r.elapsed_s, 2),
         "wall_s": round(time.time() - t0, 2), "objective": r.objective,
@@ -177,9 +178,12 @@ def report(recs: list[dict], out: Path, command: str) -> None:
              "decision trace (relaxation order, GPU choices, which term attains each max) and the optimal "
              "schedule's assignment and per-GPU order, and choose train/sync times and arrivals maximising the "
              "list schedule's weighted completion with the optimal schedule's (left-shifted) value at most 1 and "
-             "alpha held (`src/dmlsched/hunt/guided.py` states the LP exactly); each LP solution is a proposal "
-             "re-scored for real at theta = 1, 1/2, 1/4 along the segment from the old data (then 1/8 ... 1/64 "
-             "when none improves).\n")
+             "alpha held, plus a first-order proxy keeping the relaxation's order (relaxed starts frozen, those at "
+             "a release moving with it) and an L1 penalty keeping data the objective does not need "
+             "(`src/dmlsched/hunt/guided.py` states the LP exactly); the decision trace is replayed in the hunt "
+             "and checked against the method's own schedule (GPU and start of every task) before any LP; each LP "
+             "solution is a proposal re-scored for real at theta = 1, 1/2, 1/4 along the segment from the old "
+             "data (then 1/8 ... 1/64 when none improves).\n")
     # goals
     L.append("\n## Goals: time to the first certified violation\n")
     L.append("Space: the family's sampler and size caps (`dmlsched.hunt.space.SPACES`; Hare: at most 4 jobs, "
