@@ -79,15 +79,23 @@ def _sets(args, out_file, rows, engine) -> None:
             proven = [r for r in rs if r["status"] == "optimal"]
             how = defaultdict(int)
             for r in proven:
-                d = r.get("details") or {}
-                how["bound" if "closed" in d and "heuristic" in d["closed"] else
-                    "relaxation" if "closed" in d else "full model" if m == "exact-cp" else
-                    "search" if m == "exact-dp" else "enumeration"] += 1
+                how[_how(m, (r.get("details") or {}).get("closed", ""))] += 1
             open_ = [r for r in rs if r["status"] != "optimal"]
             gaps = [r["objective"] / r["bound"] for r in open_ if r.get("objective") and r.get("bound")]
             rows.append((label, m, limit, len(rs), len(proven), dict(how), max(t), statistics.median(t),
                          max(gaps) if gaps else None, sorted({r["status"] for r in open_})))
             print(rows[-1], flush=True)
+
+
+def _how(method: str, closed: str) -> str:
+    """Which phase proved optimality (from ``details["closed"]``)."""
+    if "heuristic" in closed:
+        return "bound"
+    if "relaxation" in closed:
+        return "relaxation"
+    if "dynamic program" in closed or (method == "exact-dp" and not closed):
+        return "DP"
+    return "full model" if method == "exact-cp" else "enumeration"
 
 
 def _write(args, rows) -> None:
