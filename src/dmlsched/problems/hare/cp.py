@@ -214,12 +214,13 @@ def _finite(a: np.ndarray) -> np.ndarray:
     return np.where(ok, a, (a[ok].max() + 1.0) if ok.any() else 0.0)
 
 
-def list_incumbent(inst: HareInstance, extra: dict[str, np.ndarray] | None = None) -> tuple[HareSchedule, float, str]:
+def list_incumbent(inst: HareInstance, extra: dict[str, np.ndarray] | None = None, *,
+                   base: bool = True) -> tuple[HareSchedule, float, str]:
     """The best of a few list schedules: Algorithm 1's list phase and its
     earliest-finish variant (:mod:`.listsched`) over solver-free priorities
     (task index; earliest start ``a_n + r p_n^min``; the job's Smith ratio
     ``R_n D_n p_n^min / w_n``; round by round ``a_n + (r+1) p_n^min / w_n``)
-    and any ``extra`` priorities.  ``O(n M)`` per run.
+    and any ``extra`` priorities (only those when ``base`` is false).  ``O(n M)`` per run.
 
     Returns the schedule, its objective and the name of the rule.
     """
@@ -238,8 +239,8 @@ def list_incumbent(inst: HareInstance, extra: dict[str, np.ndarray] | None = Non
         "earliest": inst.arrival[nj] + r * pmin[nj],
         "smith": smith[nj],
         "round-smith": rsmith,
-        **(extra or {}),
-    }
+    } if base else {}
+    priorities.update(extra or {})
     best: tuple[HareSchedule, float, str] | None = None
     for pname, pr in priorities.items():
         order = priority_order(inst, pr)
@@ -595,9 +596,11 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
     """
     run.require(memory_bytes=memory_estimate(inst), what="the CP-SAT model")
     opts = run.options
-    extra: dict[str, np.ndarray] = {}
     bounds: list[float | None] = []
     lb_info: dict[str, Any] = {}
+    with run.stage("incumbent"):
+        inc, inc_val, inc_rule = list_incumbent(inst)
+        run.incumbent(inc)
     if opts["lower_bound"]:
         from .lowerbounds import best_lower_bound
 
@@ -605,16 +608,18 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
             share = opts["lower_bound_share"]
             if share is None:
                 share = 0.6 if inst.num_tasks * len(inst.gpu_types) > LARGE_MODEL else 0.25
-            lb = best_lower_bound(inst, deadline=run.deadline.share(min(share, 1.0)))
+            horizon = float((inc.start + inst.tc[inst.task_job, inc.gpu]).max())
+            lb = best_lower_bound(inst, deadline=run.deadline.share(min(share, 1.0)), horizon=horizon)
         bounds.append(lb.value)
         lb_info = {"lower_bound_method": lb.name, "lower_bound_value": lb.value}
-        if lb.priority is not None:
-            extra["fluid-lp"] = lb.priority
         if lb.cut:
             run.cut("lower bound")
-    with run.stage("incumbent"):
-        inc, inc_val, inc_rule = list_incumbent(inst, extra)
-        run.incumbent(inc, bound=max([b for b in bounds if b is not None], default=None))
+        if lb.priority is not None:
+            with run.stage("incumbent"):
+                s2, v2, r2 = list_incumbent(inst, {"fluid-lp": lb.priority}, base=False)
+                if v2 < inc_val:
+                    inc, inc_val, inc_rule = s2, v2, r2
+                run.incumbent(inc, bound=lb.value)
     rem = run.remaining()
     est = build_seconds(inst)
     if rem is not None and est > 0.5 * rem:

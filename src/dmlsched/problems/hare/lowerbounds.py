@@ -330,9 +330,11 @@ def fluid_lp_memory(inst: HareInstance, max_slots: int = 150) -> float:
 
 
 def best_lower_bound(inst: HareInstance, *, deadline: Deadline | None = None, eps: float = 0.05,
-                     max_slots: int = 150, iteration_limit: int = 200, which: str = "best") -> Bound:
+                     max_slots: int = 150, iteration_limit: int = 200, which: str = "best",
+                     horizon: float | None = None) -> Bound:
     """The best of the bounds of this module that fit the deadline (always at
-    least the critical path); ``which`` restricts to one (:data:`BOUNDS`)."""
+    least the critical path); ``which`` restricts to one (:data:`BOUNDS`);
+    ``horizon`` as for :func:`fluid_lp_bound`."""
     t0 = time.perf_counter()
     cpv = critical_path_bound(inst)
     best = Bound("critical-path", cpv, time.perf_counter() - t0, details={"critical-path": cpv})
@@ -341,7 +343,8 @@ def best_lower_bound(inst: HareInstance, *, deadline: Deadline | None = None, ep
     if deadline is not None and deadline.expired():
         best.cut = True
         return best
-    f = fluid_lp_bound(inst, eps=eps, max_slots=max_slots, iteration_limit=iteration_limit, deadline=deadline)
+    f = fluid_lp_bound(inst, horizon=horizon, eps=eps, max_slots=max_slots, iteration_limit=iteration_limit,
+                       deadline=deadline)
     f.details["critical-path"] = cpv
     if which == "fluid-lp" or f.value >= best.value:
         return f
