@@ -284,3 +284,23 @@ def test_cli_hunt_bad_inputs_are_one_line_errors(argv, needle, capsys, tmp_path)
     lines = [ln for ln in cap.err.splitlines() if ln.strip()]
     assert len(lines) == 1 and needle in lines[0], cap.err
     assert cap.out == ""
+
+
+def test_moves_keep_numbers_in_a_sane_range():
+    """Repeated scaling cannot reach degenerate data (1e15 next to 1e-12):
+    every number a move leaves is 0 or within the space's magnitudes."""
+    for problem in ("harmony", "hare", "rar"):
+        space = H.get_space(problem)
+        size = space.size(None)
+        rng = np.random.default_rng(7)
+        d = space.sample(rng, size)
+        lo, hi = space.magnitude
+        for _ in range(300):
+            d = space.mutate(rng, d, size=size)
+            for p in space.numeric_leaves(d):
+                v = abs(float(H.space._get(d, p)))
+                assert v == 0.0 or lo <= v <= hi, (problem, p, v)
+    assert H.get_space("harmony").mutate(np.random.default_rng(0), {"problem": "harmony", "machines": 2,
+            "reference_dop": 1, "weights": {"cpu": 1, "net": 1},
+            "jobs": [{"id": "a", "t_cpu": 1.0, "t_net": 1.0, "iterations": 1},
+                     {"id": "b", "t_cpu": 1.0, "t_net": 2.0, "iterations": 1}]})["weights"] == {"cpu": 1, "net": 1}

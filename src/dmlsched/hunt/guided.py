@@ -664,7 +664,7 @@ def hare_lp_step(ctx: Context, s: Scored) -> LPStep:
         out = []
         for th in stage:
             d = apply_hare_data(s.data, inst, by_theta[th])
-            if ctx.space.valid(d) and d not in out:
+            if ctx.space.valid(d) and ctx.space.fits(d, ctx.size) and d not in out:
                 out.append(d)
         stages.append(out)
     return LPStep("ok", predicted=value, current=cur, proposals=stages[0], later=stages[1:])

@@ -72,6 +72,11 @@ class Space:
     within
         ``within(dict, size) -> bool``: whether an instance respects the size
         caps (moves that leave them are rejected), or ``None`` (no caps).
+    magnitude
+        ``(lo, hi)``: every number a move leaves outside ``{0} u [lo, hi]``
+        (in absolute value) is rejected, so repeated scaling cannot reach
+        degenerate data (``1e15`` next to ``1e-12``) whose "ratios" measure
+        floating point rather than the heuristic.
     """
 
     problem: str
@@ -83,6 +88,7 @@ class Space:
     default_size: dict[str, Any] = field(default_factory=dict)
     fix: Callable[[dict], dict] | None = None
     within: Callable[[dict, dict], bool] | None = None
+    magnitude: tuple[float, float] = (1e-4, 1e4)
 
     # -- helpers -----------------------------------------------------------
     def size(self, size: dict | None) -> dict:
@@ -110,7 +116,13 @@ class Space:
         return self.fix(data) if self.fix is not None else data
 
     def fits(self, data: dict, size: dict | None) -> bool:
-        """Whether ``data`` respects the size caps ``size`` (always, without caps)."""
+        """Whether ``data`` respects the magnitudes and the size caps ``size``
+        (only the magnitudes without ``size``)."""
+        lo, hi = self.magnitude
+        for p in self.numeric_leaves(data):
+            v = abs(float(_get(data, p)))
+            if v != 0.0 and not (lo <= v <= hi):
+                return False
         if size is None or self.within is None:
             return True
         try:
@@ -380,6 +392,7 @@ def _harmony(rng: np.random.Generator, s: dict) -> dict:
 
 def _harmony_within(d: dict, s: dict) -> bool:
     return (len(d["jobs"]) <= int(s["jobs"]) and int(d["machines"]) <= int(s["machines"])
+            and int(d["reference_dop"]) <= int(s["machines"])
             and all(int(j["iterations"]) <= int(s["iterations"]) for j in d["jobs"]))
 
 
@@ -441,6 +454,7 @@ SPACES: dict[str, Space] = {
     ),
     "harmony": Space(
         "harmony", _harmony, element_lists=("jobs",),
+        protected=frozenset({"problem", "name", "id", "description", "source", "expected", "weights"}),
         integer_keys=frozenset({"iterations", "machines", "reference_dop"}),
         min_elements={"jobs": 2}, default_size={"jobs": 5, "machines": 4, "iterations": 40},
         within=_harmony_within,
