@@ -10,14 +10,18 @@ budget it is the same search cut at a different point.
 
 Strategies (pluggable: :data:`STRATEGIES`, :func:`register_strategy`):
 
-``random``  independent samples from the family's sampler (the baseline);
-``hill``    hill climbing with the structure-aware moves of
-            :class:`~dmlsched.hunt.space.Space`, restarting when stuck;
-``anneal``  simulated annealing on the logarithm of the score, cooling by
-            evaluation count, with restarts from the best;
-``guided``  the family's solver-guided strategy where one exists
-            (:mod:`dmlsched.hunt.guided`), otherwise an error naming the
-            families that have one.
+``random``
+    independent samples from the family's sampler (the baseline);
+``hill``
+    hill climbing with the structure-aware moves of
+    :class:`~dmlsched.hunt.space.Space`, restarting when stuck;
+``anneal``
+    simulated annealing on the logarithm of the score, cooling by
+    evaluation count, with restarts from the best;
+``guided``
+    the family's solver-guided strategy where one exists
+    (:mod:`dmlsched.hunt.guided`), otherwise an error naming the families
+    that have one.
 
 Batches.  Every strategy proposes ``ctx.batch`` candidates at a time
 (:meth:`Context.score_many`): independent samples (``random``), or
