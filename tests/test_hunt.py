@@ -304,3 +304,27 @@ def test_moves_keep_numbers_in_a_sane_range():
             "reference_dop": 1, "weights": {"cpu": 1, "net": 1},
             "jobs": [{"id": "a", "t_cpu": 1.0, "t_net": 1.0, "iterations": 1},
                      {"id": "b", "t_cpu": 1.0, "t_net": 2.0, "iterations": 1}]})["weights"] == {"cpu": 1, "net": 1}
+
+
+def test_hare_space_keeps_weights_positive_and_shrinking_respects_the_caps():
+    """Weight 0 makes the relaxation degenerate: the Hare space keeps weights
+    positive, in moves and in shrinking (which would round 0.01 to 0)."""
+    space = H.get_space("hare")
+    size = space.size(None)
+    d = {"problem": "hare", "gpus": ["A"], "jobs": [
+        {"id": "a", "arrival": 0.0, "weight": 0.01, "rounds": 1, "tasks_per_round": 1,
+         "train_time": {"A": 1.0}, "sync_time": {"A": 0.0}},
+        {"id": "b", "arrival": 0.0, "weight": 1.0, "rounds": 1, "tasks_per_round": 1,
+         "train_time": {"A": 1.25}, "sync_time": {"A": 0.0}}]}
+    assert space.fits(d, size)
+    zero = json.loads(json.dumps(d))
+    zero["jobs"][0]["weight"] = 0.0
+    assert space.valid(zero) and not space.fits(zero, size)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        d = space.mutate(rng, d, size=size)
+        assert all(j["weight"] > 0 for j in d["jobs"])
+    ev = H.Evaluator("hare", "list")
+    start = ev(d)
+    shrunk, _ = H.search.shrink(space, ev, start, lambda s: s.ratio is not None, max_evals=10, size=size)
+    assert all(j["weight"] > 0 for j in shrunk.data["jobs"])

@@ -237,7 +237,7 @@ def hunt(
                       pool=pool, progress=progress, start_data=start_data)
         run_strategy(strategy, ctx)
         best = ctx.best
-        shrunk = _shrink(space, ev, best, target, objective, shrink_evals, pool, batch)
+        shrunk = _shrink(space, ev, best, target, objective, shrink_evals, pool, batch, sz)
     finally:
         if pool is not None:
             pool.close()
@@ -261,7 +261,7 @@ def _cores() -> int:
 
 
 def _shrink(space: Space, ev: Evaluator, best: Scored | None, target: float | None, objective: str,
-            shrink_evals: int, pool: Any, batch: int) -> Scored | None:
+            shrink_evals: int, pool: Any, batch: int, size: dict | None = None) -> Scored | None:
     """Shrink ``best`` while it stays as bad: above ``target`` when it beats it,
     a violation of its own claimed bound when it is one (certified stays
     certified), else at least its own search value (ratio, or ratio / claimed
@@ -291,7 +291,7 @@ def _shrink(space: Space, ev: Evaluator, best: Scored | None, target: float | No
 
         def keep(s: Scored) -> bool:
             return value(s) >= v0 * (1 - 1e-9)
-    shrunk, _ = shrink(space, ev, best, keep, max_evals=shrink_evals, pool=pool, batch=batch)
+    shrunk, _ = shrink(space, ev, best, keep, max_evals=shrink_evals, pool=pool, batch=batch, size=size)
     return shrunk
 
 

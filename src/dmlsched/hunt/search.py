@@ -271,20 +271,21 @@ def run_strategy(name: str, ctx: Context) -> None:
 
 
 def shrink(space: Space, evaluator: Evaluator, start: Scored, keep: Callable[[Scored], bool],
-           max_evals: int = 400, pool: Any = None, batch: int = 1) -> tuple[Scored, int]:
+           max_evals: int = 400, pool: Any = None, batch: int = 1, size: dict | None = None) -> tuple[Scored, int]:
     """Greedy shrinking: take the first smaller candidate that still satisfies
     ``keep`` (fewer elements, smaller integers, rounder numbers) and repeat
     until no candidate does or ``max_evals`` evaluations were spent.
 
     Candidates are scored ``batch`` at a time (on ``pool``'s engine when it
     has one) and consumed in order, so the result depends on ``batch`` only.
+    With ``size``, candidates outside the space's caps are skipped (as moves).
     """
     cur, used = start, 0
     improved = True
     while improved and used < max_evals:
         improved = False
         chunk: list[dict] = []
-        cands = (c for c in space.shrink_candidates(cur.data) if space.valid(c))
+        cands = (c for c in space.shrink_candidates(cur.data) if space.fits(c, size) and space.valid(c))
         exhausted = False
         while not improved and not exhausted and used < max_evals:
             chunk = []

@@ -346,10 +346,13 @@ def _hare(rng: np.random.Generator, s: dict) -> dict:
 
 
 def _hare_within(d: dict, s: dict) -> bool:
+    """Size caps, and positive weights: a job of weight 0 makes the relaxation
+    degenerate (any start of its tasks is optimal), so Algorithm 1's order
+    would be whichever optimal vertex the LP solver returns."""
     jobs = d["jobs"]
     tasks = sum(int(j["rounds"]) * int(j["tasks_per_round"]) for j in jobs)
     return (len(jobs) <= int(s["jobs"]) and len(d["gpus"]) <= int(s["gpus"]) and tasks <= int(s["tasks"])
-            and len(set(d["gpus"])) <= int(s["types"]))
+            and len(set(d["gpus"])) <= int(s["types"]) and all(float(j["weight"]) > 0 for j in jobs))
 
 
 def _rar(rng: np.random.Generator, s: dict) -> dict:
