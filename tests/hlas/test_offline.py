@@ -100,3 +100,23 @@ def test_offline_exact_is_the_default_reference_and_bounds_the_policies():
 def test_brute_force_refuses_before_enumerating():
     res = dmlsched.solve(dmlsched.load(ROOT / "instances" / "hlas" / "fig9_10.json"), "brute-force")
     assert res.status == Status.NOT_APPLICABLE and "10^" in res.details["error"]
+
+
+def test_nested_solves_report_their_incumbents_in_this_family_s_units():
+    """offline-mip runs Hare's MIP inside: a listening benchmark must receive average JCTs of
+    the HLAS instance (not Hare's sums of completion times); a policy's grouping solve must
+    not reach the benchmark at all."""
+    from dmlsched.kit import incumbent_sink
+
+    inst = dmlsched.load(TINY)
+    seen: list[dict] = []
+    with incumbent_sink(seen.append):
+        res = dmlsched.solve(inst, "offline-mip", time_limit=30)
+    assert seen and all(s["problem"] == "hlas" and s["method"] == "offline-mip" for s in seen)
+    # average JCTs (the optimum is 10/3; in Hare's units, sum of C_n, it would be 11.5)
+    assert all(res.objective - 1e-9 <= s["objective"] <= 5.0 for s in seen)
+    seen.clear()
+    g = generate(10, 8, seed=1, groups=2, rounds=(2, 4), tasks_per_round=(2, 4))
+    with incumbent_sink(seen.append):
+        dmlsched.solve(g, "hlas", grouping_method="exact-cp")
+    assert seen == []

@@ -25,8 +25,9 @@ What the paper does not give, and what we chose (also in ``models/hlas.md``):
   ``rounds`` (the earlier reading, with ``rounds=(10, 100)``).  Tasks per
   round uniform in ``tasks_per_round`` (default {8, 16, 32}; the paper gives
   no number: with {2, 4, 8} a job uses at most 8 of 160 GPUs, 200 jobs hardly
-  contend, and even clairvoyant SRTF is at most 1.4x ahead of FIFO, so no
-  policy could show the paper's 1.69x-2.04x; ``models/hlas.md``).
+  contend, and even clairvoyant SRTF is at most 1.58x ahead of FIFO (every
+  job arriving at once), so no policy could show the paper's 1.69x-2.04x;
+  ``models/hlas.md`` item 14).
 * *Arrivals.*  Poisson; the rate is ``arrival_rate`` or, by default, the one
   that makes the offered load ``load``: rate x mean job work, where a job's
   work is ``rounds x tasks_per_round / sum_m 1/(T^c_m + T^s_m)``, the time the

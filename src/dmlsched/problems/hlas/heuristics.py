@@ -44,7 +44,7 @@ import heapq
 import time
 from typing import Sequence
 
-from ...kit import Option, Run, method
+from ...kit import Option, Run, incumbent_sink, method
 from ...result import Result
 from ...sim import Simulation
 from .instance import HlasInstance
@@ -77,7 +77,8 @@ def resolve_groups(
     from ..gpugrouping import from_hlas
 
     ginst = from_hlas(inst, u)
-    res = api.solve(ginst, grouping_method, solver=solver, time_limit=time_limit, seed=seed)
+    with incumbent_sink(None):  # the grouping's incumbents are not the policy's
+        res = api.solve(ginst, grouping_method, solver=solver, time_limit=time_limit, seed=seed)
     if res.solution is None:
         raise RuntimeError(f"grouping method {grouping_method!r} found no grouping ({res.status.value})")
     groups = res.solution.members(u)

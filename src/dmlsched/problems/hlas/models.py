@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ...kit import Option, Run, method
+from ...kit import _SINK, Option, Run, incumbent_sink, method
 from ...result import Result, Status
 from .instance import HlasInstance
 from .solution import HlasRun
@@ -414,10 +414,20 @@ def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
     extra, threads = run.solver_settings()
     if extra:
         opts["solver_options"] = extra
-    res = api.solve(hare, "exact", solver=run.solver or "highs", time_limit=run.remaining(), seed=run.seed,
-                    **opts)
     n = inst.num_jobs
     arr = _sum_arrivals(inst)
+    # the Hare MIP's incumbents are Hare values (sum of completion times): pass them on to a
+    # listening benchmark as this method's values (average JCT), never as they are
+    outer = _SINK.get()
+
+    def forward(inc: dict) -> None:
+        if outer is not None:
+            conv = {k: (None if inc.get(k) is None else (inc[k] - arr) / n) for k in ("objective", "bound")}
+            outer({**inc, **conv, "problem": "hlas", "method": run.method})
+
+    with incumbent_sink(forward):
+        res = api.solve(hare, "exact", solver=run.solver or "highs", time_limit=run.remaining(), seed=run.seed,
+                        **opts)
     if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
         run.cut("Hare MIP")
     sol = None
