@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -46,12 +45,7 @@ def test_greedy_colouring_uses_exactly_the_largest_overlap(ivs):
     end = start + np.array([d for _, d in ivs])
     # k: most intervals containing one point (integer endpoints: the starts suffice)
     k = max(int(((start <= t) & (t < end)).sum()) for t in start.tolist())
-    # the interval graph is perfect: its largest clique (networkx) is k, so k colours are needed
-    g = nx.Graph()
-    g.add_nodes_from(range(len(ivs)))
-    g.add_edges_from((a, b) for a in range(len(ivs)) for b in range(a + 1, len(ivs))
-                     if start[a] < end[b] and start[b] < end[a] and end[a] > start[a] and end[b] > start[b])
-    assert max(len(c) for c in nx.find_cliques(g)) == max(k, 1)
+    # k intervals share one point, so at least k colours are needed; the colouring must use no more
     gpus = list(range(100, 100 + max(k, 1)))
     col = cp.colour_intervals(start, end, gpus)
     assert set(col.tolist()) <= set(gpus)

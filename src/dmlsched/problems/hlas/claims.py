@@ -346,8 +346,8 @@ def judge_fig23(records: list[dict], scale: Scale) -> Judgement:
     f_fifo = means.get(("hlas", "fifo"), math.nan)
     f_las = means.get(("hlas", "2d-las"), math.nan)
     v1, v2 = _word(f_fifo, 1.69), _word(f_las, 1.1)
-    verdict = (f"vs FIFO (1.69x): {v1} under the default readings ({f_fifo:.2f}x); vs 2D-LAS (1.1x): {v2} "
-               f"({f_las:.2f}x, 2D-LAS as Tiresias)")
+    verdict = (f"{_overall([v1, v2], _alt_words(means, claimed))}: vs FIFO (1.69x): {v1} under the default "
+               f"readings ({f_fifo:.2f}x); vs 2D-LAS (1.1x): {v2} ({f_las:.2f}x, 2D-LAS as Tiresias)")
     alt = [f"{HLAS_VARIANTS[h][0]}: {means[(h, 'fifo')]:.2f}x / {means[(h, '2d-las')]:.2f}x"
            for h in HLAS_VARIANTS if h != "hlas" and (h, "fifo") in means and (h, "2d-las") in means]
     caveats = CAVEATS_COMMON + [
@@ -360,6 +360,28 @@ def judge_fig23(records: list[dict], scale: Scale) -> Judgement:
     ]
     measured = f"HLAS vs Gavel_FIFO {f_fifo:.2f}x, vs 2D-LAS {f_las:.2f}x; SRTF/FIFO {ceil:.2f}x"
     return Judgement(verdict, rows, [c for c in caveats if c], measured)
+
+
+def _overall(words: list[str], alternatives: list[str] = ()) -> str:
+    """One :data:`~dmlsched.claims.VERDICTS` word for a claim with several parts: ``reproduced``
+    when every part is (ours larger counts), ``not reproduced`` only when every part fails under
+    the default readings and under every alternative reading, else ``partially reproduced``."""
+    base = [w.replace(" (ours larger)", "") for w in words]
+    if all(w == "not run" for w in base):
+        return "not run"
+    if all(w == "reproduced" for w in base):
+        return "reproduced"
+    alts = [w.replace(" (ours larger)", "") for w in alternatives]
+    if all(w == "not reproduced" for w in base) and not any(w in ("reproduced", "partially reproduced")
+                                                                for w in alts):
+        return "not reproduced"
+    return "partially reproduced"
+
+
+def _alt_words(means: dict, claimed: dict) -> list[str]:
+    """The words of the non-default readings of HLAS against each claimed baseline."""
+    return [_word(means[(h, b)], c) for h in HLAS_VARIANTS if h != "hlas"
+            for b, c in claimed.items() if (h, b) in means]
 
 
 def _growth(points: dict, variant: str) -> str:
@@ -470,7 +492,9 @@ def judge_fig24(records: list[dict], scale: Scale) -> Judgement:
     t = trends.get("hlas", "not run")
     falls = [HLAS_VARIANTS[v][0] for v, w in trends.items() if w == "falls"]
     rises = [HLAS_VARIANTS[v][0] for v, w in trends.items() if w == "rises"]
-    verdict = (f"the text contradicts itself (both halves quoted in the caveats); under the default reading the "
+    word = ("partially reproduced" if t in ("falls", "rises") or falls or rises else
+            "not reproduced" if trends else "not run")
+    verdict = word + ": " + (f"the text contradicts itself (both halves quoted in the caveats); under the default reading the "
                f"average (and total) JCT is {t} with more groups, so neither half is reproduced there"
                if t not in ("falls", "rises") else
                f"the text contradicts itself; under the default reading the JCT {t} with more groups: the "

@@ -258,17 +258,24 @@ def energetic_infeasible(G: np.ndarray, rho: np.ndarray, N: int, C: int) -> bool
     """
     if int(rho.max()) > C:
         return True
-    pts = np.unique(np.clip(np.concatenate([[0, C], rho, C - rho]), 0, C))
+    # jobs of equal duration add their widths (the energy is linear in G_j)
+    durs, inv = np.unique(rho, return_inverse=True)
+    width = np.bincount(inv, weights=G)
+    pts = np.unique(np.clip(np.concatenate([[0, C], durs, C - durs]), 0, C))
     t1 = pts[:, None]
     t2 = pts[None, :]
     ii, kk = np.nonzero(t2 > t1)
     a, b = pts[ii].astype(float), pts[kk].astype(float)
     length = b - a
     need = np.zeros(len(a))
-    for g, r in zip(G.tolist(), rho.tolist()):
+    for g, r in zip(width.tolist(), durs.tolist()):
         e = np.minimum(length, np.minimum(np.maximum(0.0, r - a), np.maximum(0.0, b - C + r)))
         need += g * np.maximum(0.0, e)
     return bool(np.any(need > N * length + 1e-9))
+
+
+#: energetic reasoning is skipped beyond this many (interval, duration) pairs per candidate makespan
+ENERGETIC_MAX_WORK = 5e7
 
 
 def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps: int = 10_000) -> int:
@@ -277,6 +284,9 @@ def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps
     G = inst.G.astype(float)
     rho = inst.rho_range[0].astype(float)
     C = int(start if start is not None else load_lower_bound(inst))
+    n = len(np.unique(rho))
+    if (2 * n + 2) ** 2 / 2 * n > ENERGETIC_MAX_WORK:  # intervals x distinct durations per candidate
+        return C
     for _ in range(max_steps):
         if not energetic_infeasible(G, rho, inst.num_gpus, C):
             return C

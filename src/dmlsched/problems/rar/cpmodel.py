@@ -487,7 +487,12 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     # phase 2 (small instances): the slot dynamic program of exact-dp
     from .dp import dp_applies, solve_dp
 
-    if run.options["dp"] and dp_applies(inst)[0] and run.best_value is not None:
+    # the DP prunes with the fluid bound: it pays where that bound is as strong as the relaxation's,
+    # i.e. where contention, not packing, separates the bound from the schedules (measured)
+    relax_lb = int(math.ceil(rout.bound - 1e-9)) if rout.bound is not None else 0
+    fluid_lb = lb_all.get("fluid")
+    if (run.options["dp"] and dp_applies(inst)[0] and run.best_value is not None and fluid_lb is not None
+            and fluid_lb >= relax_lb):
         with run.stage("dp"):
             dl = run.deadline.share(DP_SHARE)
             dout = solve_dp(inst, int(run.best_value), pairs, max_states=run.options["max_states"],

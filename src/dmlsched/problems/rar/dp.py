@@ -99,6 +99,7 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
     t = 0
     complete = True
     full = (1 << J) - 1
+    work, next_check = 0, 5000  # decisions tried; the deadline is asked every 5000
     while frontier and t < ub - 1:
         nxt: dict[tuple, list[tuple[tuple[float, ...], tuple]]] = {}
         for (done, running), items in frontier.items():
@@ -116,7 +117,7 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
             def rec(k: int, acc: list, fr: list, us: list) -> None:
                 if k == len(waiting):
                     choices.append(tuple(acc))
-                    if len(choices) > max_states:
+                    if len(choices) > max_states or (len(choices) % 10_000 == 0 and stop is not None and stop()):
                         raise _TooMany
                     return
                 rec(k + 1, acc, fr, us)
@@ -138,6 +139,11 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
             except _TooMany:
                 return {"best": best, "sched": best_sched, "complete": False, "states": states}
             for prog, starts in items:
+                work += len(choices)
+                if stop is not None and work >= next_check:
+                    next_check = work + 5000
+                    if stop():
+                        return {"best": best, "sched": best_sched, "complete": False, "states": states}
                 for add in choices:
                     config = tuple(sorted(running + add))
                     if not config:

@@ -525,15 +525,18 @@ def list_schedule(inst: RarInstance, order, reserve: bool) -> tuple[int, RarSche
     vecs: list[tuple[int, ...]] = [()] * J
     hold: dict[int, dict[int, int]] = {}
     t = 0
+    G = inst.G.tolist()
+    total = int(free.sum())
     while waiting:
         rest = []
         blocked = False
         for j in waiting:
-            vec = None if blocked else _place_counts(free, int(inst.G[j]))
+            vec = None if (blocked or G[j] > total) else _place_counts(free, G[j])
             if vec is None:
                 rest.append(j)
                 blocked = blocked or reserve
                 continue
+            total -= G[j]
             for s, y in vec.items():
                 free[s] -= y
             hold[j] = vec
@@ -547,6 +550,7 @@ def list_schedule(inst: RarInstance, order, reserve: bool) -> tuple[int, RarSche
         if te is None or te >= inst.horizon:
             return None
         for e in eng.advance(te):
+            total += G[e]
             for s, y in hold.pop(e).items():
                 free[s] += y
         t = te
