@@ -26,8 +26,12 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-#: verdict words of a claim (the judge adds the reading, e.g. "reproduced under reading X")
-VERDICTS = ("reproduced", "partially reproduced", "not reproduced", "not run")
+#: verdict words of a claim (the judge adds the reading, e.g. "reproduced under reading X").
+#: ``inconclusive``: the runs do not decide the claim, e.g. the paper's algorithm could not be
+#: run faithfully at its scale (a relaxation it solves was only approximated); the judge says
+#: what was run instead and what that shows.  ``not reproduced`` needs a failure under every
+#: defensible reading at the paper's scale, load and baselines.
+VERDICTS = ("reproduced", "partially reproduced", "not reproduced", "inconclusive", "not run")
 
 Scale = Literal["full", "quick"]
 
