@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import dmlsched
 from dmlsched import Status
 from dmlsched.generate.rar import small
-from dmlsched.problems.rar.cpmodel import as_schedule, build_cp, extract
+from dmlsched.problems.rar.cp import as_schedule, build_cp, extract
 from dmlsched.strategies import rar_instances, rar_tiny_instances
 
 from .brute import brute_force

@@ -20,7 +20,7 @@ SPEC = register_family(
 
 from . import heuristics  # noqa: E402,F401  (registers methods)
 from . import models  # noqa: E402,F401  (registers methods)
-from . import cpmodel  # noqa: E402,F401  (registers exact-cp)
+from . import cp  # noqa: E402,F401  (registers exact-cp)
 from . import dp  # noqa: E402,F401  (registers exact-dp)
 
 __all__ = ["RarInstance", "RarJob", "RarSchedule", "average_jct", "completion_times", "l_u", "phi",

@@ -229,7 +229,7 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
     duals.  ``max_states`` bounds the work (then the result is the incumbent and
     the bound, status feasible)."""
     from .bounds import best_lower_bound
-    from .cpmodel import as_schedule
+    from .cp import as_schedule
     from .heuristics import best_heuristic_schedule
 
     small, why = dp_applies(inst)
