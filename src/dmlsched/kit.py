@@ -548,6 +548,10 @@ class Run:
             self.details["source"] = self.details.get("incumbent_source", "incumbent")
         if status is None:
             status = self._derive_status(solution, value, best_bound, outcome)
+        if status == Status.ERROR and not self.details.get("error"):
+            # an error always says why (a bench table's "error" line is a real failure to read)
+            why = f"solver status: {outcome.message}" if outcome is not None and outcome.message else "no reason given"
+            self.details["error"] = f"the method ended without a solution ({why})"
         if solution is not None and best_bound is not None and value is not None:
             # a solver's bound may pass the re-evaluated optimum by its tolerances
             over = best_bound > value if self.sense == "min" else best_bound < value

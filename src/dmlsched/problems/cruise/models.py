@@ -811,7 +811,7 @@ def solve_exact(inst: CruiseInstance, run: Run, *, symmetry: bool = True,
     if prune:
         with run.stage("incumbent"):
             for rule in ("compute", "effective"):
-                cfg = proportional(inst, allowed_workers=Ws, data=rule)
+                cfg = proportional(inst, allowed_workers=Ws, max_configs=INCUMBENT_SPLITS, data=rule)
                 val = evaluate(inst, cfg)
                 if val < best_val:
                     best_cfg, best_val = cfg, val

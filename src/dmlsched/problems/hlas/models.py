@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...kit import _SINK, Option, Run, incumbent_sink, method
+from ...errors import NotApplicable
 from ...result import Result, Status
 from .instance import HlasInstance
 from .solution import HlasRun
@@ -428,14 +429,19 @@ def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
     with incumbent_sink(forward):
         res = api.solve(hare, "exact", solver=run.solver or "highs", time_limit=run.remaining(), seed=run.seed,
                         **opts)
+    if res.status == Status.NOT_APPLICABLE:
+        # Hare's MIP refused the instance before allocating (size or time): so does this method
+        raise NotApplicable(f"Hare's MIP: {res.details.get('error', 'refused')}")
     if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
         run.cut("Hare MIP")
+    if res.solution is None and res.details.get("error"):
+        run.details["error"] = f"Hare's MIP: {res.details['error']}"
     sol = None
     if res.solution is not None:
         ct = hare_ct(hare, res.solution)
         sol = HlasRun(gpu=res.solution.gpu, start=res.solution.start, finish=ct, policy="offline-mip")
     lb = None if res.bound is None else (res.bound - arr) / n
-    status = res.status if res.status in (Status.OPTIMAL, Status.FEASIBLE) else None
+    status = res.status if res.status in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE, Status.TIME_LIMIT) else None
     return run.result(solution=sol, bound=[lb, trivial_bound(inst)], status=status,
                       hare_status=res.status.value, solver_status=res.details.get("solver_status"),
                       hare_objective=res.objective)
