@@ -25,6 +25,15 @@ metric ``sum w C`` (the formulation's objective, default) or
 the simulation Poisson (default; the paper uses a Google trace) or a batch.
 ``list-eft`` (the same order, earliest-finish GPU) is reported as a variant,
 never as Hare.
+
+The x^ rule (``models/hare.md``, section 2): Algorithm 1 orders tasks by the
+solution of Hare_Sched_RL, which the paper solves with Gurobi; every judge
+reads from the Hare records where x^ came from (:func:`_xhat`: the solved
+relaxation, a feasible relaxed point, or the box's heuristic schedule) and
+counts it per reading.  A reading Hare meets keeps its verdict with x^ named;
+a failure is ``inconclusive`` unless every run's x^ was the relaxation's
+optimum (:func:`_rule`); the claim is ``not reproduced`` only when every
+reading is (:func:`_compose`).
 """
 
 from __future__ import annotations
