@@ -85,8 +85,15 @@ def test_judge_competitive_counts_verdicts_and_best_policy():
         _rec("setting=batch", "rigid-fcfs", avg=1.2, verdict="holds", ratio_to_bound=1.2, instance_hash="a"),
     ]
     j = judge_competitive(recs, "full")
-    assert j.verdict.startswith("not reproduced") and "moldable-equi (batch)" in j.verdict
+    # malleable-equi holds where moldable-equi fails: the claim is partially reproduced, naming both
+    assert j.verdict.startswith("partially reproduced") and "moldable-equi (batch)" in j.verdict
+    assert "within 2 for malleable-equi, batch" in j.verdict
     assert next(r for r in j.rows if r.reading == "malleable-equi, batch").verdict == "holds"
+    # violated in every setting run: not reproduced
+    j = judge_competitive([r for r in recs if r["variant"] != "malleable-equi"] + [
+        _rec("setting=batch", "malleable-equi", avg=3.5, verdict="violated", ratio_to_bound=2.6, instance_hash="a")],
+        "full")
+    assert j.verdict.startswith("not reproduced")
     # at scale: no reference verdict, but more than twice another policy's flow is a violation
     recs = [_rec("setting=paper-scale;gpus=6", "moldable-equi", avg=5.0, verdict="inconclusive", instance_hash="b"),
             _rec("setting=paper-scale;gpus=6", "rigid-fcfs", avg=2.0, verdict="inconclusive", instance_hash="b"),

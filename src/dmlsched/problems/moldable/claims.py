@@ -129,7 +129,7 @@ def suite_sec6(scale: Scale) -> Suite:
         for rho in loads:
             params: dict = {"load": rho, "moldable_max": cap}
             if jobs is not None:
-                params["jobs"] = jobs
+                params["num_jobs"] = jobs
             sources.append(Source("generator", generator="dmlsched.generate.moldable:swf", params=params,
                                   seeds=(0,), name=f"load={rho:g};cap={cap}"))
     return Suite(sources=sources, name=f"claim-moldable-sec6-{scale}", methods=list(SEC6_METHODS),
@@ -242,7 +242,7 @@ def suite_fig5(scale: Scale) -> Suite:
     for ba in arrivals:
         for g in sizes:
             for tp in overheads:
-                params: dict = {"gpus": g, "preemption_overhead": tp, "tasks": tasks, "bag_arrivals": ba}
+                params: dict = {"num_gpus": g, "preemption_overhead": tp, "num_tasks": tasks, "bag_arrivals": ba}
                 sources.append(Source("generator", generator="dmlsched.generate.moldable:gpu_workload",
                                       params=params, seeds=(0,), name=f"arrivals={ba};gpus={g};pmp={tp:g}"))
     return Suite(sources=sources, name=f"claim-moldable-fig5-{scale}", methods=list(FIG5_METHODS),
@@ -336,11 +336,11 @@ def suite_competitive(scale: Scale) -> Suite:
     n = 6 if scale == "full" else 4
     sources = [
         Source("generator", generator="dmlsched.generate.moldable:batch",
-               params={"gpus": 4, "tasks": n, "arrivals": "batch"}, seeds=seeds, name="setting=batch"),
+               params={"num_gpus": 4, "num_tasks": n, "arrivals": "batch"}, seeds=seeds, name="setting=batch"),
         Source("generator", generator="dmlsched.generate.moldable:batch",
-               params={"gpus": 4, "tasks": n, "arrivals": "online"}, seeds=seeds, name="setting=online"),
+               params={"num_gpus": 4, "num_tasks": n, "arrivals": "online"}, seeds=seeds, name="setting=online"),
         Source("generator", generator="dmlsched.generate.moldable:paper_like",
-               params={"gpus": 4, "users": 2, "bags": 2, "tasks_per_bag": [2, 3]}, seeds=seeds,
+               params={"num_gpus": 4, "num_users": 2, "num_bags": 2, "tasks_per_bag": [2, 3]}, seeds=seeds,
                name="setting=paper-small"),
     ]
     return Suite(sources=sources, name=f"claim-moldable-competitive-{scale}", methods=list(COMP_METHODS),
@@ -351,9 +351,9 @@ def suite_competitive_scale(scale: Scale) -> Suite:
     tasks, sizes = (None, FIG5_SIZES) if scale == "full" else (300, (6, 24))
     sources = []
     for g in sizes:
-        params: dict = {"gpus": g}
+        params: dict = {"num_gpus": g}
         if tasks is not None:
-            params["tasks"] = tasks
+            params["num_tasks"] = tasks
         sources.append(Source("generator", generator="dmlsched.generate.moldable:gpu_workload", params=params,
                               seeds=(0,), name=f"setting=paper-scale;gpus={g}"))
     return Suite(sources=sources, name=f"claim-moldable-competitive-scale-{scale}",
@@ -402,9 +402,17 @@ def judge_competitive(records: list[dict], scale: Scale) -> Judgement:
                  + (f"; ratio to the best policy up to {max(best_other):.3g}" if best_other else "")),
                 v, "reference: exact-cp (optimum; its bound over every schedule for malleable policies)"
                 if not s.startswith("paper-scale") else "reference: preemptive-lb (bound over every schedule)"))
-    if viol_equi:
+    held = [r.reading for r in rows if r.verdict == "holds"]
+    if viol_equi and held:
+        # the quoted result is a theorem about an idealised setting: it holds where this model comes
+        # closest to it and fails where the paper's policies break its assumptions
+        verdict = ("partially reproduced: the ratio stays within 2 for " + ", ".join(held) + "; it exceeds 2 for "
+                   + ", ".join(viol_equi) + " (the quoted result assumes continuous equal shares, free "
+                   "re-partitioning and batch arrivals: proofs/equipartition.md)")
+    elif viol_equi:
         verdict = ("not reproduced as a guarantee for the paper's Equipartition: the ratio exceeds 2 for "
-                   + ", ".join(viol_equi) + "; it holds only in Edmonds' setting (see proofs/equipartition.md)")
+                   + ", ".join(viol_equi) + " and holds in no setting run; it holds only in Edmonds' idealised "
+                   "setting (see proofs/equipartition.md)")
     else:
         verdict = "reproduced on these instances (no ratio above 2 found)"
     caveats = [
