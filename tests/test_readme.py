@@ -11,6 +11,10 @@ is executed here.
   the project's root; the property-test example with fewer examples.
 * ``json`` blocks are instances that load.
 * ``text`` blocks are the command synopsis: every command in it exists.
+* the ``sh`` block is "Adding a family": run as written in a folder holding
+  ``templates/``.
+* the family table of "What is inside" names every registered method of each
+  family in its row, and nothing else in its methods column.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ def _blocks(lang: str) -> list[str]:
 
 
 def test_every_block_has_a_known_language():
-    assert {kind for kind, _ in BLOCKS} <= {"bash", "python", "json", "text"}, {kind for kind, _ in BLOCKS}
+    assert {kind for kind, _ in BLOCKS} <= {"bash", "python", "json", "text", "sh"}, {kind for kind, _ in BLOCKS}
     # every bash block is one this file (or test_docs.py) runs
     bash = _blocks("bash")
     assert len(bash) == 4, [b[:40] for b in bash]
@@ -146,3 +150,57 @@ def test_adding_a_method_walkthrough(tmp_path):
         ["dmlsched", "solve", "instances/hare/tiny.json", "-m", "greedy", "-o", "order=size",
          "--plugin", "my_method.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "'order'" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_adding_a_family_walkthrough(tmp_path):
+    """The README's commands for a new family from ``templates/family``, as written, in a fresh folder."""
+    (tmp_path / "templates").symlink_to(ROOT / "templates")
+    (sh,) = _blocks("sh")
+    lines = [ln for ln in sh.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    assert lines[0].startswith("cp -r templates/family ")
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    outs = []
+    for ln in lines:
+        r = subprocess.run(ln, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (ln, r.stdout[-2000:], r.stderr[-2000:])
+        assert "Traceback" not in r.stderr
+        outs.append(r.stdout)
+    by_cmd = {ln.split()[1]: out for ln, out in zip(lines, outs) if ln.startswith("dmlsched ")}
+    # the renamed family with the template's methods
+    for m in ("exact", "brute-force", "wspt", "random", "lower-bound"):
+        assert f"my-family/{m}" in by_cmd["methods"]
+    assert "status     feasible" in by_cmd["solve"] and "objective  38" in by_cmd["solve"]
+    assert re.search(r"verdict\s+holds", by_cmd["check"])
+    assert not list((tmp_path / "my_family").glob("*.bak"))
+    recs = [json.loads(x) for x in (tmp_path / "my-family.jsonl").read_text().splitlines() if x.strip()]
+    runs = {r["method"]: r for r in recs if r.get("method")}
+    assert set(runs) == {"exact", "brute-force", "wspt", "random", "lower-bound"}
+    assert all(r["status"] in ("optimal", "feasible") for r in runs.values())
+    assert runs["wspt"]["verdict"] == "holds"
+
+
+def _family_table() -> dict[str, str]:
+    """family -> the methods cell of its row in "What is inside"."""
+    section = README.split("## What is inside", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for ln in section.splitlines():
+        m = re.match(r"^\| `([\w-]+)` \| (.*)$", ln)
+        if m and ln.count(" | ") == 3:
+            rows[m.group(1)] = ln.split(" | ")[2]
+    return rows
+
+
+def test_family_table_names_every_registered_method():
+    """Every family's row lists exactly its registered methods (in backticks), so
+    the table stays true when a method is added, renamed or removed."""
+    import dmlsched
+
+    rows = _family_table()
+    fams = {f.name for f in dmlsched.families()}
+    assert set(rows) == fams, f"table rows {sorted(rows)} vs registered families {sorted(fams)}"
+    for fam, cell in rows.items():
+        named = set(re.findall(r"`([^`]+)`", cell))
+        registered = {m.name for m in dmlsched.methods(fam)}
+        assert registered <= named, f"{fam}: the README's row lacks {sorted(registered - named)}"
+        assert named <= registered, f"{fam}: the README's row names {sorted(named - registered)}, not methods"

@@ -1,14 +1,37 @@
 """Problem families.  Importing this package registers every family.
 
-To add a family: create ``problems/<family>/`` with ``instance.py``,
-``solution.py``, ``models.py``, ``heuristics.py``, ``bounds.py`` (and
-``strategies.py``), register the family with :func:`~dmlsched.registry.register_family` and its
-methods in the subpackage's ``__init__``, and add its name to ``FAMILIES``.
+Every family is a package with the same core files (:data:`CORE_MODULES`) and
+the same names in them; ``templates/family/`` at the repository root is a
+small working family to copy.  To add a family: copy that folder to
+``problems/<family>/``, rename it, and add the package's name to
+:data:`FAMILIES` (or load the folder with ``--plugin <folder>/__init__.py``
+without touching the package); README, "Adding a family".
+``tests/test_template.py`` checks every family against the template.
 """
 
 import importlib
 
 FAMILIES = ["hare", "harmony", "gpugrouping", "cruise", "moldable", "rar", "hlas"]
+
+#: modules every family has: ``instance`` (``from_dict``, ``to_dict``, ``size``),
+#: ``solution`` (``validate``, ``evaluate``, ``to_json``), ``models`` (exact
+#: formulations), ``heuristics`` (the paper's algorithm), ``strategies``
+#: (hypothesis strategies), ``__init__`` (registers the family, then its methods)
+CORE_MODULES = ("__init__", "instance", "solution", "models", "heuristics", "strategies")
+
+#: the names of optional modules, one job each; a family's module outside
+#: :data:`CORE_MODULES` and this list is named in the family's ``__init__`` docstring
+OPTIONAL_MODULES = {
+    "bounds": "the paper's claimed ratio and proven bounds, as functions of the instance",
+    "bruteforce": "exhaustive enumeration on tiny instances (method brute-force), the tests' reference",
+    "claims": "the paper's claims (CLAIMS) for dmlsched reproduce",
+    "cp": "CP-SAT models (method exact-cp)",
+    "dp": "dynamic programs",
+    "lowerbounds": "proven lower bounds beyond bounds.py (method lower-bound)",
+    "baselines": "the baselines the paper compares with",
+    "policies": "online policies' decision rules",
+    "simulator": "the execution model that runs online policies",
+}
 
 for _name in FAMILIES:
     importlib.import_module(f"{__name__}.{_name}")

@@ -2,13 +2,17 @@
 integer data/model partitions of a parameter-server job to minimise the epoch
 time (3.1)-(3.4).
 
-Methods: ``exact`` (the MIP of Figure 3.2, or its reformulation over machine
-types with counts; HiGHS/Gurobi), ``brute-force`` (enumeration over machines
-or machine types), ``closed-form`` ((3.5), homogeneous clusters),
-``proportional`` (Section 3.4.2's rule of the grid-search ground truth),
-``relaxation`` (continuous relaxation, equal bandwidths) and ``lower-bound``.
-Specification: ``models/cruise.md``; claims:
-``proofs/cruise.md``."""
+Files: ``instance.py`` (machines, bandwidths, the job), ``solution.py``
+(validator, evaluator: the epoch time), ``models.py`` (``exact``: the MIP of
+Figure 3.2, or its reformulation over machine types with counts, HiGHS/Gurobi;
+``relaxation``: the continuous relaxation, equal bandwidths),
+``heuristics.py`` (``closed-form``: (3.5), homogeneous clusters;
+``proportional``: Section 3.4.2's rule of the grid-search ground truth),
+``bruteforce.py`` (``brute-force``: enumeration over machines or machine
+types), ``bounds.py`` (``lower-bound``), ``strategies.py`` (hypothesis),
+``claims.py`` (the dissertation's claims).  Specification:
+``models/cruise.md``; claims: ``proofs/cruise.md``.
+"""
 
 from ...registry import register_family
 from . import instance, solution

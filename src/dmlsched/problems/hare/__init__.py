@@ -1,5 +1,19 @@
 """Hare_Sched (Hare, HPDC'22): weighted completion time of round-synchronised
-tasks on heterogeneous GPUs; its relaxations, Algorithm 1 and baselines."""
+tasks on heterogeneous GPUs; its relaxations, Algorithm 1 and baselines.
+
+Files (no import cycle; pyomo is imported only inside model builders):
+``instance.py``, ``solution.py`` (validator, evaluator), ``listsched.py``
+(Algorithm 1's list phase) <- ``box.py`` (start-time box) <- ``formulation.py``
+(the Pyomo builder) <- ``relaxation.py`` (Hare_Sched_RL (9) or the Queyranne
+relaxation, method ``relaxation``) <- ``models.py`` (the exact MIP,
+``exact``); ``heuristics.py`` (``list``, ``list-queyranne``, ``list-eft``,
+``smith-eft``); ``baselines.py`` (``fifo``, ``srtf``, ``fifo-round``,
+``srtf-round``, ``homo``, ``allox``); ``cp.py`` (``exact-cp``,
+``models/hare-cp.md``); ``lowerbounds.py`` (``lower-bound``); ``bounds.py``
+(Theorem 4's ratio, the mended ratio); ``bruteforce.py`` (left-shifted timing
+and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
+``claims.py`` (the paper's claims).
+"""
 
 from ...registry import register_family
 from . import instance, solution
@@ -17,11 +31,7 @@ SPEC = register_family(
     default_reference="exact-cp",
 )
 
-# Module layout (no import cycle; pyomo is imported only inside model builders):
-#   listsched (Algorithm 1's list phase) <- box (start-time box) <- formulation (Pyomo builder)
-#   <- relaxation (RL / Queyranne, method relaxation) <- models (exact MIP, method exact)
-#   heuristics (list, list-queyranne, list-eft, smith-eft) <- relaxation, listsched
-#   baselines (fifo, srtf, fifo-round, srtf-round, homo, allox)
+# the module layout is in the docstring above
 from . import models  # noqa: E402,F401  (registers exact, relaxation)
 from . import heuristics  # noqa: E402,F401  (registers list, list-queyranne, list-eft, smith-eft)
 from . import baselines  # noqa: E402,F401  (registers fifo, srtf, fifo-round, srtf-round, homo, allox)

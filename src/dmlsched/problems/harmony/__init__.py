@@ -2,11 +2,16 @@
 with complementary CPU/network use and allocating machines to the groups, to
 maximise cluster utilisation (4.1)-(4.4).
 
-Methods: ``harmony`` (Algorithms 1-2), ``oracle`` (the dissertation's Oracle at
-scale, Section 4.4.7), ``brute-force`` (every grouping, tiny instances),
-``exact`` (MILP).  ``simulate=True`` runs the execution model
-(``execution.py``) for average JCT, makespan and utilisation over the run.
-Specification: ``models/harmony.md``; claims: ``claims.py``, ``proofs/harmony.md``."""
+Files: ``instance.py``, ``solution.py`` (validator, evaluator: utilisation
+(4.4)), ``heuristics.py`` (``harmony``: Algorithms 1-2), ``oracle.py``
+(``oracle``: the dissertation's Oracle at scale, Section 4.4.7),
+``bruteforce.py`` (``brute-force``: every grouping, tiny instances),
+``models.py`` (``exact``: MILP), ``bounds.py`` (the Fig. 4.17 claim as a
+ratio), ``execution.py`` (the execution model: with ``simulate=True``, average
+JCT, makespan and utilisation over the run), ``strategies.py`` (hypothesis),
+``claims.py`` (the dissertation's claims).  Specification:
+``models/harmony.md``; claims: ``proofs/harmony.md``.
+"""
 
 from ...registry import register_family
 from . import instance, solution

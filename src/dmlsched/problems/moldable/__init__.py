@@ -3,7 +3,16 @@
 Equipartition with D'Hondt apportionment, Proportional, Rigid, exact methods
 (a CP-SAT model with real start times and a time-indexed MIP), a lower bound
 valid for preemptive schedules, and readers of real traces
-(:mod:`dmlsched.traces`)."""
+(:mod:`dmlsched.traces`).
+
+Files: ``instance.py`` (tasks, speedup curves), ``solution.py`` (validator,
+evaluator: total flow time), ``heuristics.py`` (the six policies as methods),
+``policies.py`` (their allocation rules), ``simulator.py`` (the
+discrete-event execution model), ``dhondt.py`` (D'Hondt apportionment),
+``models.py`` (``exact``: time-indexed MIP), ``cp.py`` (``exact-cp``),
+``bounds.py`` (``preemptive-lb``, the quoted ratio), ``strategies.py``
+(hypothesis), ``claims.py`` (the paper's claims).
+"""
 
 from ...registry import register_family
 from . import instance, solution

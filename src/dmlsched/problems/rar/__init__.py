@@ -1,6 +1,15 @@
 """RAR-DDLS (Yu, Ji, Rajan, Liu, MobiHoc'22): ring-all-reduce jobs with
 communication contention; SJF-BCO, its baselines, the ILP (14)-(16) lower
-bound and the ILP (10)-(13) over enumerated schedule sets."""
+bound and the ILP (10)-(13) over enumerated schedule sets.
+
+Files: ``instance.py``, ``solution.py`` (validator, evaluator: makespan in
+slots), ``heuristics.py`` (``sjf-bco``, ``ff``, ``ls``, ``rand``,
+``greedy``), ``models.py`` (``exact``, ``exact-nd``: ILP (10)-(13);
+``ilp-bound``: ILP (14)-(16); ``lower-bound``), ``cp.py`` (``exact-cp``),
+``dp.py`` (``exact-dp``), ``bounds.py`` (Theorem 5's ratio, simple lower
+bounds), ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
+Specification: ``models/rar.md``.
+"""
 
 from ...registry import register_family
 from . import instance, solution

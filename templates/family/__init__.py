@@ -1,0 +1,41 @@
+"""Template family: one machine, total weighted completion time (``1 || sum_j w_j C_j``).
+
+A small, working family to copy when adding one (README, "Adding a family").
+Smith's rule (WSPT) is optimal here, so its claimed ratio 1 can be checked
+against the exact methods.  Every family has the same core files, and the
+same names in them (``tests/test_template.py`` checks every registered family):
+
+* ``instance.py`` -- the instance dataclass; ``from_dict``, ``to_dict``, ``size``;
+* ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``;
+* ``models.py`` -- exact formulations (``exact``: a Pyomo MIP);
+* ``heuristics.py`` -- the paper's algorithm and baselines (``wspt``, ``random``);
+* ``strategies.py`` -- hypothesis strategies (``template_instances``);
+* ``__init__.py`` -- this file: registers the family, then imports the modules
+  that register its methods.
+
+Optional modules, with names from one list
+(:data:`dmlsched.problems.OPTIONAL_MODULES`): here ``bounds.py`` (the claimed
+ratio, ``lower-bound``) and ``bruteforce.py`` (``brute-force``).  A module
+outside both lists is named in this docstring.  ``example.json`` is a bundled
+instance (a packaged family keeps its instances in ``instances/<family>/``).
+"""
+
+from dmlsched.registry import register_family
+
+from . import instance, solution
+from .instance import Job, TemplateInstance
+from .solution import TemplateSchedule, completion_times
+
+SPEC = register_family(
+    instance.PROBLEM,
+    instance,
+    solution,
+    instance_type=TemplateInstance,
+    sense="min",
+    objective_name="total weighted completion time",
+    default_reference="exact",
+)
+
+from . import bounds, bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
+
+__all__ = ["Job", "TemplateInstance", "TemplateSchedule", "completion_times"]

@@ -1,0 +1,76 @@
+"""Template family solutions: an independent validator and evaluator.
+
+A schedule gives the start time ``S_j`` of every job.  The pattern to copy:
+:func:`validate` checks every constraint of the model in plain code, with no
+call into a method (it is the referee of every method's answer);
+:func:`evaluate` recomputes the objective ``sum_j w_j (S_j + p_j)`` from the
+solution alone; :func:`to_json` is what ``dmlsched solve --json`` prints.
+``dmlsched.solve`` calls the first two on every solution a method returns.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from dmlsched.errors import InvalidSolutionError
+from dmlsched.tolerance import time_tolerance  # the one tolerance of every family's validator
+
+from .instance import TemplateInstance
+
+
+@dataclass(frozen=True)
+class TemplateSchedule:
+    """Start time of every job, in job order."""
+
+    start: tuple[float, ...]
+
+    def order(self) -> list[int]:
+        """Jobs by start time (ties: lower index first)."""
+        return sorted(range(len(self.start)), key=lambda j: (self.start[j], j))
+
+
+def completion_times(inst: TemplateInstance, sol: TemplateSchedule) -> list[float]:
+    """``C_j = S_j + p_j``."""
+    return [s + p for s, p in zip(sol.start, inst.p)]
+
+
+def validate(inst: TemplateInstance, sol: TemplateSchedule) -> None:
+    """Raise :class:`InvalidSolutionError` naming the violated constraint."""
+    if len(sol.start) != inst.num_jobs:
+        raise InvalidSolutionError(f"schedule has {len(sol.start)} start times, instance has {inst.num_jobs} jobs")
+    for j, s in enumerate(sol.start):
+        if not (isinstance(s, (int, float)) and math.isfinite(s) and s >= 0):
+            raise InvalidSolutionError(f"(2) job {inst.jobs[j].id}: start {s!r} is not a finite time >= 0")
+    order = sol.order()
+    tol = time_tolerance(max(inst.p), max(sol.start) + max(inst.p))
+    for a, b in zip(order, order[1:]):  # (3)-(4): one job at a time
+        end = sol.start[a] + inst.p[a]
+        if sol.start[b] < end - tol:
+            raise InvalidSolutionError(
+                f"(3)-(4) jobs {inst.jobs[a].id} and {inst.jobs[b].id} overlap: "
+                f"{inst.jobs[b].id} starts at {sol.start[b]:g} before {inst.jobs[a].id} ends at {end:g}")
+
+
+def evaluate(inst: TemplateInstance, sol: TemplateSchedule) -> float:
+    """``sum_j w_j C_j`` recomputed from the start times."""
+    return float(sum(w * c for w, c in zip(inst.w, completion_times(inst, sol))))
+
+
+def to_json(inst: TemplateInstance, sol: TemplateSchedule) -> dict:
+    """The schedule as JSON: starts, completions and the order, by job id."""
+    return {
+        "start": {j.id: float(s) for j, s in zip(inst.jobs, sol.start)},
+        "completion": {j.id: float(c) for j, c in zip(inst.jobs, completion_times(inst, sol))},
+        "order": [inst.jobs[j].id for j in sol.order()],
+    }
+
+
+def from_order(inst: TemplateInstance, order: list[int]) -> TemplateSchedule:
+    """The schedule processing the jobs in ``order`` without idle time."""
+    start = [0.0] * inst.num_jobs
+    t = 0.0
+    for j in order:
+        start[j] = t
+        t += inst.p[j]
+    return TemplateSchedule(tuple(start))

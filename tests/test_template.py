@@ -1,0 +1,285 @@
+"""The template family (``templates/family/``) works, and every family has its shape.
+
+* The template is loaded as ``--plugin templates/family/__init__.py`` loads it
+  (into a copy of the registry, removed afterwards) and every method of it
+  passes the checks of ``tests/test_conformance.py`` -- the same functions,
+  run on the template's bundled instance: the solution validates and its
+  objective is the evaluator's, same seed gives the same result, an unknown
+  option is an error, no method beats the proven optimum (exact <= every
+  heuristic) and no bound passes it, the recorded ``expected`` values and the
+  verdict ``holds`` of Smith's rule are met.  Property tests on the template's
+  own strategy: Smith's rule equals brute force (its claimed ratio 1 holds),
+  the MIP agrees, the lower bound is below, the loader names bad fields.
+* Every registered family (:data:`dmlsched.problems.FAMILIES`) and the
+  template have the core files (:data:`dmlsched.problems.CORE_MODULES`), the
+  names the registry takes from them, a ``SPEC`` wired by
+  ``register_family``, methods defined in their own modules, a strategy
+  ``*_instances``; every other module of a family is named (as ``name.py``) in
+  the family's ``__init__`` docstring, and optional modules beyond
+  :data:`dmlsched.problems.OPTIONAL_MODULES` are flagged there too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import dmlsched
+from dmlsched import registry
+from dmlsched.errors import InstanceError, InvalidSolutionError
+from dmlsched.problems import CORE_MODULES, FAMILIES, OPTIONAL_MODULES
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "templates" / "family"
+TEMPLATE_FILES = sorted(TEMPLATE.glob("*.json"))
+TEMPLATE_METHODS = ("brute-force", "exact", "lower-bound", "random", "wspt")
+
+#: what the registry takes from a family's modules (``register_family``)
+INSTANCE_NAMES = ("from_dict", "to_dict", "size")
+SOLUTION_NAMES = ("validate", "evaluate", "to_json")
+
+
+def _load_conformance() -> ModuleType:
+    """``tests/test_conformance.py`` as a module (its checks, run on other instances)."""
+    spec = importlib.util.spec_from_file_location("_conformance_checks", ROOT / "tests" / "test_conformance.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def template():
+    """The template package, loaded the way ``--plugin FILE.py`` loads it, into a
+    copy of the registry; the registry and ``sys.modules`` are restored afterwards."""
+    from dmlsched.cli import load_plugins
+
+    registry._ensure_loaded()
+    saved = dict(registry._PROBLEMS), dict(registry._METHODS)
+
+    def _ours() -> list[str]:
+        return [m for m, mod in list(sys.modules.items()) if m.startswith("dmlsched_plugin_")
+                and str(getattr(mod, "__file__", "") or "").startswith(str(TEMPLATE))]
+
+    for m in _ours():  # loaded before (never by this file): load afresh into the copy
+        del sys.modules[m]
+    load_plugins([str(TEMPLATE / "__init__.py")])
+    pkg = next(sys.modules[m] for m in _ours() if "." not in m)
+    try:
+        yield pkg
+    finally:
+        registry._PROBLEMS.clear()
+        registry._PROBLEMS.update(saved[0])
+        registry._METHODS.clear()
+        registry._METHODS.update(saved[1])
+        for m in _ours():
+            del sys.modules[m]
+
+
+@pytest.fixture(scope="module")
+def conformance(template):
+    """The conformance checks, walking the template's bundled instances."""
+    mod = _load_conformance()
+    files = {"template": list(TEMPLATE_FILES)}
+    mod._by_family = lambda: files
+    return mod
+
+
+def _strategies(pkg: ModuleType) -> ModuleType:
+    return importlib.import_module(f"{pkg.__name__}.strategies")
+
+
+# ---------------------------------------------------------------------------
+# (a) the template works
+
+
+def test_template_registers_as_a_plugin(template):
+    spec = dmlsched.get_problem("template")
+    assert spec is template.SPEC and spec.sense == "min" and spec.default_reference == "exact"
+    assert {m.name for m in dmlsched.methods("template")} == set(TEMPLATE_METHODS)
+    assert TEMPLATE_FILES, "the template has a bundled instance"
+    inst = dmlsched.load(TEMPLATE_FILES[0])
+    assert isinstance(inst, template.TemplateInstance) and dmlsched.problem_of(inst) is spec
+
+
+@pytest.mark.parametrize("path", TEMPLATE_FILES, ids=[p.name for p in TEMPLATE_FILES])
+def test_template_expected_follows_the_schema(conformance, path):
+    conformance.test_expected_follows_the_schema(path)
+    exp = json.loads(path.read_text())["expected"]
+    assert set(exp["objective"]) == set(TEMPLATE_METHODS) - {"lower-bound"}  # every method recorded
+    assert "wspt" in exp["verdict"] and "lower-bound" in exp["bound"]
+
+
+@pytest.mark.parametrize("name", TEMPLATE_METHODS)
+def test_template_method_conforms(conformance, name):
+    conformance.test_method_conforms("template", name)
+
+
+def test_template_exact_never_loses_and_no_nan(conformance):
+    conformance.test_exact_never_loses_to_a_method_of_its_space()
+    conformance.test_no_bound_is_nan()
+
+
+def test_template_checks_can_fail(conformance, tmp_path):
+    """The checks above are not vacuous: a recorded optimum that a method beats,
+    or a wrong recorded objective, fails them."""
+    for key, value, match in (("optimum", 39.0, "beats the optimum"), ("objective", {"wspt": 37.0}, "recorded 37")):
+        bad = json.loads(TEMPLATE_FILES[0].read_text())
+        bad["expected"][key] = value
+        path = tmp_path / f"bad-{key}.json"
+        path.write_text(json.dumps(bad))
+        conformance._by_family = lambda: {"template": [path]}
+        try:
+            with pytest.raises(AssertionError, match=match):
+                conformance.test_method_conforms("template", "wspt")
+        finally:
+            conformance._by_family = lambda: {"template": list(TEMPLATE_FILES)}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_smith_rule_is_optimal_and_the_bound_holds(template, data):
+    inst = data.draw(_strategies(template).template_instances(max_jobs=6))
+    ref = dmlsched.solve(inst, "brute-force")
+    assert ref.status == dmlsched.Status.OPTIMAL
+    for ties in ("index", "weight"):
+        res = dmlsched.solve(inst, "wspt", ties=ties)
+        assert res.objective == pytest.approx(ref.objective, rel=1e-9)  # Smith (1956): ratio 1
+    rnd = dmlsched.solve(inst, "random", seed=data.draw(st.integers(0, 2**31 - 1)))
+    assert rnd.objective >= ref.objective * (1 - 1e-9)
+    lb = dmlsched.solve(inst, "lower-bound")
+    assert lb.objective <= ref.objective * (1 + 1e-9)
+    rep = dmlsched.check(inst, "wspt", reference="brute-force")
+    assert rep.verdict == dmlsched.Verdict.HOLDS
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_template_mip_agrees_with_brute_force(template, data):
+    inst = data.draw(_strategies(template).template_instances(min_jobs=2, max_jobs=5))
+    mip = dmlsched.solve(inst, "exact", time_limit=20)
+    assume(mip.reproducible)  # a wall-clock cut on a loaded machine says nothing
+    ref = dmlsched.solve(inst, "brute-force")
+    assert mip.status == dmlsched.Status.OPTIMAL
+    assert mip.objective == pytest.approx(ref.objective, rel=1e-6)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_template_loader_answers_every_mutation(template, data):
+    d = data.draw(_strategies(template).template_dicts_mutated(max_jobs=3))
+    try:
+        inst = dmlsched.from_dict(d)
+    except InstanceError as e:
+        assert e.field, f"an InstanceError names the field: {e}"
+    else:
+        assert dmlsched.to_dict(inst)["jobs"] == d["jobs"]
+
+
+def test_template_errors_name_the_field_and_the_constraint(template):
+    d = json.loads(TEMPLATE_FILES[0].read_text())
+    d["jobs"][1]["weight"] = -1
+    with pytest.raises(InstanceError, match=r"^jobs\[1\]\.weight: must be > 0"):
+        dmlsched.from_dict(d)
+    d["jobs"][1]["weight"] = 1
+    d["jobs"][2]["id"] = "a"
+    with pytest.raises(InstanceError, match=r"jobs\[2\]\.id: duplicate id 'a'"):
+        dmlsched.from_dict(d)
+    inst = dmlsched.load(TEMPLATE_FILES[0])
+    sched = template.TemplateSchedule
+    with pytest.raises(InvalidSolutionError, match=r"\(3\)-\(4\) jobs a and b overlap"):
+        dmlsched.validate(inst, sched((0.0, 2.0, 8.0, 9.0)))
+    with pytest.raises(InvalidSolutionError, match=r"\(2\)"):
+        dmlsched.validate(inst, sched((-1.0, 3.0, 8.0, 9.0)))
+    dmlsched.validate(inst, sched((1.0, 8.0, 0.0, 4.0)))  # c, a, d, b: Smith's order
+    assert dmlsched.evaluate(inst, sched((1.0, 8.0, 0.0, 4.0))) == 38.0
+
+
+# ---------------------------------------------------------------------------
+# (b) every family has the template's shape
+
+
+def _check_layout(pkg: ModuleType, folder: Path) -> None:
+    where = pkg.__name__
+    assert not [d.name for d in folder.iterdir() if d.is_dir() and d.name != "__pycache__"], (
+        f"{where}: sub-packages are not part of the layout")
+    modules = {p.stem for p in folder.glob("*.py")}
+    missing = set(CORE_MODULES) - modules
+    assert not missing, f"{where}: missing core modules {sorted(missing)}"
+    doc = pkg.__doc__ or ""
+    unnamed = sorted(m for m in modules - {"__init__"} if f"``{m}.py``" not in doc)
+    assert not unnamed, f"{where}: the __init__ docstring does not name {[m + '.py' for m in unnamed]}"
+    # (the rule for modules outside both lists is the one above: named in the docstring)
+    extra = modules - set(CORE_MODULES) - set(OPTIONAL_MODULES)
+    assert all(f"``{m}.py``" in doc for m in extra)
+    inst_mod = importlib.import_module(f"{where}.instance")
+    sol_mod = importlib.import_module(f"{where}.solution")
+    for mod, names in ((inst_mod, INSTANCE_NAMES), (sol_mod, SOLUTION_NAMES)):
+        for n in names:
+            assert callable(getattr(mod, n, None)), f"{mod.__name__} has no {n}"
+    spec = pkg.SPEC
+    assert registry.get_problem(spec.name) is spec, f"{where}: SPEC is not the registered family"
+    wired = {"from_dict": inst_mod.from_dict, "to_dict": inst_mod.to_dict, "size": inst_mod.size,
+             "validate": sol_mod.validate, "evaluate": sol_mod.evaluate, "solution_to_json": sol_mod.to_json}
+    for field, fn in wired.items():
+        assert getattr(spec, field) is fn, f"{where}: SPEC.{field} is not {fn.__module__}.{fn.__name__}"
+    ms = registry.methods(spec.name)
+    assert ms, f"{spec.name}: no methods"
+    for m in ms:
+        mod = m.fn.__module__
+        assert mod.rsplit(".", 1)[0] == where and mod.rsplit(".", 1)[1] in modules, (
+            f"{spec.name}/{m.name} is defined in {mod}, outside the family's modules")
+    strat = importlib.import_module(f"{where}.strategies")
+    public = getattr(strat, "__all__", None)
+    assert public and any(n.endswith("_instances") for n in public), (
+        f"{where}.strategies: no __all__ with a *_instances strategy")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_has_the_template_shape(family):
+    pkg = importlib.import_module(f"dmlsched.problems.{family}")
+    _check_layout(pkg, Path(pkg.__file__).parent)
+
+
+def test_template_has_its_own_shape(template):
+    _check_layout(template, TEMPLATE)
+    # the template uses only core and optional names (it is the pattern)
+    modules = {p.stem for p in TEMPLATE.glob("*.py")}
+    assert modules <= set(CORE_MODULES) | set(OPTIONAL_MODULES)
+
+
+def test_every_registered_family_is_a_listed_package():
+    """Every family of the registry comes from a package in FAMILIES (so the
+    layout test above covers all of them)."""
+    from dmlsched.problems import family_package
+
+    covered = set()
+    for spec in dmlsched.families():
+        if not spec.instance_type.__module__.startswith("dmlsched.problems."):
+            continue  # a plugin's family (the template, while loaded above)
+        pkg = importlib.import_module(family_package(spec.name))
+        assert pkg.SPEC is spec
+        covered.add(pkg.__name__.rsplit(".", 1)[1])
+    assert covered == set(FAMILIES)
+
+
+def test_layout_check_can_fail(tmp_path, template):
+    """A family missing a core file or naming a module nowhere fails the check."""
+    folder = tmp_path / "fam"
+    folder.mkdir()
+    for p in TEMPLATE.glob("*.py"):
+        (folder / p.name).write_text(p.read_text())
+    (folder / "extra.py").write_text('"""An unnamed module."""\n')
+    with pytest.raises(AssertionError, match=r"does not name \['extra.py'\]"):
+        _check_layout(template, folder)
+    (folder / "extra.py").unlink()
+    (folder / "strategies.py").unlink()
+    with pytest.raises(AssertionError, match="missing core modules"):
+        _check_layout(template, folder)
