@@ -76,6 +76,14 @@ def test_judge_fig5():
     cf = [r for r in j.rows if "current-first" in r.reading]
     assert cf and all(r.verdict != "reproduced" for r in cf)
     assert judge_fig5([], "full").verdict == "not run"
+    # failing everywhere on the substitute workload: inconclusive (the paper's trace is not public)
+    for r in recs:
+        if r["variant"].startswith("malleable-equi"):
+            r["details"]["metrics"]["max_flow"] = 5000.0
+            r["details"]["metrics"]["avg_flow"] = 50.0
+    j = judge_fig5(recs, "full")
+    assert j.verdict.startswith("inconclusive: the paper's GPU trace is not public")
+    assert "not reproduced under the default readings" in j.verdict
 
 
 def test_judge_competitive_counts_verdicts_and_best_policy():
