@@ -30,10 +30,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # scipy is imported where the LP is built (import dmlsched stays fast)
+    import scipy.sparse as sp
 
 from ...kit import Deadline, Option, Run, method
 from ...result import Result, Status
@@ -201,6 +203,8 @@ def build_fluid_lp(inst: HareInstance, taus: np.ndarray, c_upper: np.ndarray) ->
     coef = (p[cn, ct] - pmin[cn]) / D[cn]
     keep = coef > 0
     add(np.r_[cn[keep], np.arange(J)], np.r_[cu[keep], iC], np.r_[coef[keep], -np.ones(J)], np.full(J, -np.inf), -LC)
+    import scipy.sparse as sp
+
     A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r0, ncol))
     return FluidLP(A, c, lo, hi, np.concatenate(rlo), np.concatenate(rhi), cn, ct, ck, taus)
 
