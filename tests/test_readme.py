@@ -121,23 +121,38 @@ def test_synopsis_commands_exist(capsys):
     assert "dmlsched" in capsys.readouterr().out
 
 
+def _commands(block: str) -> list[str]:
+    """The command lines of a shell block (comments and blank lines left out)."""
+    return [ln for ln in block.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def _run_commands(lines: list[str], cwd: Path) -> list[str]:
+    """Run each line as a reader would, in ``cwd``; each must succeed without a traceback."""
+    outs = []
+    for ln in lines:
+        r = subprocess.run(ln, shell=True, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (ln, r.stdout[-2000:], r.stderr[-2000:])
+        assert "Traceback" not in r.stderr
+        outs.append(r.stdout)
+    return outs
+
+
 def test_adding_a_method_walkthrough(tmp_path):
     """The README's my_method.py and its commands, as written, in a fresh folder."""
     pytest.importorskip("matplotlib")
     plugin = next(code for code in _blocks("python") if code.startswith("# my_method.py"))
     (tmp_path / "my_method.py").write_text(plugin)
     (tmp_path / "instances").symlink_to(ROOT / "instances")
-    bash = _blocks("bash")[2]
-    lines = [ln for ln in bash.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = _commands(_blocks("bash")[2])
     assert len(lines) == 5 and all(ln.startswith("dmlsched ") for ln in lines)
-    env = dict(os.environ)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    outs = []
-    for ln in lines:
-        r = subprocess.run(ln, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-        assert r.returncode == 0, (ln, r.stdout[-2000:], r.stderr[-2000:])
-        assert "Traceback" not in r.stderr
-        outs.append(r.stdout)
+    env = _env()
+    outs = _run_commands(lines, tmp_path)
     assert "hare/greedy" in outs[0] and "-o order (string, default 'weight')" in outs[0]
     assert "status     feasible" in outs[1]
     assert "verdict" in outs[2]
@@ -156,16 +171,9 @@ def test_adding_a_family_walkthrough(tmp_path):
     """The README's commands for a new family from ``templates/family``, as written, in a fresh folder."""
     (tmp_path / "templates").symlink_to(ROOT / "templates")
     (sh,) = _blocks("sh")
-    lines = [ln for ln in sh.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = _commands(sh)
     assert lines[0].startswith("cp -r templates/family ")
-    env = dict(os.environ)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    outs = []
-    for ln in lines:
-        r = subprocess.run(ln, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-        assert r.returncode == 0, (ln, r.stdout[-2000:], r.stderr[-2000:])
-        assert "Traceback" not in r.stderr
-        outs.append(r.stdout)
+    outs = _run_commands(lines, tmp_path)
     by_cmd = {ln.split()[1]: out for ln, out in zip(lines, outs) if ln.startswith("dmlsched ")}
     # the renamed family with the template's methods
     for m in ("exact", "brute-force", "wspt", "random", "lower-bound"):

@@ -283,3 +283,17 @@ def test_layout_check_can_fail(tmp_path, template):
     (folder / "strategies.py").unlink()
     with pytest.raises(AssertionError, match="missing core modules"):
         _check_layout(template, folder)
+
+
+def test_loading_every_family_imports_nothing_heavy():
+    """Families import solvers, Pyomo and scipy inside the functions that use
+    them (the template's pattern), so ``import dmlsched`` and loading the whole
+    registry stay fast; checked by what is imported, not by a timing."""
+    import subprocess
+
+    heavy = ("pyomo", "scipy", "ortools", "highspy", "gurobipy", "matplotlib", "hypothesis", "dask")
+    code = ("import sys, dmlsched; dmlsched.families(); "
+            f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "", f"loading the registry imports {r.stdout.strip()}"

@@ -7,7 +7,8 @@ Public (a family in ``dmlsched.problems`` is re-exported by
   by default (times and weights on the grid ``k / time_denominator`` so that
   shrunk counterexamples read well);
 * :func:`template_dicts_mutated` -- valid instance dicts with one field
-  (possibly nested) replaced by any JSON value or removed (loader fuzzing:
+  (the jobs, a job, or a field of a job) replaced by any JSON value, removed,
+  or an unknown field added (loader fuzzing:
   ``from_dict`` must answer with an instance or an ``InstanceError``).
 
 The pattern to copy: ``<family>_instances(*, min_jobs, max_jobs, ...)`` with
@@ -42,31 +43,22 @@ def template_instances(draw, *, min_jobs: int = 1, max_jobs: int = 5, max_time: 
     return TemplateInstance(jobs=jobs)
 
 
-def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out.extend(_paths(v, prefix + (k,)))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out.extend(_paths(v, prefix + (i,)))
-    return out
-
-
 @st.composite
 def template_dicts_mutated(draw, **instance_kwargs: Any) -> dict:
-    """A valid instance dict with one field replaced by any JSON value or removed."""
+    """A valid instance dict with one field (possibly nested) replaced by any JSON value or removed."""
     from dmlsched.problems.hare.strategies import json_values
 
     d = copy.deepcopy(to_dict(draw(template_instances(**instance_kwargs))))
-    path = draw(st.sampled_from([p for p in _paths(d) if p]))
-    parent = d
-    for key in path[:-1]:
-        parent = parent[key]
-    if draw(st.booleans()):
-        parent[path[-1]] = draw(json_values(max_leaves=8))
-    elif isinstance(parent, dict):
-        del parent[path[-1]]
-    else:
-        parent.pop(path[-1])
+    target = draw(st.sampled_from(["jobs", "job", "id", "processing", "weight", "extra"]))
+    value = draw(json_values(max_leaves=8))
+    if target == "extra":
+        d["unexpected"] = value  # an unknown field
+    elif target == "job":
+        d["jobs"][0] = value  # a whole job
+    else:  # the job list, or a field of the first job: replaced or missing
+        where = d if target == "jobs" else d["jobs"][0]
+        if draw(st.booleans()):
+            where[target] = value
+        else:
+            del where[target]
     return d
