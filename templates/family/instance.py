@@ -13,6 +13,7 @@ raises an :class:`~dmlsched.errors.InstanceError` naming its path, e.g.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,8 +51,9 @@ class TemplateInstance:
                 raise InstanceError(f"jobs[{j}].id", f"duplicate id {job.id!r}")
             seen.add(job.id)
             for what in ("processing", "weight"):
-                if not getattr(job, what) > 0:
-                    raise InstanceError(f"jobs[{j}].{what}", f"must be > 0, got {getattr(job, what)!r}")
+                v = getattr(job, what)
+                if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+                    raise InstanceError(f"jobs[{j}].{what}", f"must be a finite number > 0, got {v!r}")
 
     @property
     def num_jobs(self) -> int:

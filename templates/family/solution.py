@@ -11,6 +11,7 @@ solution alone; :func:`to_json` is what ``dmlsched solve --json`` prints.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from dmlsched.errors import InvalidSolutionError
@@ -40,7 +41,7 @@ def validate(inst: TemplateInstance, sol: TemplateSchedule) -> None:
     if len(sol.start) != inst.num_jobs:
         raise InvalidSolutionError(f"schedule has {len(sol.start)} start times, instance has {inst.num_jobs} jobs")
     for j, s in enumerate(sol.start):
-        if not (isinstance(s, (int, float)) and math.isfinite(s) and s >= 0):
+        if isinstance(s, bool) or not (isinstance(s, numbers.Real) and math.isfinite(s) and s >= 0):
             raise InvalidSolutionError(f"(2) job {inst.jobs[j].id}: start {s!r} is not a finite time >= 0")
     order = sol.order()
     tol = time_tolerance(max(inst.p), max(sol.start) + max(inst.p))
