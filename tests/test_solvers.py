@@ -53,3 +53,11 @@ def test_gurobi_too_large_is_clear_error(gurobi):
     assert model_size(m)["variables"] == 2500
     with pytest.raises(SolverLimitError, match="too large"):
         solve_model(m, "gurobi")
+
+
+def test_handoff_is_measured_inside_the_solver_call(solver):
+    """The moment Pyomo hands the translated model to the solver is recorded, so a
+    method's stages split Pyomo's translation ('handoff') from the solve."""
+    out = solve_model(knapsack(200), solver, time_limit=30)
+    assert out.handoff_s is not None
+    assert 0.0 <= out.handoff_s <= out.runtime_s

@@ -463,6 +463,11 @@ class Run:
                 threads=threads, tee=sys.stderr if self.display else False, options=extra,
                 work_limit=work_limit, deadline_at=dl.at,
             )
+        if out.handoff_s is not None:
+            # Pyomo's translation of the model is part of building it, not of solving it
+            st = self.details["stages"]
+            st["handoff"] = st.get("handoff", 0.0) + out.handoff_s
+            st["solve"] = max(0.0, st["solve"] - out.handoff_s)
         if out.limit == "time":
             self.cut(what)
         return out

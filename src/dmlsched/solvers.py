@@ -53,6 +53,7 @@ class SolveOutcome:
     message: str = ""
     limit: str | None = None  # "time" (wall clock: not reproducible) or "work" (deterministic)
     engine: Any = None  # the solver object, where a caller reads values from it (CP-SAT)
+    handoff_s: float | None = None  # Pyomo's translation: from the call to the hand-off to the solver
 
     @property
     def has_solution(self) -> bool:
@@ -189,8 +190,8 @@ def solve_model(
     if solver == "gurobi" and _is_nonlinear(model):
         name = "gurobi_direct_minlp"  # gurobi_direct compiles linear models only (MIQCP, e.g. Hare (9))
     opt = SolverFactory(name)
-    if deadline_at is not None:
-        _limit_at_handoff(opt, deadline_at)
+    handed: list[float] = []
+    _limit_at_handoff(opt, deadline_at, handed)
     sopts = dict(options or {})
     if solver == "highs":
         sopts.setdefault("random_seed", int(seed) % 2147483647)
@@ -267,18 +268,24 @@ def solve_model(
         bound=None if bound is None else float(bound),
         solver=solver,
         runtime_s=runtime,
+        handoff_s=(handed[0] - t0) if handed else None,
         message=_tc_name(tc),
         limit=limit,
     )
 
 
-def _limit_at_handoff(opt: Any, deadline_at: float) -> None:
+def _limit_at_handoff(opt: Any, deadline_at: float | None, handed: list[float] | None = None) -> None:
     """Set the solver's time limit to what is left of ``deadline_at`` at the
     moment Pyomo hands the translated model to it (HiGHS: before ``run``;
-    Gurobi: after the model is created).  Falls back to the limit given at
+    Gurobi: after the model is created), and append that moment
+    (``time.perf_counter()``) to ``handed``.  Falls back to the limit given at
     the call when this Pyomo has no such hook."""
 
     def left() -> float:
+        if handed is not None and not handed:
+            handed.append(time.perf_counter())
+        if deadline_at is None:
+            return None  # type: ignore[return-value]
         return max(deadline_at - time.monotonic(), 0.01)
 
     if hasattr(opt, "_solve") and hasattr(opt, "set_instance"):  # persistent HiGHS interface
@@ -286,8 +293,9 @@ def _limit_at_handoff(opt: Any, deadline_at: float) -> None:
 
         def _solve(*a: Any, **k: Any) -> Any:
             cfg = getattr(opt, "_active_config", None)
-            if cfg is not None:
-                cfg.time_limit = left()
+            lim = left()
+            if cfg is not None and lim is not None:
+                cfg.time_limit = lim
             return orig_solve(*a, **k)
 
         opt._solve = _solve
@@ -296,7 +304,9 @@ def _limit_at_handoff(opt: Any, deadline_at: float) -> None:
 
         def _create(pyomo_model: Any, config: Any) -> Any:
             out = orig_create(pyomo_model, config)
-            config.time_limit = left()
+            lim = left()
+            if lim is not None:
+                config.time_limit = lim
             return out
 
         opt._create_solver_model = _create
