@@ -38,7 +38,7 @@ def time_methods(num_jobs: int, load: float, seed: int = 1, methods=METHODS) -> 
     import dmlsched
     from dmlsched.generate.hare import simulation
 
-    inst = simulation(seed, num_jobs=num_jobs, load=load)
+    inst = simulation(seed=seed, num_jobs=num_jobs, load=load)
     rows = []
     for m in methods:
         c0 = time.process_time()
@@ -92,7 +92,7 @@ import sys, time
 import dmlsched
 from dmlsched.generate.hare import simulation
 t0 = time.perf_counter()
-inst = simulation(1, num_jobs=int(sys.argv[2]), load=0.9)
+inst = simulation(seed=1, num_jobs=int(sys.argv[2]), load=0.9)
 dmlsched.save(inst, sys.argv[1])
 print(time.perf_counter() - t0)
 """

@@ -110,7 +110,7 @@ def part3(limit: float) -> dict:
     from dmlsched.generate.hare import simulation
 
     path = Path("/tmp/hare_bounds_paper_instance.json")
-    dmlsched.save(simulation(1), path)
+    dmlsched.save(simulation(seed=1), path)
     out = {}
     for m in ("list", "list-queyranne"):
         cmd = [str(Path(sys.executable).with_name("dmlsched")), "check", str(path), "--method", m,

@@ -63,8 +63,8 @@ BASELINES = ("fifo-round", "srtf-round", "homo", "allox")
 
 def make(setup: str, seed: int, jobs: int, load: float) -> HareInstance:
     if setup == "testbed":
-        return generate(seed, num_jobs=jobs, load=load, gpus=list(TESTBED))
-    return generate(seed, num_jobs=jobs, num_gpus=4, load=load, rounds=(2, 3), tasks_per_round=(1, 2))
+        return generate(seed=seed, num_jobs=jobs, load=load, gpus=list(TESTBED))
+    return generate(seed=seed, num_jobs=jobs, num_gpus=4, load=load, rounds=(2, 3), tasks_per_round=(1, 2))
 
 
 def reversed_gpus(inst: HareInstance) -> HareInstance:

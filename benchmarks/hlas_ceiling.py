@@ -38,7 +38,7 @@ def suite(seeds: int) -> Suite:
                 sources.append(Source(
                     "generator", generator="dmlsched.generate.hlas:generate", seeds=tuple(range(seeds)),
                     name=f"{sizes};{'-'.join(map(str, tasks))} tasks;load {load:g}",
-                    params={"num_jobs": 200, "num_gpus": 160, "groups": 40, "sizes": sizes, "rounds": rounds,
+                    params={"num_jobs": 200, "num_gpus": 160, "num_groups": 40, "sizes": sizes, "rounds": rounds,
                             "tasks_per_round": tasks, "load": load}))
     return Suite(sources=sources, name="hlas-ceiling", methods=["srtf", "fifo", "fifo@relaxed"], reference=None,
                  time_limit=900, options={"fifo@relaxed": {"gang": "none"}})

@@ -44,17 +44,17 @@ TINY = "tiny 3 jobs, 8 distinct GPUs, 3 groups"
 def suites(time_limit: float) -> list[Suite]:
     paper, rand = [], []
     for m, u, mix in PAPER:
-        params = {"num_gpus": m, "groups": u}
+        params = {"num_gpus": m, "num_groups": u}
         if MIX[mix]:
             params["gpu_mix"] = MIX[mix]
         paper.append(Source("generator", generator="dmlsched.generate.hlas:paper_grouping", params=params,
                             seeds=(0,), name=f"paper {m} GPUs ({mix}), {u} groups"))
     for n, m, u in RANDOM:
         rand.append(Source("generator", generator="dmlsched.generate.hlas:grouping",
-                           params={"num_jobs": n, "num_gpus": m, "groups": u}, seeds=(0, 1, 2),
+                           params={"num_jobs": n, "num_gpus": m, "num_groups": u}, seeds=(0, 1, 2),
                            name=f"random {n} jobs, {m} distinct GPUs, {u} groups"))
     tiny = [Source("generator", generator="dmlsched.generate.hlas:grouping",
-                   params={"num_jobs": 3, "num_gpus": 8, "groups": 3}, seeds=tuple(range(30)), name=TINY)]
+                   params={"num_jobs": 3, "num_gpus": 8, "num_groups": 3}, seeds=tuple(range(30)), name=TINY)]
     opts = {"exact@binary": {"formulation": "binary"}}
     return [
         Suite(sources=paper, name="hlas-grouping-paper", methods=["greedy", "exact", "exact@binary", "exact-cp"],

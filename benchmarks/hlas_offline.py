@@ -36,7 +36,7 @@ def suite(time_limit: float) -> Suite:
     for n in JOBS:
         sources.append(Source("generator", generator="dmlsched.generate.hlas:generate", seeds=(0, 1, 2),
                               name=f"testbed {n} jobs",
-                              params={"num_jobs": n, "num_gpus": 15, "groups": None, "gpu_mix": TESTBED,
+                              params={"num_jobs": n, "num_gpus": 15, "num_groups": None, "gpu_mix": TESTBED,
                                       "rounds": [2, 4], "tasks_per_round": [2, 4, 8], "load": 2.0,
                                       "time_grid": 0.01}))
     return Suite(sources=sources, name="hlas-offline-reach", methods=METHODS, reference=None,

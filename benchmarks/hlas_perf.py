@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--group-idle", default="any")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
-    params = {"num_jobs": a.jobs, "num_gpus": 160, "groups": 40, "sizes": "uniform", "rounds": [10, 100],
+    params = {"num_jobs": a.jobs, "num_gpus": 160, "num_groups": 40, "sizes": "uniform", "rounds": [10, 100],
               "tasks_per_round": [2, 4, 8], "load": 0.9, "predictions": "conservative"}
     suite = Suite(sources=[Source("generator", generator="dmlsched.generate.hlas:generate", params=params,
                                   seeds=(1,), name="perf")],

@@ -45,27 +45,27 @@ def gen(fn: str, params: dict, seeds=(0,), name: str = "") -> Source:
 
 
 def suites(quick: bool) -> dict[str, list[Suite]]:
-    swf_jobs = {"jobs": 1000} if quick else {}
+    swf_jobs = {"num_jobs": 1000} if quick else {}
     openb_sizes = (20, 64) if quick else (20, 32, 64, 128)
     swf_sizes = (256, 1024) if quick else (256, 384, 512, 1024)
     return {
         "traces": [Suite(
-            sources=[gen("openb", {"gpus": g}, name=f"openb-{g}") for g in openb_sizes]
-            + [gen("swf", {"gpus": g, **swf_jobs}, name=f"swf-{g}") for g in swf_sizes],
+            sources=[gen("openb", {"num_gpus": g}, name=f"openb-{g}") for g in openb_sizes]
+            + [gen("swf", {"num_gpus": g, **swf_jobs}, name=f"swf-{g}") for g in swf_sizes],
             name="moldable-traces", methods=list(POLICIES), reference=None, time_limit=3600, options=dict(OPTS))],
         "perf": [Suite(
-            sources=[gen("swf", {"gpus": 256, **swf_jobs}, name="swf-256"), gen("openb", {"gpus": 20}, name="openb-20")],
+            sources=[gen("swf", {"num_gpus": 256, **swf_jobs}, name="swf-256"), gen("openb", {"num_gpus": 20}, name="openb-20")],
             name="moldable-perf", methods=["malleable-equi"], reference=None, time_limit=600, repetitions=3)],
         "exact": [Suite(
-            sources=[gen("paper_like", {"gpus": 8, "users": 2, "bags": 3, "tasks_per_bag": [2, 4]}, (3,),
+            sources=[gen("paper_like", {"num_gpus": 8, "num_users": 2, "num_bags": 3, "tasks_per_bag": [2, 4]}, (3,),
                          name="paper-like-7"),
-                     gen("paper_like", {"gpus": 8, "users": 2, "bags": 5, "tasks_per_bag": [4, 4]},
+                     gen("paper_like", {"num_gpus": 8, "num_users": 2, "num_bags": 5, "tasks_per_bag": [4, 4]},
                          (0, 1) if quick else (0, 1, 2, 3, 4), name="paper-like-20")],
             name=f"moldable-exact-{limit:g}s", methods=["exact-cp", "exact"], reference=None, time_limit=limit,
             grace=max(10.0, limit)) for limit in ((5.0,) if quick else (5.0, 60.0))],
         "gap": [Suite(
-            sources=[gen("swf", {"gpus": g, **swf_jobs}, name=f"swf-{g}") for g in (256, 512)]
-            + [gen("openb", {"gpus": 20}, name="openb-20")],
+            sources=[gen("swf", {"num_gpus": g, **swf_jobs}, name=f"swf-{g}") for g in (256, 512)]
+            + [gen("openb", {"num_gpus": 20}, name="openb-20")],
             name="moldable-gap", methods=["rigid-fcfs", "rigid-shortest", "moldable-equi", "malleable-equi",
                                           "moldable-prop", "malleable-prop"],
             reference="preemptive-lb", time_limit=3600)],

@@ -31,15 +31,15 @@ HERE = Path(__file__).resolve().parent
 
 #: (label, params, seeds, time limit)
 SETS = [
-    ("3 jobs, servers 2+2", {"n_jobs": 3, "servers": [2, 2]}, 50, 10.0),
-    ("3 jobs, servers 2+2, strong contention", {"n_jobs": 3, "servers": [2, 2], "exchange_share": 0.4,
+    ("3 jobs, servers 2+2", {"num_jobs": 3, "servers": [2, 2]}, 50, 10.0),
+    ("3 jobs, servers 2+2, strong contention", {"num_jobs": 3, "servers": [2, 2], "exchange_share": 0.4,
                                                 "sizes": [1, 2, 3]}, 20, 10.0),
-    ("3 jobs, servers 2+2+2, strong contention", {"n_jobs": 3, "servers": [2, 2, 2], "exchange_share": 0.4,
+    ("3 jobs, servers 2+2+2, strong contention", {"num_jobs": 3, "servers": [2, 2, 2], "exchange_share": 0.4,
                                                   "sizes": [1, 2, 3]}, 20, 60.0),
-    ("6 jobs, servers 4+4+4", {"n_jobs": 6, "servers": [4, 4, 4]}, 20, 60.0),
-    ("6 jobs, servers 2+3+4", {"n_jobs": 6, "servers": [2, 3, 4]}, 20, 60.0),
-    ("6 jobs, servers 2+2+2", {"n_jobs": 6, "servers": [2, 2, 2]}, 20, 60.0),
-    ("8 jobs, servers 4+4+4+4", {"n_jobs": 8, "servers": [4, 4, 4, 4]}, 10, 60.0),
+    ("6 jobs, servers 4+4+4", {"num_jobs": 6, "servers": [4, 4, 4]}, 20, 60.0),
+    ("6 jobs, servers 2+3+4", {"num_jobs": 6, "servers": [2, 3, 4]}, 20, 60.0),
+    ("6 jobs, servers 2+2+2", {"num_jobs": 6, "servers": [2, 2, 2]}, 20, 60.0),
+    ("8 jobs, servers 4+4+4+4", {"num_jobs": 8, "servers": [4, 4, 4, 4]}, 10, 60.0),
 ]
 
 
@@ -52,7 +52,7 @@ def main() -> None:
     rows = []
     engine = make_engine(args.workers)
     # warm the workers: the first solve in a process imports OR-Tools and SciPy (seconds)
-    warm = Suite(sources=[Source(kind="generator", generator="dmlsched.generate.rar:small", params={"n_jobs": 2},
+    warm = Suite(sources=[Source(kind="generator", generator="dmlsched.generate.rar:small", params={"num_jobs": 2},
                                  seeds=(0,))], name="warm-up", methods=["exact-cp"], reference=None, time_limit=60)
     for _ in range(args.workers):
         run_sweep(warm, out=None, engine=engine, progress=False)
@@ -66,7 +66,7 @@ def main() -> None:
 def _sets(args, out_file, rows, engine) -> None:
     for label, params, seeds, limit in SETS:
         n = 3 if args.quick else seeds
-        methods = ["exact-cp", "exact-dp"] + (["exact"] if params["n_jobs"] == 3 else [])
+        methods = ["exact-cp", "exact-dp"] + (["exact"] if params["num_jobs"] == 3 else [])
         suite = Suite(sources=[Source(kind="generator", generator="dmlsched.generate.rar:small", params=params,
                                       seeds=tuple(range(n)))],
                       name="rar-exact", methods=methods, reference=None, time_limit=limit)

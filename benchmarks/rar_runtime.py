@@ -42,7 +42,7 @@ def main() -> None:
                       seeds=tuple(range(args.seeds)), name="paper")]
     if args.large:
         sources.append(Source(kind="generator", generator="dmlsched.generate.rar:generate",
-                              params={"n_jobs": 10_000, "n_servers": 1_000, "horizon": 1200}, seeds=(0,),
+                              params={"num_jobs": 10_000, "num_servers": 1_000, "horizon": 1200}, seeds=(0,),
                               name="large"))
     suite = Suite(sources=sources, name="rar-runtime", methods=METHODS, reference=None, time_limit=300.0,
                   options={"greedy": {"iterations": 0}})

@@ -78,6 +78,14 @@ BAD_FAMILY = (
 RESULTS_LINE = '{"key": "x|list|0|highs|20", "method": "list", "status": "feasible"}\n'
 
 S = ["solve", "{tiny}", "-m", "list"]
+BENCH_S = ["bench", "s.toml", "--out", "r.jsonl"]
+
+
+def GEN(generator: str, params: str) -> bytes:
+    """A one-source suite calling ``dmlsched.generate.<generator>`` with the TOML ``params``."""
+    return (f'name = "g"\nreference = "none"\n[[instances]]\ngenerator = "dmlsched.generate.{generator}"\n'
+            f'params = {{ {params} }}\nseeds = 1\n').encode()
+
 
 CASES = [
     # --- instance files -------------------------------------------------------------
@@ -184,30 +192,37 @@ CASES = [
     ("bench workers negative", {}, ["bench", "{tiny}", "--workers", "-1"], "--workers"),
     ("bench time limit text", {}, ["bench", "{tiny}", "--time-limit", "soon"], "time"),
     ("bench missing path", {}, ["bench", "nothere.json", "--out", "r.jsonl"], "nothere.json"),
-    pytest.param(
-        "generator negative size", {"s.toml": b""}, ["bench", "s.toml", "--out", "r.jsonl"], "{jobs_arg}",
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "generators do not check their arguments yet (the message names no argument) and bench records a "
-            "generator failure as a run error (exit 1), not bad input (exit 2): generate/* and bench/* owners")),
-        id="generator negative size"),
+    # generator arguments reached through a suite: bad input (exit 2) naming the suite's source and the argument
+    ("generator negative size", {"s.toml": GEN("hare:generate", "num_jobs = -4")}, BENCH_S,
+     "instances[0] (generator dmlsched.generate.hare:generate), seed 0: generate.hare.generate: "
+     "num_jobs must be an integer >= 1, got -4"),
+    ("generator non-integer count", {"s.toml": GEN("rar:generate", "num_jobs = 2.5")}, BENCH_S,
+     "generate.rar.generate: num_jobs must be an integer >= 1, got 2.5"),
+    ("generator count as text", {"s.toml": GEN("moldable:batch", 'num_tasks = "6"')}, BENCH_S,
+     "generate.moldable.batch: num_tasks must be an integer"),
+    ("generator bad probability", {"s.toml": GEN("moldable:paper_like", "big_memory_share = 1.5")}, BENCH_S,
+     "generate.moldable.paper_like: big_memory_share must be a probability in [0, 1], got 1.5"),
+    ("generator negative load", {"s.toml": GEN("hare:simulation", "load = -1.0")}, BENCH_S,
+     "generate.hare.simulation: load must be > 0"),
+    ("generator reversed range",
+     {"s.toml": GEN("hlas:generate", "num_jobs = 4, num_gpus = 4, num_groups = 2, rounds = [5, 2]")},
+     BENCH_S, "generate.hlas.generate: rounds must be a range"),
+    ("generator groups above GPUs", {"s.toml": GEN("hlas:grouping", "num_gpus = 4, num_groups = 9")}, BENCH_S,
+     "generate.hlas.grouping: num_groups must be an integer in 1..4, got 9"),
+    ("generator unknown choice",
+     {"s.toml": GEN("hlas:generate", 'num_jobs = 4, num_gpus = 4, num_groups = 2, sizes = "zipf"')},
+     BENCH_S, "generate.hlas.generate: sizes must be one of"),
+    ("generator too few machines", {"s.toml": GEN("cruise:random_instance", "num_machines = 1")}, BENCH_S,
+     "generate.cruise.random_instance: num_machines must be an integer >= 2, got 1"),
+    ("generator bad share table", {"s.toml": GEN("harmony:evaluation_workload", "num_jobs = 4, weights = { gpu = 1 }")},
+     BENCH_S, "generate.harmony.evaluation_workload: weights has unknown key 'gpu'"),
+    ("generator old spelling", {"s.toml": GEN("harmony:sample_workload", "jobs = 4, machines = 4")}, BENCH_S,
+     "params.jobs: not an argument of the generator"),
+    ("generator forwarded unknown argument", {"s.toml": GEN("hare:testbed", "bogus = 1")}, BENCH_S,
+     "generate.hare.testbed: bogus is not an argument of this generator"),
+    ("generator seed in params", {"s.toml": GEN("rar:small", "seed = 3")}, BENCH_S, "params.seed"),
+    ("generator not found", {"s.toml": GEN("hare:nosuch", "")}, BENCH_S, "nosuch"),
 ]
-
-
-def _jobs_arg() -> str:
-    """The Hare generator's name for its number of jobs (the families are settling one spelling)."""
-    import inspect
-
-    from dmlsched.generate.hare import generate
-
-    params = inspect.signature(generate).parameters
-    return next(n for n in ("n_jobs", "num_jobs", "jobs") if n in params)
-
-
-def _generated_suite() -> bytes:
-    return (
-        'name = "g"\nreference = "none"\nmethods = ["fifo"]\n[[instances]]\n'
-        f'generator = "dmlsched.generate.hare:generate"\nparams = {{ {_jobs_arg()} = -4 }}\nseeds = 1\n'
-    ).encode()
 
 
 def _huge_ints(case_id: str) -> bytes | None:
@@ -253,9 +268,6 @@ def test_bad_input_is_a_clean_error(case_id, files, argv, needle, tmp_path, monk
     huge = _huge_ints(case_id)
     if huge is not None:
         files["bad.json"] = huge
-    if case_id == "generator negative size":
-        files["s.toml"] = _generated_suite()
-        needle = _jobs_arg()
     _make(tmp_path, files)
     monkeypatch.chdir(tmp_path)
     before = _snapshot(tmp_path)

@@ -158,7 +158,7 @@ def test_types_model_agrees_across_solvers_on_the_28_plus_4_cluster(gurobi):
 def test_gurobi_licence_limit_is_reported(gurobi):
     from dmlsched.generate.cruise import homogeneous_cluster
 
-    big = homogeneous_cluster("NMF", 32)
+    big = homogeneous_cluster(app="NMF", num_machines=32)
     mdl = build_model(big, 16)
     with pytest.raises(SolverLimitError):
         dmlsched.solvers.solve_model(mdl, "gurobi", time_limit=5)
@@ -169,7 +169,7 @@ def test_deadline_holds_for_the_whole_method_and_keeps_the_incumbent():
     MIPs need: the method returns by the deadline with a valid incumbent."""
     from dmlsched.generate.cruise import heterogeneous_cluster
 
-    inst = heterogeneous_cluster("NMF", 12, 4, jitter=0.2, scale=0.05, seed=1)
+    inst = heterogeneous_cluster(app="NMF", num_slow=12, num_fast=4, jitter=0.2, scale=0.05, seed=1)
     t0 = time.monotonic()
     res = dmlsched.solve(inst, "exact", time_limit=1.0)
     assert time.monotonic() - t0 < 1.0 + 1.5  # the stated overhead: validation and one model build
@@ -206,18 +206,18 @@ def _configs_with_workers(inst, W):
 def test_brute_force_refusal_reads_as_a_person_expects():
     from dmlsched.generate.cruise import random_instance
 
-    res = dmlsched.solve(random_instance(12, seed=0), "brute-force", space="machines")
+    res = dmlsched.solve(random_instance(num_machines=12, seed=0), "brute-force", space="machines")
     assert res.status == Status.NOT_APPLICABLE
     msg = res.details["error"]
     assert "x 10^" in msg and not re.search(r"\d{9,}", msg), msg
-    typed = dmlsched.solve(random_instance(12, seed=0), "brute-force", space="types", limit=1000)
+    typed = dmlsched.solve(random_instance(num_machines=12, seed=0), "brute-force", space="types", limit=1000)
     assert typed.status == Status.NOT_APPLICABLE and "limit" in typed.details["error"]
 
 
 def test_types_formulation_refuses_too_many_count_vectors():
     from dmlsched.generate.cruise import random_instance
 
-    inst = random_instance(24, seed=0)  # 24 distinct machines: 2^24 count vectors
+    inst = random_instance(num_machines=24, seed=0)  # 24 distinct machines: 2^24 count vectors
     res = dmlsched.solve(inst, "exact", formulation="types")
     assert res.status == Status.NOT_APPLICABLE and "count vectors" in res.details["error"]
     assert dmlsched.get_method("cruise", "exact").options  # auto then picks the machines formulation

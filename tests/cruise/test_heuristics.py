@@ -55,7 +55,7 @@ def test_proportional_valid_and_deterministic(inst):
 
 
 def test_proportional_is_even_on_homogeneous():
-    inst = homogeneous_cluster("NMF", 8, scale=0.01)
+    inst = homogeneous_cluster(app="NMF", num_machines=8, scale=0.01)
     cfg = proportional(inst)
     W = sum(cfg.w)
     assert max(cfg.d) - min(cfg.d[i] for i in cfg.workers) <= 1
@@ -65,21 +65,21 @@ def test_proportional_is_even_on_homogeneous():
 
 def test_generator_calibration_reproduces_table_3_4():
     for app, ((W, S), _, _) in APPS.items():
-        inst = homogeneous_cluster(app)
+        inst = homogeneous_cluster(app=app)
         _, info = closed_form(inst, "paper")
         assert (info["workers"], info["servers"]) == (W, S), app
         assert calibrated_parameters(app)["dataset_size"] == inst.dataset_size
 
 
 def test_generators_are_seeded():
-    a = random_instance(6, seed=5)
-    b = random_instance(6, seed=5)
+    a = random_instance(num_machines=6, seed=5)
+    b = random_instance(num_machines=6, seed=5)
     assert a.proc_time == b.proc_time and a.machine_bandwidth == b.machine_bandwidth
-    h1 = heterogeneous_cluster("MLR", jitter=0.1, seed=3)
-    h2 = heterogeneous_cluster("MLR", jitter=0.1, seed=3)
+    h1 = heterogeneous_cluster(app="MLR", jitter=0.1, seed=3)
+    h2 = heterogeneous_cluster(app="MLR", jitter=0.1, seed=3)
     assert h1.proc_time == h2.proc_time
-    assert heterogeneous_cluster("MLR").machine_types == (tuple(range(28)), tuple(range(28, 32)))
-    assert random_instance(4, seed=1, matrix=True).bandwidth_matrix is not None
+    assert heterogeneous_cluster(app="MLR").machine_types == (tuple(range(28)), tuple(range(28, 32)))
+    assert random_instance(num_machines=4, seed=1, matrix=True).bandwidth_matrix is not None
 
 
 def test_proportional_gap_on_the_28_plus_4_cluster(instances_dir):

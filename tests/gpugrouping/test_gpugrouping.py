@@ -172,7 +172,7 @@ def test_highs_and_gurobi_agree(solver):
 def test_typed_model_proves_a_paper_setup_instance():
     """30 GPUs of 4 types (8/4/1/2 mix), 5 groups: the typed MILP (HiGHS) and the typed
     CP-SAT model prove the same optimum; the binary MILP only bounds it."""
-    inst = paper_grouping(30, 5, gpu_mix={"V100": 8, "T4": 4, "K80": 1, "M60": 2})
+    inst = paper_grouping(num_gpus=30, num_groups=5, gpu_mix={"V100": 8, "T4": 4, "K80": 1, "M60": 2})
     assert inst.gpu_types.counts == (16, 8, 2, 4)
     cp = dmlsched.solve(inst, "exact-cp", time_limit=30)
     mip = dmlsched.solve(inst, "exact", time_limit=30)
@@ -184,7 +184,7 @@ def test_typed_model_proves_a_paper_setup_instance():
 def test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound():
     """A 24-GPU instance with distinct speeds is not proven in 1 s: the method stops at the
     deadline with the greedy (or a better) incumbent, a bound below it, status feasible."""
-    inst = random_grouping(8, 24, 6, seed=4)
+    inst = random_grouping(num_jobs=8, num_gpus=24, num_groups=6, seed=4)
     res = dmlsched.solve(inst, "exact-cp", time_limit=1.0)
     assert res.status in (Status.FEASIBLE, Status.OPTIMAL) and res.solution is not None
     assert res.details["wall_s"] < 10.0  # the deadline plus building and validation
@@ -194,14 +194,14 @@ def test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound():
 
 
 def test_exact_cp_work_limit_is_reproducible():
-    inst = random_grouping(8, 24, 6, seed=4)
+    inst = random_grouping(num_jobs=8, num_gpus=24, num_groups=6, seed=4)
     a = dmlsched.solve(inst, "exact-cp", work_limit=0.2, time_limit=60)
     b = dmlsched.solve(inst, "exact-cp", work_limit=0.2, time_limit=60)
     assert a.reproducible and (a.objective, a.bound) == (b.objective, b.bound)
 
 
 def test_brute_force_refuses_before_enumerating():
-    inst = random_grouping(2, 14, 5, seed=0)
+    inst = random_grouping(num_jobs=2, num_gpus=14, num_groups=5, seed=0)
     res = dmlsched.solve(inst, "brute-force", typed=False)
     assert res.status == Status.NOT_APPLICABLE and "partitions" in res.details["error"]
     assert "x 10^" in res.details["error"] or "," in res.details["error"]
@@ -289,15 +289,15 @@ def test_roundtrip_and_from_hlas_merges_job_types():
 
 
 def test_generators():
-    a = random_grouping(4, 10, 3, seed=2)
+    a = random_grouping(num_jobs=4, num_gpus=10, num_groups=3, seed=2)
     assert a.num_gpus == 10 and a.gpu_types.num_types == 10
-    assert dmlsched.to_dict(a) == dmlsched.to_dict(random_grouping(4, 10, 3, seed=2))
-    b = random_grouping(4, 10, 3, seed=2, types=3)
+    assert dmlsched.to_dict(a) == dmlsched.to_dict(random_grouping(num_jobs=4, num_gpus=10, num_groups=3, seed=2))
+    b = random_grouping(num_jobs=4, num_gpus=10, num_groups=3, seed=2, num_types=3)
     assert b.gpu_types.counts == (4, 3, 3)
-    p = paper_grouping(20, 4)
+    p = paper_grouping(num_gpus=20, num_groups=4)
     assert p.gpu_types.counts == (5, 5, 5, 5) and p.num_jobs <= 8
     with pytest.raises(ValueError, match="groups"):
-        random_grouping(2, 3, 4)
+        random_grouping(num_jobs=2, num_gpus=3, num_groups=4)
 
 
 def test_cli_solve_and_check(capsys):

@@ -7,13 +7,13 @@ from dmlsched.generate.hare import generate
 
 
 def test_same_seed_same_instance():
-    a, b = generate(3, num_jobs=5, num_gpus=6), generate(3, num_jobs=5, num_gpus=6)
+    a, b = generate(seed=3, num_jobs=5, num_gpus=6), generate(seed=3, num_jobs=5, num_gpus=6)
     assert dmlsched.to_dict(a) == dmlsched.to_dict(b)
-    assert dmlsched.to_dict(generate(4, num_jobs=5, num_gpus=6)) != dmlsched.to_dict(a)
+    assert dmlsched.to_dict(generate(seed=4, num_jobs=5, num_gpus=6)) != dmlsched.to_dict(a)
 
 
 def test_generated_instance_is_valid_and_solvable():
-    inst = generate(0, num_jobs=4, num_gpus=4, rounds=(1, 2), tasks_per_round=(1, 2))
+    inst = generate(seed=0, num_jobs=4, num_gpus=4, rounds=(1, 2), tasks_per_round=(1, 2))
     assert inst.num_jobs == 4 and inst.num_gpus == 4
     assert sorted(set(inst.gpus)) == ["K80", "M60", "T4", "V100"]
     arrivals = [j.arrival for j in inst.jobs]
@@ -45,6 +45,6 @@ def test_testbed_and_simulation_setups():
     with pytest.raises(ValueError, match="heterogeneity"):
         cluster(4, "extreme")
     with pytest.raises(ValueError, match="num_jobs"):
-        generate(0, num_jobs=-4)
+        generate(seed=0, num_jobs=-4)
     with pytest.raises(ValueError, match="load"):
-        generate(0, load=0)
+        generate(seed=0, load=0)

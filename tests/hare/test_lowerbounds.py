@@ -60,7 +60,7 @@ def test_property_bounds_at_most_optimum(inst):
 
 @pytest.mark.parametrize("seed, load", [(1, 0.9), (3, 0.9), (4, 0.9), (2, 100.0), (5, 100.0)])
 def test_bounds_at_most_proven_optimum_on_the_testbed(seed, load):
-    inst = generate(seed, num_jobs=5, gpus=list(TESTBED), load=load)
+    inst = generate(seed=seed, num_jobs=5, gpus=list(TESTBED), load=load)
     res = dmlsched.solve(inst, "exact-cp", time_limit=20, lower_bound=False)
     if res.status != Status.OPTIMAL:
         pytest.skip("exact-cp did not prove optimality in 20 s here")
@@ -84,7 +84,7 @@ def test_fluid_lp_beats_the_critical_path_when_jobs_compete():
 
 
 def test_safe_dual_bound_never_exceeds_the_lp_optimum():
-    inst = generate(4, num_jobs=6, gpus=list(TESTBED), load=100)
+    inst = generate(seed=4, num_jobs=6, gpus=list(TESTBED), load=100)
     sched, _, _ = cp.list_incumbent(inst)
     horizon = float((sched.start + inst.tc[inst.task_job, sched.gpu]).max())
     lp = lb.build_fluid_lp(inst, lb.slot_grid(inst, horizon), np.full(inst.num_jobs, cp.chain_horizon(inst)))
@@ -106,7 +106,7 @@ def test_safe_dual_bound_never_exceeds_the_lp_optimum():
 
 
 def test_lower_bound_method_and_its_options():
-    inst = generate(2, num_jobs=6, gpus=list(TESTBED), load=100)
+    inst = generate(seed=2, num_jobs=6, gpus=list(TESTBED), load=100)
     best = dmlsched.solve(inst, "lower-bound")
     assert best.status == Status.OPTIMAL and best.objective == best.bound
     assert best.solution is None and best.details["bound_name"] in ("fluid-lp", "critical-path")
@@ -119,7 +119,7 @@ def test_lower_bound_method_and_its_options():
 
 
 def test_lp_priority_orders_a_valid_schedule():
-    inst = generate(1, num_jobs=12, num_gpus=8, load=100)
+    inst = generate(seed=1, num_jobs=12, num_gpus=8, load=100)
     b = lb.fluid_lp_bound(inst)
     assert b.priority is not None and b.priority.shape == (inst.num_tasks,) and np.isfinite(b.priority).all()
     sched, val, rule = cp.list_incumbent(inst, {"fluid-lp": b.priority})

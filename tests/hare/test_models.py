@@ -360,7 +360,7 @@ def test_exact_deadline_covers_the_whole_method():
 def test_exact_refuses_before_building_what_it_cannot_hold():
     from dmlsched.generate.hare import TESTBED, generate
 
-    inst = generate(1, gpus=list(TESTBED), num_jobs=40, load=100.0)
+    inst = generate(seed=1, gpus=list(TESTBED), num_jobs=40, load=100.0)
     res = dmlsched.solve(inst, "exact", time_limit=5)
     assert res.status == Status.NOT_APPLICABLE
     assert res.details["refused"] in ("time", "memory")

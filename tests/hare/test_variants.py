@@ -132,7 +132,7 @@ def test_list_eft_matches_its_definition_and_keeps_list_unchanged():
     from dmlsched.problems.hare.heuristics import middle_completion_priority
     from dmlsched.problems.hare.models import solve_relaxation
 
-    inst = generate(3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
+    inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
     rel = solve_relaxation(inst, kind="rl", time_limit=20)
     assert rel.status.value == "optimal"
     order = priority_order(inst, middle_completion_priority(inst, rel.x_hat))
@@ -150,7 +150,7 @@ def test_measured_finding_on_a_generated_evaluation_instance():
     proof's reading (earliest start, the default) it beats the job-level FIFO
     and SRTF but not Sched_Allox; the same H order with earliest-finish
     placement (``list-eft``) is better than every baseline, job- or round-level."""
-    inst = generate(3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
+    inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
     base = {b: dmlsched.solve(inst, b).objective
             for b in ("fifo", "srtf", "homo", "allox", "fifo-round", "srtf-round")}
     ea = dmlsched.solve(inst, "list", time_limit=20, placement="earliest-available").objective
@@ -165,7 +165,7 @@ def test_measured_finding_on_a_generated_evaluation_instance():
 
 def test_smith_eft_on_the_testbed_setup_beats_algorithm_1_ordering_placement():
     # the paper's 15 GPUs, 12 jobs arriving together: no solver needed
-    inst = generate(1, num_jobs=12, load=100.0, gpus=list(TESTBED))
+    inst = generate(seed=1, num_jobs=12, load=100.0, gpus=list(TESTBED))
     assert inst.gpus == TESTBED and inst.num_gpus == 15
     order = priority_order(inst, round_smith_priority(inst))
     ea = dmlsched.evaluate(inst, list_schedule(inst, order))
@@ -176,7 +176,7 @@ def test_smith_eft_on_the_testbed_setup_beats_algorithm_1_ordering_placement():
 def test_cli_solve_and_check_variants(tmp_path, capsys):
     from dmlsched.cli import main
 
-    inst = generate(3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
+    inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
     p = tmp_path / "setup.json"
     dmlsched.save(inst, p)
     for method in ("list-eft", "smith-eft"):

@@ -49,7 +49,7 @@ def test_aggregate_reading_at_paper_scale_is_within_about_2_percent():
     formula leaves a gap of at least 76% (the best n_G run is feasible)."""
     from dmlsched.generate.harmony import evaluation_workload
 
-    inst = evaluation_workload(0)
+    inst = evaluation_workload(seed=0)
     agg = dmlsched.solve(inst, "harmony").objective  # the default reading
     per_job = dmlsched.solve(inst, "harmony", group_rule="per-job").objective
     best = max(dmlsched.solve(inst, "harmony", n_groups=k).objective for k in (11, 12, 13))

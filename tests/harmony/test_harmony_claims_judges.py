@@ -57,7 +57,7 @@ def test_every_claim_is_complete():
     claims = all_claims(["harmony"])
     assert {c.key for c in claims} == {"harmony-fig-4.17", "harmony-4.4.3-utilisation", "harmony-fig-4.18"}
     full = next(c for c in claims if c.key == "harmony-fig-4.17").suite("full")
-    assert full.sources[0].params == {"jobs": 80, "machines": 100}  # the paper's scale
+    assert full.sources[0].params == {"num_jobs": 80, "num_machines": 100}  # the paper's scale
     assert full.reference == "oracle" and full.options["oracle"] == {"simulate": True}
 
 

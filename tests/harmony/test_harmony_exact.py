@@ -81,7 +81,7 @@ def test_brute_force_refusal_reads_as_a_person_expects(two_jobs):
 
     res = dmlsched.solve(two_jobs, "brute-force", max_jobs=1)
     assert res.status == dmlsched.Status.NOT_APPLICABLE and "max_jobs = 1" in res.details["error"]
-    big = dmlsched.solve(evaluation_workload(0), "brute-force")
+    big = dmlsched.solve(evaluation_workload(seed=0), "brute-force")
     assert big.status == dmlsched.Status.NOT_APPLICABLE
     assert "x 10^" in big.details["error"] and not re.search(r"\d{9,}", big.details["error"])
 
@@ -175,7 +175,7 @@ def test_strategies_reexported():
 def test_milp_time_limit_keeps_incumbent_and_bound():
     from dmlsched.generate.harmony import sample_workload
 
-    inst = sample_workload(1, jobs=7, machines=9)
+    inst = sample_workload(seed=1, num_jobs=7, num_machines=9)
     res = dmlsched.solve(inst, "exact", time_limit=1)
     assert res.status in (dmlsched.Status.FEASIBLE, dmlsched.Status.OPTIMAL, dmlsched.Status.TIME_LIMIT)
     u_opt = exhaustive(inst)[1]
@@ -191,7 +191,7 @@ def test_oracle_space_option_changes_what_it_searches():
     on the admitted jobs; both contain Harmony's decision."""
     from dmlsched.generate.harmony import evaluation_workload
 
-    inst = evaluation_workload(0, jobs=20, machines=25)
+    inst = evaluation_workload(seed=0, num_jobs=20, num_machines=25)
     g = dmlsched.solve(inst, "oracle")
     p = dmlsched.solve(inst, "oracle", space="prefixes")
     assert g.details["decisions"] == 20 and g.details["admitted"] == 20

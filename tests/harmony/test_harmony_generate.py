@@ -9,7 +9,7 @@ from dmlsched.generate.harmony import DATASETS, evaluation_workload, sample_work
 
 
 def test_eighty_jobs_on_hundred_machines():
-    inst = evaluation_workload(0)
+    inst = evaluation_workload(seed=0)
     assert inst.num_jobs == 80 and inst.machines == 100 and inst.reference_dop == 16
     assert len({j.id for j in inst.jobs}) == 80
     tuples = collections.Counter(j.id.rsplit("-h", 1)[0] for j in inst.jobs)
@@ -21,15 +21,15 @@ def test_eighty_jobs_on_hundred_machines():
 
 
 def test_seeded():
-    a, b, c = evaluation_workload(5), evaluation_workload(5), evaluation_workload(6)
+    a, b, c = evaluation_workload(seed=5), evaluation_workload(seed=5), evaluation_workload(seed=6)
     assert dmlsched.to_dict(a) == dmlsched.to_dict(b)
     assert dmlsched.to_dict(a) != dmlsched.to_dict(c)
-    assert dmlsched.to_dict(sample_workload(3)) == dmlsched.to_dict(sample_workload(3))
+    assert dmlsched.to_dict(sample_workload(seed=3)) == dmlsched.to_dict(sample_workload(seed=3))
 
 
 def test_scaled_and_sampled_round_trip():
-    big = evaluation_workload(1, jobs=200, machines=250)
+    big = evaluation_workload(seed=1, num_jobs=200, num_machines=250)
     assert big.num_jobs == 200 and len({j.id for j in big.jobs}) == 200
-    small = sample_workload(2, jobs=5, machines=6)
+    small = sample_workload(seed=2, num_jobs=5, num_machines=6)
     assert small.num_jobs == 5 and small.reference_dop == 16 * 6 / 100
     assert dmlsched.to_dict(dmlsched.loads(dmlsched.dumps(small))) == dmlsched.to_dict(small)

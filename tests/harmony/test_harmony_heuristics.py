@@ -131,7 +131,7 @@ def test_admission_readings_change_what_they_claim():
     all admits every job; with place_rest the static decision still groups every job."""
     from dmlsched.problems.harmony.heuristics import group_prefix, group_value
 
-    inst = evaluation_workload(0)
+    inst = evaluation_workload(seed=0)
     first = schedule(inst, admission="first-stop", place_rest=False)
     best = schedule(inst, admission="best-prefix", place_rest=False)
     every = schedule(inst, admission="all", place_rest=False)
@@ -154,7 +154,7 @@ def test_deterministic_and_unknown_option(two_jobs):
 
 def test_paper_scale_runs():
     """8,000 jobs on 10,000 machines (Fig. 4.18) gives a valid grouping (timing: benchmarks/)."""
-    inst = evaluation_workload(3, jobs=8000, machines=10000)
+    inst = evaluation_workload(seed=3, num_jobs=8000, num_machines=10000)
     res = dmlsched.solve(inst, "harmony")
     assert sum(len(g) for g in res.solution.groups) == 8000
 

@@ -107,7 +107,7 @@ def test_round_whole_round_on_one_group():
 
 
 def test_round_mode_never_leaves_a_job_partially_scheduled():
-    inst = generate(25, 12, seed=4, groups=3, load=2.0, rounds=(2, 5))
+    inst = generate(num_jobs=25, num_gpus=12, seed=4, num_groups=3, load=2.0, rounds=(2, 5))
     res = dmlsched.solve(inst, "hlas", trace=True, group_mode="round")
     rounds = [(n, r) for _, n, r, _, _ in res.solution.log]
     assert len(rounds) == len(set(rounds))  # exactly one assignment per round
@@ -116,7 +116,7 @@ def test_round_mode_never_leaves_a_job_partially_scheduled():
 def test_accounting_dispatches_per_gpu_with_group_tbar():
     """accounting: T-bar_n on |U| groups, dispatch per GPU.  T-bar = |D| |U| / sum_m s, so the
     run equals the per-GPU run (|U| = |M|) on thresholds scaled by |M| / |U|."""
-    inst = generate(40, 8, seed=2, groups=2, load=2.0, rounds=(2, 12))
+    inst = generate(num_jobs=40, num_gpus=8, seed=2, num_groups=2, load=2.0, rounds=(2, 12))
     acc = dmlsched.solve(inst, "hlas", trace=True, group_mode="accounting")
     assert acc.details["num_groups"] == 2
     assert {g for _, _, _, g, _ in acc.solution.log} <= set(range(8))
@@ -168,7 +168,7 @@ def test_fig9_10_under_every_reading_with_whole_groups(mode, expected):
 @pytest.mark.parametrize("mode", GROUP_MODES)
 @pytest.mark.parametrize("policy", ["hlas", "hlas-p"])
 def test_every_reading_is_feasible_and_deterministic(mode, idle, policy):
-    inst = generate(30, 16, seed=5, groups=4, load=2.0, rounds=(2, 8), predictions="conservative")
+    inst = generate(num_jobs=30, num_gpus=16, seed=5, num_groups=4, load=2.0, rounds=(2, 8), predictions="conservative")
     a = dmlsched.solve(inst, policy, group_mode=mode, group_idle=idle, trace=True)  # validated (Hare)
     b = dmlsched.solve(inst, policy, group_mode=mode, group_idle=idle, trace=True)
     assert a.status.value == "feasible" and a.objective == b.objective
@@ -178,7 +178,7 @@ def test_every_reading_is_feasible_and_deterministic(mode, idle, policy):
 
 def test_readings_differ_on_the_paper_setup():
     """The readings are genuinely different schedules on a paper-like instance."""
-    inst = generate(40, 16, seed=1, groups=4, load=2.0, rounds=(2, 6))
+    inst = generate(num_jobs=40, num_gpus=16, seed=1, num_groups=4, load=2.0, rounds=(2, 6))
     objs = {(m, i): dmlsched.solve(inst, "hlas", group_mode=m, group_idle=i).objective
             for m in GROUP_MODES for i in GROUP_IDLE_READINGS if not (m == "accounting" and i == "all")}
     assert len({round(v, 6) for v in objs.values()}) == len(objs)
@@ -229,7 +229,7 @@ def test_oblivious_placement_is_speed_neutral_and_seeded(gang):
     """Heterogeneity-oblivious placement (Tiresias): the result depends on the multiset of GPU
     types and the seed only, never on the order the instance lists its GPUs; another seed
     draws other GPUs; the fastest placement is better on a heterogeneous cluster."""
-    inst = generate(40, 12, seed=3, groups=None, load=3.0, rounds=(2, 20),
+    inst = generate(num_jobs=40, num_gpus=12, seed=3, num_groups=None, load=3.0, rounds=(2, 20),
                     gpu_mix={"V100": 3, "T4": 3, "K80": 3, "M60": 3})
     base = dmlsched.solve(inst, "2d-las", gang=gang, placement="oblivious", seed=1)
     for perm in ([11 - i for i in range(12)], [(5 * i) % 12 for i in range(12)]):
@@ -248,7 +248,7 @@ def test_per_gpu_fast_path_matches_the_generic_group_choice(policy):
     from dmlsched.problems.hlas.simulator import HlasSimulator
     from dmlsched.sim import Simulation
 
-    inst = generate(40, 12, seed=6, groups=None, load=1.5, rounds=(2, 6))
+    inst = generate(num_jobs=40, num_gpus=12, seed=6, num_groups=None, load=1.5, rounds=(2, 6))
     groups = [[g] for g in range(inst.num_gpus)]
     runs = []
     for fast in (True, False):

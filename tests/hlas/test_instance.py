@@ -85,7 +85,7 @@ def test_strategy_instances_roundtrip_and_convert_to_hare(inst):
 
 
 def test_generator_reproduces_the_paper_setup():
-    inst = generate(400, 160, seed=4, groups=40, predictions="conservative")
+    inst = generate(num_jobs=400, num_gpus=160, seed=4, num_groups=40, predictions="conservative")
     assert inst.num_gpus == 160 and inst.num_groups == 40
     assert Counter(inst.gpus) == {"V100": 40, "T4": 40, "K80": 40, "M60": 40}
     models = [j.id.split("-", 1)[1] for j in inst.jobs]
@@ -100,10 +100,10 @@ def test_generator_reproduces_the_paper_setup():
     # heavy-tailed sizes (Section IV-B, Figs. 7-8): many small jobs, a few large ones hold most work
     work = np.sort([j.rounds * j.tasks_per_round for j in inst.jobs])[::-1]
     assert np.median([j.rounds for j in inst.jobs]) <= 30 and work[:40].sum() > 0.4 * work.sum()
-    uni = generate(400, 160, seed=4, sizes="uniform", rounds=(10, 100), tasks_per_round=(2, 4, 8))
+    uni = generate(num_jobs=400, num_gpus=160, seed=4, sizes="uniform", rounds=(10, 100), tasks_per_round=(2, 4, 8))
     assert all(10 <= j.rounds <= 100 and j.tasks_per_round in (2, 4, 8) for j in uni.jobs)
     with pytest.raises(ValueError, match="sizes"):
-        generate(5, 8, sizes="zipf")
+        generate(num_jobs=5, num_gpus=8, num_groups=2, sizes="zipf")
     assert all(j.predicted_rounds is not None and j.predicted_rounds <= j.rounds for j in inst.jobs)
     # the paper's stated speedups: ResNet50 7x on V100 and 2x on T4, GraphSAGE 2x on V100 (vs K80)
     tr, sy = job_times("ResNet50")
@@ -116,7 +116,7 @@ def test_generator_reproduces_the_paper_setup():
 
 
 def test_generated_instance_is_valid_json(tmp_path):
-    inst = generate(5, 8, seed=0, groups=2)
+    inst = generate(num_jobs=5, num_gpus=8, seed=0, num_groups=2)
     p = tmp_path / "g.json"
     dmlsched.save(inst, p)
     assert dmlsched.to_dict(dmlsched.load(p)) == dmlsched.to_dict(inst)

@@ -80,7 +80,7 @@ def test_inexact_scale_rounds_up_for_a_schedule_and_down_for_a_bound(scale):
 
 
 def test_offline_exact_returns_by_its_deadline_with_incumbent_and_bound():
-    inst = generate(14, 15, seed=1, groups=None, rounds=(2, 4), tasks_per_round=(2, 4), load=2.0,
+    inst = generate(num_jobs=14, num_gpus=15, seed=1, num_groups=None, rounds=(2, 4), tasks_per_round=(2, 4), load=2.0,
                     gpu_mix={"V100": 8, "T4": 4, "K80": 1, "M60": 2})
     res = dmlsched.solve(inst, "offline-exact", time_limit=2.0)
     assert res.solution is not None and res.bound is not None and res.bound <= res.objective
@@ -116,7 +116,7 @@ def test_nested_solves_report_their_incumbents_in_this_family_s_units():
     # average JCTs (the optimum is 10/3; in Hare's units, sum of C_n, it would be 11.5)
     assert all(res.objective - 1e-9 <= s["objective"] <= 5.0 for s in seen)
     seen.clear()
-    g = generate(10, 8, seed=1, groups=2, rounds=(2, 4), tasks_per_round=(2, 4))
+    g = generate(num_jobs=10, num_gpus=8, seed=1, num_groups=2, rounds=(2, 4), tasks_per_round=(2, 4))
     with incumbent_sink(seen.append):
         dmlsched.solve(g, "hlas", grouping_method="exact-cp")
     assert seen == []

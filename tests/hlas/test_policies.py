@@ -132,7 +132,7 @@ def test_algorithm3_fills_a_group_with_several_jobs():
 def test_non_clairvoyant_policies_do_not_see_rounds():
     """Changing one job's hidden rounds cannot change decisions made before that job
     would have finished: the policy only learns it at the end of each round."""
-    base = generate(30, 16, seed=3, groups=4, load=2.0, rounds=(3, 8))
+    base = generate(num_jobs=30, num_gpus=16, seed=3, num_groups=4, load=2.0, rounds=(3, 8))
     k = 7
     d = dmlsched.to_dict(base)
     d["jobs"][k]["rounds"] += 5
@@ -152,14 +152,14 @@ def test_non_clairvoyant_policies_do_not_see_rounds():
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_same_seed_same_run(policy):
-    a = generate(60, 24, seed=11, groups=6, predictions="conservative")
-    b = generate(60, 24, seed=11, groups=6, predictions="conservative")
+    a = generate(num_jobs=60, num_gpus=24, seed=11, num_groups=6, predictions="conservative")
+    b = generate(num_jobs=60, num_gpus=24, seed=11, num_groups=6, predictions="conservative")
     assert dmlsched.to_dict(a) == dmlsched.to_dict(b)
     ra, rb = dmlsched.solve(a, policy), dmlsched.solve(b, policy)
     assert np.array_equal(ra.solution.gpu, rb.solution.gpu)
     assert np.array_equal(ra.solution.start, rb.solution.start)
     assert ra.objective == rb.objective
-    assert dmlsched.to_dict(generate(60, 24, seed=12, groups=6)) != dmlsched.to_dict(a)
+    assert dmlsched.to_dict(generate(num_jobs=60, num_gpus=24, seed=12, num_groups=6)) != dmlsched.to_dict(a)
 
 
 @pytest.mark.slow
@@ -167,7 +167,7 @@ def test_same_seed_same_run(policy):
 def test_no_job_starves_in_a_long_overloaded_run(policy):
     """1,500 jobs arriving faster than the cluster serves them: every job finishes,
     and the run is a feasible Hare schedule (validated inside solve)."""
-    inst = generate(1500, 32, seed=5, groups=8, load=1.3, rounds=(5, 40), tasks_per_round=(2, 4, 8),
+    inst = generate(num_jobs=1500, num_gpus=32, seed=5, num_groups=8, load=1.3, rounds=(5, 40), tasks_per_round=(2, 4, 8),
                     predictions="conservative")
     res = dmlsched.solve(inst, policy, trace=True)
     recs = res.details["records"]
@@ -209,7 +209,7 @@ def test_validator_catches_broken_runs():
 
 
 def test_metrics_and_grouping_details():
-    inst = generate(40, 16, seed=2, groups=4)
+    inst = generate(num_jobs=40, num_gpus=16, seed=2, num_groups=4)
     res = dmlsched.solve(inst, "hlas", trace=True)
     d = res.details
     assert d["grouping"] == "greedy" and d["num_groups"] == 4
@@ -228,7 +228,7 @@ def test_metrics_and_grouping_details():
 
 
 def test_simulate_accepts_explicit_groups():
-    inst = generate(10, 4, seed=1, groups=None)
+    inst = generate(num_jobs=10, num_gpus=4, seed=1, num_groups=None)
     run, d = simulate(inst, "hlas", groups=[[0, 1], [2, 3]])
     assert d["num_groups"] == 2 and run.groups == [[0, 1], [2, 3]]
 

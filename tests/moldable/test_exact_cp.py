@@ -137,7 +137,7 @@ def test_scale_exactness_condition():
 
 
 def test_left_shift_never_starts_later_than_a_feasible_schedule():
-    inst = paper_like(gpus=4, users=2, bags=2, tasks_per_bag=(2, 3), seed=5)
+    inst = paper_like(num_gpus=4, num_users=2, num_bags=2, tasks_per_bag=(2, 3), seed=5)
     res = dmlsched.solve(inst, "moldable-equi")
     s = res.solution
     order = sorted(range(inst.num_tasks), key=lambda k: (float(s.start[list(s.task).index(k)]), k))
@@ -153,7 +153,7 @@ def test_left_shift_never_starts_later_than_a_feasible_schedule():
 def test_issue17_paper_like_seven_tasks_proven():
     """Issue 17 item 5: the 7-task paper-like instance, on which the time-indexed
     MIP grew past 24 GiB, is proven by exact-cp (about 2 s here)."""
-    inst = paper_like(gpus=8, users=2, bags=3, tasks_per_bag=(2, 4), seed=3)
+    inst = paper_like(num_gpus=8, num_users=2, num_bags=3, tasks_per_bag=(2, 4), seed=3)
     assert inst.num_tasks == 7
     mip = dmlsched.solve(inst, "exact", time_limit=5)
     assert mip.status == Status.NOT_APPLICABLE and "GiB" in mip.details["error"]

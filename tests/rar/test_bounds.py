@@ -43,7 +43,7 @@ def test_fluid_bound_sees_contention():
     """Three 3-GPU jobs on three 2-GPU servers: any two running together share a server
     and slow each other down.  The load bound ignores it (198); the fluid configuration
     LP does not (282, against the best known 283)."""
-    inst = small(4, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(1, 2, 3))
+    inst = small(seed=4, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(1, 2, 3))
     fl = fluid_lower_bound(inst)
     assert load_lower_bound(inst) == 198 and fl["bound"] == 282 and fl["converged"]
     assert dmlsched.solve(inst, "greedy").objective >= 282
@@ -51,7 +51,7 @@ def test_fluid_bound_sees_contention():
 
 
 def test_farley_bound_is_valid_before_convergence():
-    inst = small(4, 6, (2, 2, 2), 400, exchange_share=0.4, sizes=(1, 2, 3))
+    inst = small(seed=4, num_jobs=6, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(1, 2, 3))
     full = fluid_lower_bound(inst)
     for it in (1, 2, 3):
         early = fluid_lower_bound(inst, max_iterations=it)
@@ -76,10 +76,10 @@ def test_paper_scale_bound_is_fast_and_below_every_heuristic():
     """At 160 jobs / 20 servers the bound is the longest job on these seeds (the
     fluid LP is not attempted), and greedy meets it on seed 1 (a proven optimum)."""
     for seed in (0, 1):
-        inst = paper_instance(seed)
+        inst = paper_instance(seed=seed)
         r = dmlsched.solve(inst, "lower-bound")
         assert r.objective == load_lower_bound(inst) == int(np.max(inst.rho_range[0]))
         assert "fluid" not in r.details["bounds"]
         for m in ("sjf-bco", "greedy"):
             assert dmlsched.solve(inst, m).objective >= r.objective
-    assert dmlsched.solve(paper_instance(1), "greedy").objective == dmlsched.solve(paper_instance(1), "lower-bound").objective
+    assert dmlsched.solve(paper_instance(seed=1), "greedy").objective == dmlsched.solve(paper_instance(seed=1), "lower-bound").objective

@@ -74,7 +74,7 @@ def test_full_model_on_a_contended_instance():
     contention-free relaxation and the fluid bound say 16, contention makes it 17; the
     full model (not closed by a bound; the DP phase off) proves it, and its schedules
     re-simulate to at most their model value.  With the DP phase it closes there."""
-    inst = small(11, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
     r = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0, dp=False)
     assert r.status == Status.OPTIMAL and r.objective == 17
     assert r.details["relaxation"]["bound"] == 16 == r.details["lower_bounds"]["fluid"]
@@ -96,14 +96,14 @@ def test_incumbent_and_bound_when_the_model_is_refused():
     assert r.status == Status.FEASIBLE and r.solution is not None
     assert "not built" in r.details["model"] and "x 10^" in r.details["model"]
     assert r.bound == dmlsched.solve(inst, "lower-bound").objective <= r.objective
-    tiny = small(5, 6, (2, 3, 4), 400)
+    tiny = small(seed=5, num_jobs=6, servers=(2, 3, 4), horizon=400)
     r2 = dmlsched.solve(tiny, "exact-cp", memory_limit=1e-6)
     assert r2.solution is not None and "not built" in r2.details.get("model", "not built")
 
 
 @pytest.mark.slow
 def test_work_limit_is_reproducible_and_time_limit_is_marked():
-    inst = small(4, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(1, 2, 3))
+    inst = small(seed=4, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(1, 2, 3))
     a = dmlsched.solve(inst, "exact-cp", work_limit=0.3)
     b = dmlsched.solve(inst, "exact-cp", work_limit=0.3)
     assert (a.status, a.objective, a.bound) == (b.status, b.objective, b.bound)
@@ -115,7 +115,7 @@ def test_work_limit_is_reproducible_and_time_limit_is_marked():
 def test_deadline_holds_with_an_incumbent():
     """On a hard instance the method returns by its deadline (plus the overhead of the
     incumbent heuristics) with its incumbent and a proven bound."""
-    inst = small(7, 6, (2, 2, 2), 400)
+    inst = small(seed=7, num_jobs=6, servers=(2, 2, 2), horizon=400)
     r = dmlsched.solve(inst, "exact-cp", time_limit=3)
     assert r.solution is not None and r.bound is not None and r.bound <= r.objective
     assert r.runtime_s < 3 + 5
@@ -151,7 +151,7 @@ def test_dp_equals_independent_brute_force(inst):
 
 
 def test_dp_on_the_contended_instance_and_its_work_limit():
-    inst = small(11, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
     r = dmlsched.solve(inst, "exact-dp", time_limit=60)
     assert r.status == Status.OPTIMAL and r.objective == 17 and r.details["states"] > 0
     cut = dmlsched.solve(inst, "exact-dp", max_states=3)
@@ -162,7 +162,7 @@ def test_dp_on_the_contended_instance_and_its_work_limit():
 def test_dp_proves_what_the_time_indexed_model_leaves_open():
     """Three jobs on three 2-GPU servers with strong contention: the fluid bound is 282,
     the heuristic 283; the CP-SAT model did not close it in 60 s, the DP proves 283."""
-    inst = small(4, 3, (2, 2, 2), 400, exchange_share=0.4, sizes=(1, 2, 3))
+    inst = small(seed=4, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(1, 2, 3))
     r = dmlsched.solve(inst, "exact-dp", time_limit=60)
     assert r.status == Status.OPTIMAL and r.objective == 283 and r.details["lower_bounds"]["fluid"] == 282
 

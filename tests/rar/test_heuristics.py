@@ -67,7 +67,7 @@ def test_dispatch_waits_for_an_exit_in_order():
 
 def test_kappa_representatives_give_the_full_loop():
     for seed in range(3):
-        inst = generate(seed, 24, 4, 600)
+        inst = generate(seed=seed, num_jobs=24, num_servers=4, horizon=600)
         reps = kappa_representatives(inst)
         assert set(reps) <= set(range(1, inst.n_g + 1))
         rhat, order, G = rho_hat(inst), job_order(inst, "sjf"), inst.G
@@ -86,7 +86,7 @@ def test_kappa_representatives_give_the_full_loop():
 
 
 def test_generator_matches_the_paper_setting():
-    inst = paper_instance(3)
+    inst = paper_instance(seed=3)
     assert inst.num_jobs == 160 and inst.num_servers == 20 and inst.horizon == 1200
     assert sorted(inst.G.tolist()) == sorted(np.repeat(list(PAPER_MIX), list(PAPER_MIX.values())).tolist())
     assert set(inst.servers) <= {4, 8, 16, 32}
@@ -94,13 +94,13 @@ def test_generator_matches_the_paper_setting():
     lo, _ = inst.tau_range
     single = [j for j in range(160) if inst.G[j] <= max(inst.servers)]
     assert np.all((lo[single] >= 0.01 - 1e-9) & (lo[single] <= 0.05 + 1e-9))
-    assert dmlsched.to_dict(paper_instance(3)) == dmlsched.to_dict(inst)  # seeded
-    assert dmlsched.to_dict(paper_instance(4)) != dmlsched.to_dict(inst)
+    assert dmlsched.to_dict(paper_instance(seed=3)) == dmlsched.to_dict(inst)  # seeded
+    assert dmlsched.to_dict(paper_instance(seed=4)) != dmlsched.to_dict(inst)
 
 
 @pytest.mark.parametrize("method", ["sjf-bco", "ff", "ls", "rand", "greedy"])
 def test_heuristics_valid_on_the_paper_setting(method):
-    inst = paper_instance(0)
+    inst = paper_instance(seed=0)
     res = dmlsched.solve(inst, method)  # solve() validates and re-evaluates
     assert res.status == dmlsched.Status.FEASIBLE
     assert res.objective <= inst.horizon
@@ -108,7 +108,7 @@ def test_heuristics_valid_on_the_paper_setting(method):
 
 
 def test_rand_is_seeded():
-    inst = generate(1, 40, 6, 800)
+    inst = generate(seed=1, num_jobs=40, num_servers=6, horizon=800)
     a, b = dmlsched.solve(inst, "rand", seed=5), dmlsched.solve(inst, "rand", seed=5)
     assert a.solution.gpus == b.solution.gpus and a.objective == b.objective
     c = dmlsched.solve(inst, "rand", seed=6)
@@ -116,7 +116,7 @@ def test_rand_is_seeded():
 
 
 def test_kappa_and_lambda_options():
-    inst = generate(2, 40, 6, 800)
+    inst = generate(seed=2, num_jobs=40, num_servers=6, horizon=800)
     r1 = dmlsched.solve(inst, "sjf-bco", kappa=1)
     assert r1.details["kappa"] == 1
     r8 = dmlsched.solve(inst, "sjf-bco", kappa=1, lam=8.0)
@@ -140,7 +140,7 @@ def test_heuristic_reports_error_when_horizon_too_short():
 def test_order_reading_changes_the_dispatch_order():
     """order='sjf' dispatches in non-decreasing G_j, order='input' as listed; the clock
     never goes back, so start slots are monotone along the chosen order."""
-    inst = generate(5, 40, 6, 800)
+    inst = generate(seed=5, num_jobs=40, num_servers=6, horizon=800)
     for method in ("ff", "ls", "rand"):
         sjf = dmlsched.solve(inst, method, order="sjf")
         inp = dmlsched.solve(inst, method, order="input")
@@ -191,7 +191,7 @@ def test_greedy_reserve_and_backfill_by_hand():
 
 
 def test_greedy_is_seeded_and_meets_the_bound_at_paper_scale():
-    inst = paper_instance(2)
+    inst = paper_instance(seed=2)
     a = dmlsched.solve(inst, "greedy", seed=3)
     b = dmlsched.solve(inst, "greedy", seed=3)
     assert a.solution.gpus == b.solution.gpus and a.objective == b.objective and a.reproducible

@@ -116,7 +116,7 @@ def test_ilp_bound_le_exact_le_every_heuristic(inst):
 def test_ilp_bound_time_limit_returns_a_valid_bound():
     from dmlsched.generate.rar import generate
 
-    inst = generate(0, 30, 4, 800)
+    inst = generate(seed=0, num_jobs=30, num_servers=4, horizon=800)
     res = dmlsched.solve(inst, "ilp-bound", time_limit=2)
     assert res.status in (Status.OPTIMAL, Status.FEASIBLE)
     heur = dmlsched.solve(inst, "ls")

@@ -59,7 +59,7 @@ def test_shape_of_a_curve():
 def test_fig6_reads_the_generator_parameters():
     recs = []
     for n, (s, f, ls) in {10: (300, 400, 350), 15: (280, 330, 320), 20: (250, 260, 300)}.items():
-        src = f'dmlsched.generate.rar:servers_sweep?{{"n_servers": {n}}}&seed=0'
+        src = f'dmlsched.generate.rar:servers_sweep?{{"num_servers": {n}}}&seed=0'
         recs.append(_rec(f"h{n}", "sjf-bco", s, 1, source=src))
         for o in ("sjf", "input"):
             recs.append(_rec(f"h{n}", f"ff@{o}", f, 1, source=src))

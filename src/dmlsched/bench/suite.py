@@ -41,6 +41,7 @@ import glob as globmod
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import json
 import math
 import os
@@ -51,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DmlschedError, InstanceError
+from ..generate import GeneratorArgumentError
 
 #: default per-run time limit of ``dmlsched bench`` (seconds)
 DEFAULT_TIME_LIMIT = 60.0
@@ -382,7 +384,7 @@ def materialize(suite: Suite) -> list[InstanceItem]:
         seen.add(h)
         items.append(InstanceItem(label=label, source=source, problem=None, data=None, hash=h, error=msg))
 
-    for src in suite.sources:
+    for index, src in enumerate(suite.sources):
         if src.kind == "path":
             paths = expand_path(src.pattern, suite.base_dir)
             if not paths:
@@ -410,6 +412,8 @@ def materialize(suite: Suite) -> list[InstanceItem]:
                 fn = resolve_callable(gen)
             except Exception as e:
                 raise SuiteError(f"generator {src.generator!r}: {type(e).__name__}: {e}") from None
+            where = f"instances[{index}] (generator {src.generator})"
+            _check_generator_params(fn, src.params, where)
             for s in src.seeds:
                 params = ", ".join(f"{k}={v!r}" for k, v in sorted(src.params.items()))
                 label = f"{src.name or src.generator.split(':')[-1]}({params}{', ' if params else ''}seed={s})"
@@ -420,11 +424,36 @@ def materialize(suite: Suite) -> list[InstanceItem]:
                         from ..io import from_dict
 
                         inst = from_dict(inst)
+                except GeneratorArgumentError as e:  # a bad argument is bad input, not a run error
+                    raise SuiteError(f"{where}, seed {s}: {e}") from None
                 except Exception as e:
                     add_error(label, source, f"{type(e).__name__}: {e}")
                     continue
                 add_instance(inst, label, source)
     return items
+
+
+def _check_generator_params(fn: Any, params: dict, where: str) -> None:
+    """A suite's ``params`` must bind to the generator's signature (with ``seed``):
+    an unknown or missing argument is a :class:`SuiteError` naming it."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: the call decides
+        return
+    names = sig.parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in names.values())
+    if "seed" not in names and not takes_any:
+        raise SuiteError(f"{where}: the generator takes no keyword argument seed")
+    if "seed" in params:
+        raise SuiteError(f"{where}: params.seed: give seeds with `seeds`, not in params")
+    unknown = [k for k in params if k not in names and not takes_any]
+    if unknown:
+        raise SuiteError(f"{where}: params.{unknown[0]}: not an argument of the generator "
+                         f"(its arguments: {', '.join(n for n in names if n != 'seed')})")
+    try:
+        sig.bind(seed=0, **params)
+    except TypeError as e:
+        raise SuiteError(f"{where}: params: {e}") from None
 
 
 def resolve_callable(ref: str) -> Any:

@@ -35,6 +35,7 @@ import math
 import numpy as np
 
 from ..problems.cruise.instance import CruiseInstance
+from ._check import Args
 
 #: app -> (workers, servers) optimum on 32 r4.xlarge (Table 3.4), D, B
 APPS = {
@@ -47,10 +48,9 @@ MODEL_UNITS = 128 * 280
 EPOCH_TARGET_S = 100.0
 
 
-def calibrated_parameters(app: str, n: int = 32) -> dict:
+def calibrated_parameters(app: str) -> dict:
     """``p``, ``b``, ``D``, ``M``, ``B`` of ``app`` (see the module docstring)."""
-    if app not in APPS:
-        raise ValueError(f"unknown app {app!r}; choose one of {', '.join(APPS)}")
+    Args("generate.cruise.calibrated_parameters").choice("app", app, APPS)
     (W, S), D, B = APPS[app]
     r = (S / W) ** 2
     # with b = M / (r B p): D M / (b B S) = D r p / S, so C = D p (1 / W + r / S)
@@ -59,13 +59,18 @@ def calibrated_parameters(app: str, n: int = 32) -> dict:
     return {"proc_time": p, "bandwidth": b, "dataset_size": D, "model_size": MODEL_UNITS, "batch_size": B}
 
 
-def homogeneous_cluster(app: str = "NMF", n: int = 32, *, scale: float = 1.0, seed: int = 0) -> CruiseInstance:
-    """``n`` identical r4.xlarge machines running ``app``.
+def homogeneous_cluster(*, seed: int = 0, app: str = "NMF", num_machines: int = 32,
+                        scale: float = 1.0) -> CruiseInstance:
+    """``num_machines`` identical r4.xlarge machines running ``app``.
 
     ``scale`` shrinks ``D`` and ``M`` (rounded, at least 1) for smaller instances.
     The workload is deterministic; ``seed`` is accepted (and unused) so that the
     benchmark engine can call every generator the same way.
     """
+    a = Args("generate.cruise.homogeneous_cluster")
+    a.choice("app", app, APPS)
+    n = a.count("num_machines", num_machines, minimum=2)
+    scale = a.number("scale", scale, positive=True)
     c = calibrated_parameters(app)
     D = max(1, round(c["dataset_size"] * scale))
     M = max(1, round(c["model_size"] * scale))
@@ -81,17 +86,17 @@ def homogeneous_cluster(app: str = "NMF", n: int = 32, *, scale: float = 1.0, se
 
 
 def heterogeneous_cluster(
-    app: str = "NMF",
-    n_slow: int = 28,
-    n_fast: int = 4,
     *,
+    seed: int = 0,
+    app: str = "NMF",
+    num_slow: int = 28,
+    num_fast: int = 4,
     speedup: float = 4.0,
     bandwidth_ratio: float = 4.0,
     jitter: float = 0.0,
     scale: float = 1.0,
-    seed: int = 0,
 ) -> CruiseInstance:
-    """Section 3.4.5's cluster: ``n_slow`` r4.xlarge and ``n_fast`` r4.4xlarge machines.
+    """Section 3.4.5's cluster: ``num_slow`` r4.xlarge and ``num_fast`` r4.4xlarge machines.
 
     Parameters
     ----------
@@ -106,8 +111,18 @@ def heterogeneous_cluster(
     seed
         Seed of the jitter.
     """
-    if not 0 <= jitter < 1:
-        raise ValueError("jitter must be in [0, 1)")
+    a = Args("generate.cruise.heterogeneous_cluster")
+    a.choice("app", app, APPS)
+    n_slow = a.count("num_slow", num_slow, minimum=0)
+    n_fast = a.count("num_fast", num_fast, minimum=0)
+    if n_slow + n_fast < 2:
+        a.fail("num_slow", f"+ num_fast must be >= 2 machines, got {n_slow} + {n_fast}")
+    speedup = a.number("speedup", speedup, positive=True)
+    bandwidth_ratio = a.number("bandwidth_ratio", bandwidth_ratio, positive=True)
+    jitter = a.number("jitter", jitter, minimum=0)
+    if not jitter < 1:
+        a.fail("jitter", f"must be in [0, 1), got {jitter!r}")
+    scale = a.number("scale", scale, positive=True)
     c = calibrated_parameters(app)
     rng = np.random.default_rng(seed)
     n = n_slow + n_fast
@@ -127,9 +142,9 @@ def heterogeneous_cluster(
 
 
 def random_instance(
-    n: int,
     *,
-    seed: int,
+    seed: int = 0,
+    num_machines: int = 8,
     dataset_size: int = 1000,
     model_size: int = 64,
     batch_size: int = 50,
@@ -144,6 +159,15 @@ def random_instance(
     ``r = M / (b B p)`` (default: log-uniform in ``[0.03, 0.6]``, the range the
     three calibrated apps span) puts the optimum inside ``1..N-1``.
     """
+    a = Args("generate.cruise.random_instance")
+    n = a.count("num_machines", num_machines, minimum=2)
+    dataset_size = a.count("dataset_size", dataset_size)
+    model_size = a.count("model_size", model_size)
+    batch_size = a.count("batch_size", batch_size)
+    proc_range = a.number_range("proc_range", proc_range, positive=True)
+    bandwidth_range = a.number_range("bandwidth_range", bandwidth_range, positive=True)
+    a.flag("matrix", matrix)
+    r = a.optional_number("r", r, positive=True)
     rng = np.random.default_rng(seed)
     if r is None:
         r = float(math.exp(rng.uniform(math.log(0.03), math.log(0.6))))
@@ -163,15 +187,15 @@ def random_instance(
 
 
 def typed_cluster(
-    types: int = 4,
-    per_type: int | tuple[int, ...] = 8,
     *,
     seed: int = 0,
+    num_types: int = 4,
+    per_type: int | tuple[int, ...] = 8,
     app: str = "NMF",
     scale: float = 1.0,
     spread: float = 4.0,
 ) -> CruiseInstance:
-    """A cluster of ``types`` machine types, ``per_type`` identical machines each
+    """A cluster of ``num_types`` machine types, ``per_type`` identical machines each
     (Section 3.4.5's setting with more types: e.g. 4 x 8 = 32 machines).
 
     Type ``t`` has the calibrated r4.xlarge ``proc_time`` divided by a speed-up
@@ -179,13 +203,17 @@ def typed_cluster(
     ``[1, spread]`` (seeded); the workload is ``app``'s calibrated one
     (:func:`calibrated_parameters`), with ``D``, ``M``, ``B`` scaled by ``scale``.
     """
-    if types < 1:
-        raise ValueError("types must be >= 1")
-    counts = (per_type,) * types if isinstance(per_type, int) else tuple(per_type)
-    if len(counts) != types or any(c < 1 for c in counts) or sum(counts) < 2:
-        raise ValueError("per_type: one count >= 1 per type, at least 2 machines in all")
-    if spread < 1:
-        raise ValueError("spread must be >= 1")
+    a = Args("generate.cruise.typed_cluster")
+    types = a.count("num_types", num_types)
+    a.choice("app", app, APPS)
+    scale = a.number("scale", scale, positive=True)
+    if isinstance(per_type, (list, tuple)):
+        counts = a.counts("per_type", per_type)
+    else:
+        counts = (a.count("per_type", per_type),) * types
+    if len(counts) != types or sum(counts) < 2:
+        a.fail("per_type", f"must be one count >= 1 per type ({types}), at least 2 machines in all, got {per_type!r}")
+    spread = a.number("spread", spread, minimum=1)
     c = calibrated_parameters(app)
     rng = np.random.default_rng(seed)
     speed = np.exp(rng.uniform(0.0, math.log(spread), types))
@@ -206,21 +234,30 @@ def typed_cluster(
 
 
 def random_homogeneous(
-    seed: int = 0,
     *,
-    machines: tuple[int, int] = (3, 32),
+    seed: int = 0,
+    min_machines: int = 3,
+    max_machines: int = 32,
     max_dataset: int = 5000,
     max_batch: int = 199,
     max_model: int = 499,
     r_range: tuple[float, float] = (0.03, 0.6),
 ) -> CruiseInstance:
-    """A random homogeneous cluster (the setting of (3.5)): ``N`` uniform in ``machines``,
+    """A random homogeneous cluster (the setting of (3.5)): ``N`` uniform in
+    ``min_machines..max_machines``,
     ``D`` in ``[N, max_dataset)``, ``B`` in ``[1, max_batch]``, ``M`` in ``[1, max_model]``,
     ``proc_time = 10^-3`` and the bandwidth set by a communication/computation ratio
     ``r = M / (b B p)`` log-uniform in ``r_range`` (the three calibrated apps span
     0.03-0.6).  Seeded: one instance per seed."""
+    a = Args("generate.cruise.random_homogeneous")
+    lo = a.count("min_machines", min_machines, minimum=2)
+    hi = a.count("max_machines", max_machines, minimum=lo)
+    max_dataset = a.count("max_dataset", max_dataset)
+    max_batch = a.count("max_batch", max_batch)
+    max_model = a.count("max_model", max_model)
+    r_range = a.number_range("r_range", r_range, positive=True)
     rng = np.random.default_rng([seed, 35])
-    n = int(rng.integers(machines[0], machines[1] + 1))
+    n = int(rng.integers(lo, hi + 1))
     D = int(rng.integers(n, max(n + 1, max_dataset)))
     B = int(rng.integers(1, max_batch + 1))
     M = int(rng.integers(1, max_model + 1))

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._check import Args
+
 #: Hare's testbed (Section 7.1): 8 V100, 4 T4, 1 K80, 2 M60, in that order.
 TESTBED: tuple[str, ...] = ("V100",) * 8 + ("T4",) * 4 + ("K80",) + ("M60",) * 2
 
@@ -47,19 +49,18 @@ HETEROGENEITY: dict[str, tuple[str, ...]] = {
 def cluster(num_gpus: int, heterogeneity: str = "high") -> list[str]:
     """``num_gpus`` GPUs in equal shares of the level's types (the first types get
     one more when it does not divide), grouped by type."""
-    if heterogeneity not in HETEROGENEITY:
-        raise ValueError(f"heterogeneity: must be one of {', '.join(HETEROGENEITY)}, got {heterogeneity!r}")
-    if int(num_gpus) < 1:
-        raise ValueError(f"num_gpus: must be >= 1, got {num_gpus!r}")
+    a = Args("generate.hare.cluster")
+    a.choice("heterogeneity", heterogeneity, HETEROGENEITY)
+    num_gpus = a.count("num_gpus", num_gpus)
     types = HETEROGENEITY[heterogeneity]
-    q, r = divmod(int(num_gpus), len(types))
+    q, r = divmod(num_gpus, len(types))
     out: list[str] = []
     for k, t in enumerate(types):
         out += [t] * (q + (1 if k < r else 0))
     return out
 
 
-def generate(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tuple[int, int] = (2, 5),
+def generate(*, seed: int = 0, num_jobs: int = 6, num_gpus: int = 8, rounds: tuple[int, int] = (2, 5),
              tasks_per_round: tuple[int, ...] = (1, 2, 4), load: float = 0.9,
              gpus: list[str] | None = None, arrival_rate: float | None = None,
              weights: tuple[int, int] = (1, 3), name: str | None = None) -> Any:
@@ -85,22 +86,20 @@ def generate(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
     from ..io import from_dict
     from .hlas import DOMAINS, GPU_TYPES, JOB_TYPES, job_times
 
-    if int(num_jobs) < 1:
-        raise ValueError(f"num_jobs: must be >= 1, got {num_jobs!r}")
-    if load <= 0:
-        raise ValueError(f"load: must be > 0, got {load!r}")
-    if arrival_rate is not None and arrival_rate <= 0:
-        raise ValueError(f"arrival_rate: must be > 0, got {arrival_rate!r}")
-    if rounds[0] < 1 or rounds[1] < rounds[0]:
-        raise ValueError(f"rounds: must be (low, high) with 1 <= low <= high, got {rounds!r}")
-    if not tasks_per_round or min(tasks_per_round) < 1:
-        raise ValueError(f"tasks_per_round: must be positive integers, got {tasks_per_round!r}")
+    a = Args("generate.hare.generate")
+    num_jobs = a.count("num_jobs", num_jobs)
+    load = a.number("load", load, positive=True)
+    arrival_rate = a.optional_number("arrival_rate", arrival_rate, positive=True)
+    rounds = a.int_range("rounds", rounds)
+    tasks_per_round = a.counts("tasks_per_round", tasks_per_round)
+    weights = a.int_range("weights", weights)
     rng = np.random.default_rng(seed)
     if gpus is None:
-        if int(num_gpus) < 1:
-            raise ValueError(f"num_gpus: must be >= 1, got {num_gpus!r}")
-        gpus = [GPU_TYPES[m % len(GPU_TYPES)] for m in range(int(num_gpus))]
+        num_gpus = a.count("num_gpus", num_gpus)
+        gpus = [GPU_TYPES[m % len(GPU_TYPES)] for m in range(num_gpus)]
     else:
+        if isinstance(gpus, str) or not gpus or any(g not in GPU_TYPES for g in gpus):
+            a.fail("gpus", f"must be a non-empty list of GPU types ({', '.join(GPU_TYPES)}), got {gpus!r}")
         gpus = [str(g) for g in gpus]
         num_gpus = len(gpus)
     by_domain = {d: [m for m, spec in JOB_TYPES.items() if spec[0] == d] for d in DOMAINS}
@@ -109,7 +108,7 @@ def generate(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
     speed = {m: sum(c / (times[m][0][g] + times[m][1][g]) for g, c in counts.items()) for m in JOB_TYPES}
     jobs = []
     t = 0.0
-    for n in range(int(num_jobs)):
+    for n in range(num_jobs):
         dom = DOMAINS[int(rng.integers(len(DOMAINS)))]
         models = by_domain[dom]
         model = models[int(rng.integers(len(models)))]
@@ -128,10 +127,14 @@ def generate(seed: int = 0, *, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
                       "gpus": gpus, "jobs": jobs})
 
 
-def testbed(seed: int = 0, *, num_jobs: int = 20, load: float = 100.0, **params: Any) -> Any:
+def testbed(*, seed: int = 0, num_jobs: int = 20, load: float = 100.0, **params: Any) -> Any:
     """Section 7.2's setting: :func:`generate` on the 15-GPU :data:`TESTBED`
-    (default 20 jobs arriving together, ``load=100``)."""
-    return generate(seed, num_jobs=num_jobs, load=load, gpus=list(TESTBED),
+    (default 20 jobs arriving together, ``load=100``); ``params`` as :func:`generate`'s."""
+    a = Args("generate.hare.testbed")
+    a.forwarded(params, generate, fixed=("gpus", "num_gpus", "name"))
+    num_jobs = a.count("num_jobs", num_jobs)
+    load = a.number("load", load, positive=True)
+    return generate(seed=seed, num_jobs=num_jobs, load=load, gpus=list(TESTBED),
                     name=f"hare-testbed-{num_jobs}j-load{load:g}-s{seed}", **params)
 
 
@@ -157,7 +160,7 @@ def simulation_rate(load: float = SIMULATION_LOAD, *, num_gpus: int = 160, heter
     return load / mean_work
 
 
-def simulation(seed: int = 0, *, num_jobs: int = 200, num_gpus: int = 160, heterogeneity: str = "high",
+def simulation(*, seed: int = 0, num_jobs: int = 200, num_gpus: int = 160, heterogeneity: str = "high",
                load: float | None = None, arrival_rate: float | None = None, **params: Any) -> Any:
     """Section 7.3's simulation: ``num_jobs`` jobs on ``num_gpus`` GPUs of the
     heterogeneity level (:func:`cluster`).
@@ -166,11 +169,19 @@ def simulation(seed: int = 0, *, num_jobs: int = 200, num_gpus: int = 160, heter
     the default point (200 jobs on 160 high-heterogeneity GPUs at offered load
     :data:`SIMULATION_LOAD`), so that, as in Figs. 14-16, more jobs (or fewer
     GPUs) mean more contention; ``load`` or ``arrival_rate`` override it.
+    Other ``params`` as :func:`generate`'s.
     """
+    a = Args("generate.hare.simulation")
+    a.forwarded(params, generate, fixed=("gpus", "num_gpus", "name", "load", "arrival_rate"))
+    num_jobs = a.count("num_jobs", num_jobs)
+    num_gpus = a.count("num_gpus", num_gpus)
+    a.choice("heterogeneity", heterogeneity, HETEROGENEITY)
+    load = a.optional_number("load", load, positive=True)
+    arrival_rate = a.optional_number("arrival_rate", arrival_rate, positive=True)
     gpus = cluster(num_gpus, heterogeneity)
     if load is None and arrival_rate is None:
         arrival_rate = simulation_rate()
     kw: dict[str, Any] = {"arrival_rate": arrival_rate} if arrival_rate is not None else {"load": load}
     tag = f"rate{arrival_rate:.4g}" if arrival_rate is not None else f"load{load:g}"
-    return generate(seed, num_jobs=num_jobs, gpus=gpus,
+    return generate(seed=seed, num_jobs=num_jobs, gpus=gpus,
                     name=f"hare-sim-{num_jobs}j-{num_gpus}g-{heterogeneity}-{tag}-s{seed}", **kw, **params)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..problems.harmony.instance import DEFAULT_WEIGHTS, HarmonyInstance, HarmonyJob
+from ._check import Args
 
 #: (application, dataset, input GB, model GB) -- Table 4.1
 DATASETS: tuple[tuple[str, str, float, float], ...] = (
@@ -48,10 +49,10 @@ REFERENCE_DOP = 16
 
 
 def evaluation_workload(
-    seed: int = 0,
     *,
-    jobs: int = 80,
-    machines: int = 100,
+    seed: int = 0,
+    num_jobs: int = 80,
+    num_machines: int = 100,
     reference_dop: float = REFERENCE_DOP,
     weights: dict[str, float] | None = None,
     iterations: bool = True,
@@ -62,7 +63,7 @@ def evaluation_workload(
     ----------
     seed
         Seed of every draw (same seed, same instance).
-    jobs, machines
+    num_jobs, num_machines
         Sizes; the default is the dissertation's 80 jobs on 100 machines.
     reference_dop
         DoP at which ``t_cpu`` is profiled (16 in the dissertation).
@@ -71,8 +72,13 @@ def evaluation_workload(
     iterations
         Draw iterations-to-convergence (for JCT and makespan).
     """
-    if jobs < 1 or machines < 1:
-        raise ValueError("jobs and machines must be >= 1")
+    a = Args("generate.harmony.evaluation_workload")
+    jobs = a.count("num_jobs", num_jobs)
+    machines = a.count("num_machines", num_machines)
+    reference_dop = a.number("reference_dop", reference_dop, positive=True)
+    if weights is not None:
+        weights = a.shares("weights", weights, keys=DEFAULT_WEIGHTS)
+    a.flag("iterations", iterations)
     rng = np.random.default_rng(seed)
     h = rng.lognormal(0.0, 0.5, size=(jobs, 2))
     its = np.maximum(10, np.round(200 * rng.lognormal(0.0, 0.5, size=jobs))).astype(int)
@@ -105,21 +111,25 @@ def evaluation_workload(
 
 
 def sample_workload(
-    seed: int = 0,
     *,
-    jobs: int = 6,
-    machines: int = 8,
+    seed: int = 0,
+    num_jobs: int = 6,
+    num_machines: int = 8,
     reference_dop: float | None = None,
     weights: dict[str, float] | None = None,
 ) -> HarmonyInstance:
-    """A small instance for the Oracle: ``jobs`` jobs drawn (without
-    replacement) from the 80-job workload of the same seed, on ``machines``
+    """A small instance for the Oracle: ``num_jobs`` jobs drawn (without
+    replacement) from the 80-job workload of the same seed, on ``num_machines``
     machines.
 
-    ``reference_dop`` defaults to ``16 * machines / 100`` so that the
+    ``reference_dop`` defaults to ``16 * num_machines / 100`` so that the
     per-machine CPU load matches the 80-job / 100-machine setting scaled down.
     """
-    base = evaluation_workload(seed, jobs=80, machines=100, weights=weights)
+    a = Args("generate.harmony.sample_workload")
+    jobs = a.count("num_jobs", num_jobs, maximum=80)
+    machines = a.count("num_machines", num_machines)
+    reference_dop = a.optional_number("reference_dop", reference_dop, positive=True)
+    base = evaluation_workload(seed=seed, num_jobs=80, num_machines=100, weights=weights)
     rng = np.random.default_rng([seed, 1])
     pick = sorted(rng.choice(80, size=min(jobs, 80), replace=False).tolist())
     dop = REFERENCE_DOP * machines / 100 if reference_dop is None else reference_dop

@@ -51,6 +51,7 @@ import math
 import numpy as np
 
 from ..problems.hlas.instance import HlasInstance, HlasJob
+from ._check import Args
 
 GPU_TYPES = ("V100", "T4", "K80", "M60")
 
@@ -99,11 +100,11 @@ def _cluster(num_gpus: int, types: list[str], share: np.ndarray) -> tuple[str, .
 
 
 def generate(
-    num_jobs: int = 200,
-    num_gpus: int = 160,
     *,
     seed: int = 0,
-    groups: int | None = 40,
+    num_jobs: int = 200,
+    num_gpus: int = 160,
+    num_groups: int | None = 40,
     gpu_mix: dict[str, float] | None = None,
     domain_mix: dict[str, float] | None = None,
     rounds: tuple[int, int] = (10, 1000),
@@ -127,7 +128,7 @@ def generate(
         Sizes (the paper: 100-300 jobs on 160 GPUs).
     seed
         Seed of every random draw (same seed, same instance).
-    groups
+    num_groups
         Number of GPU groups (``None``: one per GPU).
     gpu_mix
         Share of each GPU type (default equal shares of V100, T4, K80, M60).
@@ -148,18 +149,25 @@ def generate(
         of this (seconds; training times at least one grid step), so that
         the offline optimum's integer time scale is exact (``models/hlas.md``).
     """
-    if num_jobs < 1 or num_gpus < 1:
-        raise ValueError("num_jobs and num_gpus must be >= 1")
-    if sizes not in SIZE_READINGS:
-        raise ValueError(f"sizes must be one of {', '.join(SIZE_READINGS)}, got {sizes!r}")
-    if not 1 <= rounds[0] <= rounds[1]:
-        raise ValueError(f"rounds must be a range (low, high) with 1 <= low <= high, got {rounds}")
-    if not pareto_shape > 0:
-        raise ValueError(f"pareto_shape must be > 0, got {pareto_shape}")
-    if predictions not in ("none", "conservative"):
-        raise ValueError(f"predictions must be 'none' or 'conservative', got {predictions!r}")
-    if groups is not None and not 1 <= groups <= num_gpus:
-        raise ValueError(f"groups must be between 1 and num_gpus ({num_gpus}), got {groups}")
+    a = Args("generate.hlas.generate")
+    num_jobs = a.count("num_jobs", num_jobs)
+    num_gpus = a.count("num_gpus", num_gpus)
+    groups = a.optional_count("num_groups", num_groups, maximum=num_gpus)
+    a.choice("sizes", sizes, SIZE_READINGS)
+    rounds = a.int_range("rounds", rounds)
+    a.number("pareto_shape", pareto_shape, positive=True)
+    tasks_per_round = a.counts("tasks_per_round", tasks_per_round)
+    a.choice("predictions", predictions, ("none", "conservative"))
+    load = a.number("load", load, positive=True)
+    load_gpus = a.optional_count("load_gpus", load_gpus)
+    arrival_rate = a.optional_number("arrival_rate", arrival_rate, positive=True)
+    num_queues = a.count("num_queues", num_queues)
+    queue_base = a.number("queue_base", queue_base, positive=True)
+    time_grid = a.optional_number("time_grid", time_grid, positive=True)
+    if gpu_mix is not None:
+        gpu_mix = a.shares("gpu_mix", gpu_mix, keys=GPU_TYPES)
+    if domain_mix is not None:
+        domain_mix = a.shares("domain_mix", domain_mix, keys=DOMAINS)
     rng = np.random.default_rng(seed)
     mix = gpu_mix or {g: 0.25 for g in GPU_TYPES}
     types = list(mix)
@@ -188,8 +196,6 @@ def generate(
     arrivals = np.cumsum(gaps / rate)
     arrivals -= arrivals[0]  # first job at time 0
     if time_grid is not None:
-        if not time_grid > 0:
-            raise ValueError(f"time_grid must be > 0, got {time_grid}")
         grid = float(time_grid)
 
         def snap(v: float, least: float = 0.0) -> float:
@@ -218,32 +224,35 @@ def generate(
 
 
 def grouping(
-    num_jobs: int = 8,
-    num_gpus: int = 20,
-    groups: int = 5,
     *,
     seed: int = 0,
-    types: int | None = None,
+    num_jobs: int = 8,
+    num_gpus: int = 20,
+    num_groups: int = 5,
+    num_types: int | None = None,
     speed_range: tuple[float, float] = (0.5, 5.0),
     decimals: int = 3,
     name: str | None = None,
 ):
     """A seeded random GPU_Grouping instance (speeds drawn uniformly in ``speed_range``).
 
-    ``types=None``: every GPU has its own random speed column (no two GPUs
-    alike); ``types=k``: ``k`` GPU types with random columns, the GPUs split as
+    ``num_types=None``: every GPU has its own random speed column (no two GPUs
+    alike); ``num_types=k``: ``k`` GPU types with random columns, the GPUs split as
     evenly as possible among them (type ``i`` gets the ``i``-th share).
     Speeds are rounded to ``decimals`` decimals (so they are exact at scale
     ``10**decimals``).
     """
     from ..problems.gpugrouping import GroupingInstance
 
-    if not 1 <= groups <= num_gpus:
-        raise ValueError(f"groups must be between 1 and num_gpus ({num_gpus}), got {groups}")
+    a = Args("generate.hlas.grouping")
+    num_jobs = a.count("num_jobs", num_jobs)
+    num_gpus = a.count("num_gpus", num_gpus)
+    groups = a.count("num_groups", num_groups, maximum=num_gpus)
+    types = a.optional_count("num_types", num_types, maximum=num_gpus)
+    speed_range = a.number_range("speed_range", speed_range, positive=True)
+    decimals = a.count("decimals", decimals, minimum=0)
     rng = np.random.default_rng(seed)
-    k = num_gpus if types is None else int(types)
-    if not 1 <= k <= num_gpus:
-        raise ValueError(f"types must be between 1 and num_gpus ({num_gpus}), got {types}")
+    k = num_gpus if types is None else types
     cols = rng.uniform(speed_range[0], speed_range[1], size=(num_jobs, k)).round(decimals)
     of = [i * k // num_gpus for i in range(num_gpus)]
     speeds = tuple(tuple(float(cols[n, of[m]]) for m in range(num_gpus)) for n in range(num_jobs))
@@ -252,14 +261,19 @@ def grouping(
                                          f"{'distinct' if types is None else f'{types}t'}-s{seed}")
 
 
-def paper_grouping(num_gpus: int = 60, groups: int = 10, *, seed: int = 0,
+def paper_grouping(*, seed: int = 0, num_gpus: int = 60, num_groups: int = 10,
                    gpu_mix: dict[str, float] | None = None, num_jobs: int = 40, name: str | None = None):
     """The GPU_Grouping instance HLAS solves on the paper's setup: the speeds of
     :func:`generate`'s jobs (8 job types of Table II) on ``num_gpus`` GPUs of the
-    four types in ``gpu_mix`` (default equal shares), ``groups`` groups."""
+    four types in ``gpu_mix`` (default equal shares), ``num_groups`` groups."""
     from ..problems.gpugrouping import from_hlas
 
-    inst = from_hlas(generate(num_jobs, num_gpus, seed=seed, groups=groups, gpu_mix=gpu_mix), groups)
+    a = Args("generate.hlas.paper_grouping")
+    num_gpus = a.count("num_gpus", num_gpus)
+    groups = a.count("num_groups", num_groups, maximum=num_gpus)
+    num_jobs = a.count("num_jobs", num_jobs)
+    inst = from_hlas(generate(num_jobs=num_jobs, num_gpus=num_gpus, seed=seed, num_groups=groups, gpu_mix=gpu_mix),
+                     groups)
     mix = "-".join(f"{k}{v:g}" for k, v in (gpu_mix or {}).items()) or "equal"
     return type(inst)(speeds=inst.speeds, groups=inst.groups,
                       name=name or f"grouping-paper-{num_gpus}g-{groups}u-{mix}-s{seed}")

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..problems.moldable.instance import MoldableInstance, MoldableTask, SpeedupCurve
+from ._check import Args
 
 #: non-decreasing, sublinear, s(1) = 1 (s(p)/p: 1.6, 1.5, 1.3, 1, 0.9, 0.83, 0.78)
 ILLUSTRATIVE_CURVE = ((0.25, 0.4), (1 / 3, 0.5), (0.5, 0.65), (1.0, 1.0), (2.0, 1.8), (3.0, 2.5), (4.0, 3.1))
@@ -32,24 +33,24 @@ ILLUSTRATIVE_CURVE = ((0.25, 0.4), (1 / 3, 0.5), (0.5, 0.65), (1.0, 1.0), (2.0, 
 
 def paper_like(
     *,
-    gpus: int = 12,
-    users: int = 4,
-    bags: int = 6,
+    seed: int = 0,
+    num_gpus: int = 12,
+    num_users: int = 4,
+    num_bags: int = 6,
     tasks_per_bag: tuple[int, int] = (1, 20),
     mean_volume: float = 3600.0,
     big_memory_share: float = 0.1,
     rigid: bool = False,
     preemption_overhead: float = 0.0,
     preemption_min_remaining: float = 300.0,
-    seed: int = 0,
 ) -> MoldableInstance:
     """A random instance with bag-of-task arrivals.
 
     Parameters
     ----------
-    gpus
+    num_gpus
         Cluster size (each GPU has 12 units of memory, like the paper's 12 GB M40s).
-    users, bags
+    num_users, num_bags
         Number of users and of bags (a bag = one user's parameter survey).
     tasks_per_bag
         Inclusive range of tasks per bag.
@@ -64,6 +65,16 @@ def paper_like(
     seed
         Seed of the generator (``numpy.random.default_rng``).
     """
+    a = Args("generate.moldable.paper_like")
+    gpus = a.count("num_gpus", num_gpus)
+    users = a.count("num_users", num_users)
+    bags = a.count("num_bags", num_bags)
+    tasks_per_bag = a.int_range("tasks_per_bag", tasks_per_bag)
+    mean_volume = a.number("mean_volume", mean_volume, positive=True)
+    big_memory_share = a.probability("big_memory_share", big_memory_share)
+    a.flag("rigid", rigid)
+    preemption_overhead = a.number("preemption_overhead", preemption_overhead, minimum=0)
+    preemption_min_remaining = a.number("preemption_min_remaining", preemption_min_remaining, minimum=0)
     rng = np.random.default_rng(seed)
     p_max = 1 if rigid else min(4, gpus)
     den = 1 if rigid else 4
@@ -95,6 +106,14 @@ def paper_like(
     )
 
 
+def _check_moldable_max(a: Args, value, words: tuple[str, ...]) -> None:
+    """``moldable_max``: one of ``words`` or an integer >= 1."""
+    if isinstance(value, str):
+        a.choice("moldable_max", value, words)
+    else:
+        a.count("moldable_max", value)
+
+
 #: the default SWF trace, relative to the traces folder (``dmlsched.traces.traces_dir``)
 LUBLIN = ("swf", "lublin_256.swf")
 
@@ -120,9 +139,9 @@ def offered_load(inst: MoldableInstance) -> float:
 def swf(
     *,
     seed: int = 0,
-    gpus: int | None = None,
+    num_gpus: int | None = None,
     load: float | None = None,
-    jobs: int | None = None,
+    num_jobs: int | None = None,
     path: str | os.PathLike | None = None,
     moldable_max: int | str = "machine",
     offline: bool = False,
@@ -139,15 +158,15 @@ def swf(
     ----------
     seed
         Unused (the trace is fixed); accepted so that suites can pass one.
-    gpus
+    num_gpus
         Simulated cluster size.  Default: the trace's machine size, or the
         size giving ``load``.
     load
         Target offered load :func:`offered_load` (``0 < load``): the cluster
-        size is ``ceil(sum v / (load * span of arrivals))``.  Give ``gpus`` or
+        size is ``ceil(sum v / (load * span of arrivals))``.  Give ``num_gpus`` or
         ``load``, not both.
-    jobs
-        The first ``jobs`` usable jobs of the trace (``None``: the whole trace,
+    num_jobs
+        The first ``num_jobs`` usable jobs of the trace (``None``: the whole trace,
         the paper's scale).
     path
         The SWF file (default: ``swf/lublin_256.swf`` in the traces folder).
@@ -163,14 +182,16 @@ def swf(
     from ..traces.common import trace_path
     from ..traces.swf import swf_to_moldable
 
+    a = Args("generate.moldable.swf")
+    gpus = a.optional_count("num_gpus", num_gpus)
+    load = a.optional_number("load", load, positive=True)
     if gpus is not None and load is not None:
-        raise ValueError("swf: give gpus or load, not both")
-    if gpus is not None and (isinstance(gpus, bool) or int(gpus) != gpus or gpus < 1):
-        raise ValueError(f"swf: gpus must be an integer >= 1, got {gpus!r}")
-    if load is not None and not (isinstance(load, (int, float)) and math.isfinite(load) and load > 0):
-        raise ValueError(f"swf: load must be a number > 0, got {load!r}")
-    if jobs is not None and (isinstance(jobs, bool) or int(jobs) != jobs or jobs < 1):
-        raise ValueError(f"swf: jobs must be an integer >= 1, got {jobs!r}")
+        a.fail("num_gpus", "and load: give one, not both")
+    jobs = a.optional_count("num_jobs", num_jobs)
+    _check_moldable_max(a, moldable_max, ("machine", "cluster"))
+    a.flag("offline", offline)
+    preemption_overhead = a.number("preemption_overhead", preemption_overhead, minimum=0)
+    preemption_min_remaining = a.number("preemption_min_remaining", preemption_min_remaining, minimum=0)
     p = Path(path) if path is not None else trace_path(*LUBLIN)
     tr = _read_swf(str(p), p.stat().st_mtime if p.exists() else 0.0)
     G = None if gpus is None else int(gpus)
@@ -178,7 +199,7 @@ def swf(
         probe = swf_to_moldable(tr, limit=jobs, moldable_max=moldable_max)
         span = float(probe.arrival.max() - probe.arrival.min()) if probe.num_tasks else 0.0
         if span <= 0:
-            raise ValueError("swf: load is undefined when all jobs arrive at once")
+            a.fail("load", "is undefined when all jobs arrive at once")
         G = max(1, math.ceil(float(probe.volume.sum()) / (float(load) * span)))
     inst = swf_to_moldable(
         tr, gpus=G, mode="moldable", moldable_max=moldable_max, limit=jobs, offline=offline,
@@ -206,10 +227,10 @@ PAPER_TASKS, PAPER_JOBS, PAPER_USERS, PAPER_DAYS, PAPER_SATURATION = 77_677, 2_3
 def gpu_workload(
     *,
     seed: int = 0,
-    gpus: int = 12,
-    tasks: int = PAPER_TASKS,
-    jobs: int | None = None,
-    users: int = PAPER_USERS,
+    num_gpus: int = 12,
+    num_tasks: int = PAPER_TASKS,
+    num_jobs: int | None = None,
+    num_users: int = PAPER_USERS,
     days: float | None = None,
     saturation: float = PAPER_SATURATION,
     big_memory_share: float = 0.25,
@@ -220,9 +241,9 @@ def gpu_workload(
     """A synthetic workload with the statistics the paper gives for its own GPU
     trace (Section V-A; the trace is not public), at the paper's scale by default.
 
-    * ``tasks`` tasks in ``jobs`` bags (default ``tasks * 2317 / 77677``, the
-      paper's 33.5 tasks per job; bag sizes geometric) of ``users`` users,
-      over ``days`` (default ``184 * tasks / 77677``: six months at full
+    * ``num_tasks`` tasks in ``num_jobs`` bags (default ``num_tasks * 2317 / 77677``,
+      the paper's 33.5 tasks per job; bag sizes geometric) of ``num_users`` users,
+      over ``days`` (default ``184 * num_tasks / 77677``: six months at full
       scale, the same density when smaller);
     * bag submissions uniform over the period; within a bag (``bag_arrivals``,
       a reading of "A job consists of tasks that start during or within one
@@ -245,24 +266,20 @@ def gpu_workload(
 
     Same seed, same instance.
     """
-    if isinstance(gpus, bool) or int(gpus) != gpus or gpus < 1:
-        raise ValueError(f"gpu_workload: gpus must be an integer >= 1, got {gpus!r}")
-    if isinstance(tasks, bool) or int(tasks) != tasks or tasks < 1:
-        raise ValueError(f"gpu_workload: tasks must be an integer >= 1, got {tasks!r}")
-    if not 0 <= big_memory_share <= 1:
-        raise ValueError(f"gpu_workload: big_memory_share must be in [0, 1], got {big_memory_share!r}")
-    if not (math.isfinite(saturation) and saturation > 0):
-        raise ValueError(f"gpu_workload: saturation must be > 0, got {saturation!r}")
-    if bag_arrivals not in ("burst", "chain", "mixed"):
-        raise ValueError(f"gpu_workload: bag_arrivals must be 'burst', 'chain' or 'mixed', got {bag_arrivals!r}")
+    a = Args("generate.moldable.gpu_workload")
+    gpus = a.count("num_gpus", num_gpus)
+    n = a.count("num_tasks", num_tasks)
+    jobs = a.optional_count("num_jobs", num_jobs, maximum=n)
+    users = a.count("num_users", num_users)
+    days = a.optional_number("days", days, positive=True)
+    saturation = a.number("saturation", saturation, positive=True)
+    big_memory_share = a.probability("big_memory_share", big_memory_share)
+    a.choice("bag_arrivals", bag_arrivals, ("burst", "chain", "mixed"))
+    preemption_overhead = a.number("preemption_overhead", preemption_overhead, minimum=0)
+    preemption_min_remaining = a.number("preemption_min_remaining", preemption_min_remaining, minimum=0)
     rng = np.random.default_rng(seed)
-    n = int(tasks)
-    nb = int(jobs) if jobs is not None else max(1, round(n * PAPER_JOBS / PAPER_TASKS))
-    if nb < 1 or nb > n:
-        raise ValueError(f"gpu_workload: jobs must be in [1, tasks], got {jobs!r}")
-    span = 86400.0 * (float(days) if days is not None else PAPER_DAYS * n / PAPER_TASKS)
-    if not span > 0:
-        raise ValueError(f"gpu_workload: days must be > 0, got {days!r}")
+    nb = jobs if jobs is not None else max(1, round(n * PAPER_JOBS / PAPER_TASKS))
+    span = 86400.0 * (days if days is not None else PAPER_DAYS * n / PAPER_TASKS)
     # bag sizes: 1 + geometric, summing to n
     weights = rng.pareto(1.2, nb) + 0.05  # heavy-tailed survey sizes
     sizes = 1 + rng.multinomial(n - nb, weights / weights.sum())
@@ -310,7 +327,7 @@ def gpu_workload(
 def openb(
     *,
     seed: int = 0,
-    gpus: int | None = None,
+    num_gpus: int | None = None,
     moldable_max: int | None = 4,
     drop_failed: bool = False,
     path: str | os.PathLike | None = None,
@@ -321,10 +338,18 @@ def openb(
     moldable instance (:func:`dmlsched.traces.openb_to_moldable`): every pod
     keeps its request ``p_req`` for the rigid policies, and ``moldable_max``
     (default 4, like the paper's ``p_max = 4`` for its own GPU trace) widens
-    the moldable range.  ``gpus`` defaults to the peak recorded demand (66).
+    the moldable range.  ``num_gpus`` defaults to the peak recorded demand (66).
     ``seed`` is unused (the trace is fixed)."""
     from ..traces.common import trace_path
     from ..traces.openb import POD_FILE, openb_to_moldable
+
+    a = Args("generate.moldable.openb")
+    gpus = a.optional_count("num_gpus", num_gpus)
+    if moldable_max is not None:
+        moldable_max = a.count("moldable_max", moldable_max)
+    a.flag("drop_failed", drop_failed)
+    preemption_overhead = a.number("preemption_overhead", preemption_overhead, minimum=0)
+    preemption_min_remaining = a.number("preemption_min_remaining", preemption_min_remaining, minimum=0)
 
     p = Path(path) if path is not None else trace_path("alibaba-openb", POD_FILE)
     tr = _read_openb(str(p), p.stat().st_mtime if p.exists() else 0.0)
@@ -346,8 +371,8 @@ def _read_openb(path: str, mtime: float):
 def batch(
     *,
     seed: int = 0,
-    gpus: int = 4,
-    tasks: int = 6,
+    num_gpus: int = 4,
+    num_tasks: int = 6,
     max_volume: int = 20,
     p_min: int = 4,
     arrivals: str = "batch",
@@ -361,12 +386,12 @@ def batch(
     ``arrivals="batch"``: every task at time 0 (Deng et al.'s setting);
     ``"online"``: integer arrivals spread over about the total work / |G|.
     """
-    if arrivals not in ("batch", "online"):
-        raise ValueError(f"batch: arrivals must be 'batch' or 'online', got {arrivals!r}")
-    if isinstance(tasks, bool) or int(tasks) != tasks or tasks < 1:
-        raise ValueError(f"batch: tasks must be an integer >= 1, got {tasks!r}")
-    if isinstance(gpus, bool) or int(gpus) != gpus or gpus < 1:
-        raise ValueError(f"batch: gpus must be an integer >= 1, got {gpus!r}")
+    a = Args("generate.moldable.batch")
+    a.choice("arrivals", arrivals, ("batch", "online"))
+    tasks = a.count("num_tasks", num_tasks)
+    gpus = a.count("num_gpus", num_gpus)
+    max_volume = a.count("max_volume", max_volume)
+    p_min = a.count("p_min", p_min)
     rng = np.random.default_rng(seed)
     vols = rng.integers(1, int(max_volume) + 1, int(tasks)).astype(float)
     horizon = max(1, int(vols.sum() / gpus))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..problems.rar.instance import RarInstance, RarJob
+from ._check import Args
 
 #: the paper's job-size mix: GPUs -> number of jobs (160 in total)
 PAPER_MIX = {1: 80, 2: 14, 4: 26, 8: 30, 16: 8, 32: 2}
@@ -33,11 +34,11 @@ CAPACITIES = (4, 8, 16, 32)
 
 
 def generate(
-    seed: int,
-    n_jobs: int = 160,
-    n_servers: int = 20,
-    horizon: int = 1200,
     *,
+    seed: int = 0,
+    num_jobs: int = 160,
+    num_servers: int = 20,
+    horizon: int = 1200,
     iterations: tuple[int, int] = (1000, 6000),
     tau: tuple[float, float] = (0.01, 0.05),
     capacities: tuple[int, ...] = CAPACITIES,
@@ -47,31 +48,46 @@ def generate(
     exchange_share: float = 0.05,
     name: str | None = None,
 ) -> RarInstance:
-    """A seeded instance of the paper's setting (``n_jobs`` scales the mix).
+    """A seeded instance of the paper's setting (``num_jobs`` scales the mix).
 
-    With ``n_jobs = 160`` the job sizes are exactly the paper's counts; other
+    With ``num_jobs = 160`` the job sizes are exactly the paper's counts; other
     sizes draw each job's size from the same mix (in proportion).
     """
-    if n_jobs < 1 or n_servers < 1:
-        raise ValueError(f"n_jobs and n_servers must be >= 1, got {n_jobs}, {n_servers}")
+    a = Args("generate.rar.generate")
+    num_jobs = a.count("num_jobs", num_jobs)
+    num_servers = a.count("num_servers", num_servers)
+    horizon = a.count("horizon", horizon)
+    iterations, tau = _job_args(a, iterations, tau, xi1, xi2, alpha, exchange_share)
+    capacities = a.counts("capacities", capacities)
     rng = np.random.default_rng(seed)
     sizes_all = np.array(list(PAPER_MIX), dtype=np.int64)
-    if n_jobs == sum(PAPER_MIX.values()):
+    if num_jobs == sum(PAPER_MIX.values()):
         sizes = np.repeat(sizes_all, list(PAPER_MIX.values()))
     else:
         p = np.array(list(PAPER_MIX.values()), dtype=float)
-        sizes = rng.choice(sizes_all, size=n_jobs, p=p / p.sum())
+        sizes = rng.choice(sizes_all, size=num_jobs, p=p / p.sum())
     rng.shuffle(sizes)
-    if int(sizes.max()) > n_servers * max(capacities):
-        raise ValueError(f"capacities: {n_servers} servers of at most {max(capacities)} GPUs cannot hold a "
-                         f"{int(sizes.max())}-GPU job of the paper's mix; use small() for small clusters")
-    servers = tuple(int(c) for c in rng.choice(np.array(capacities), size=n_servers))
+    if int(sizes.max()) > num_servers * max(capacities):
+        a.fail("num_servers", f"= {num_servers} servers with capacities of at most {max(capacities)} GPUs cannot "
+                              f"hold a {int(sizes.max())}-GPU job of the paper's mix; use small() for small clusters")
+    servers = tuple(int(c) for c in rng.choice(np.array(capacities), size=num_servers))
     while sum(servers) < int(sizes.max()):  # the largest job must fit in the cluster
-        servers = tuple(int(c) for c in rng.choice(np.array(capacities), size=n_servers))
-    F = rng.integers(iterations[0], iterations[1] + 1, size=n_jobs)
-    tau0 = rng.uniform(tau[0], tau[1], size=n_jobs)
+        servers = tuple(int(c) for c in rng.choice(np.array(capacities), size=num_servers))
+    F = rng.integers(iterations[0], iterations[1] + 1, size=num_jobs)
+    tau0 = rng.uniform(tau[0], tau[1], size=num_jobs)
     return _instance(servers, sizes, F, tau0, horizon, xi1=xi1, xi2=xi2, alpha=alpha,
-                     exchange_share=exchange_share, name=name or f"rar-paper-seed{seed}-{n_jobs}x{n_servers}")
+                     exchange_share=exchange_share, name=name or f"rar-paper-seed{seed}-{num_jobs}x{num_servers}")
+
+
+def _job_args(a: Args, iterations, tau, xi1, xi2, alpha, exchange_share) -> tuple[tuple[int, int], tuple[float, float]]:
+    """Checks of the job parameters shared by :func:`generate` and :func:`small`."""
+    iterations = a.int_range("iterations", iterations)
+    tau = a.number_range("tau", tau, positive=True)
+    a.number("xi1", xi1, minimum=0)
+    a.number("xi2", xi2, minimum=0)
+    a.number("alpha", alpha, minimum=0)
+    a.number("exchange_share", exchange_share, minimum=0, maximum=1)
+    return iterations, tau
 
 
 def _instance(servers, sizes, F, tau0, horizon: int, *, xi1: float, xi2: float, alpha: float,
@@ -97,11 +113,11 @@ def _instance(servers, sizes, F, tau0, horizon: int, *, xi1: float, xi2: float, 
 
 
 def small(
-    seed: int,
-    n_jobs: int = 3,
+    *,
+    seed: int = 0,
+    num_jobs: int = 3,
     servers: tuple[int, ...] = (2, 2),
     horizon: int = 400,
-    *,
     sizes: tuple[int, ...] | None = None,
     iterations: tuple[int, int] = (1000, 6000),
     tau: tuple[float, float] = (0.01, 0.05),
@@ -119,17 +135,22 @@ def small(
     factor) when running the jobs one after another, each alone at its fastest,
     would not end by ``horizon``.
     """
-    if n_jobs < 1 or not servers or min(servers) < 1:
-        raise ValueError(f"n_jobs must be >= 1 and servers positive, got {n_jobs}, {servers}")
+    a = Args("generate.rar.small")
+    num_jobs = a.count("num_jobs", num_jobs)
+    servers = a.counts("servers", servers)
+    horizon = a.count("horizon", horizon)
+    iterations, tau = _job_args(a, iterations, tau, xi1, xi2, alpha, exchange_share)
+    if sizes is not None:
+        sizes = a.counts("sizes", sizes)
     rng = np.random.default_rng(seed)
     total = int(sum(servers))
     pool = np.array(sizes if sizes is not None else range(1, min(4, total) + 1), dtype=np.int64)
     if pool.max() > total:
-        raise ValueError(f"sizes: a {int(pool.max())}-GPU job does not fit in {total} GPUs")
-    G = rng.choice(pool, size=n_jobs)
-    F = rng.integers(iterations[0], iterations[1] + 1, size=n_jobs).astype(float)
-    tau0 = rng.uniform(tau[0], tau[1], size=n_jobs)
-    nm = name or f"rar-small-seed{seed}-{n_jobs}x{len(servers)}"
+        a.fail("sizes", f"has a {int(pool.max())}-GPU job that does not fit in {total} GPUs")
+    G = rng.choice(pool, size=num_jobs)
+    F = rng.integers(iterations[0], iterations[1] + 1, size=num_jobs).astype(float)
+    tau0 = rng.uniform(tau[0], tau[1], size=num_jobs)
+    nm = name or f"rar-small-seed{seed}-{num_jobs}x{len(servers)}"
     kw = dict(xi1=xi1, xi2=xi2, alpha=alpha, exchange_share=exchange_share, name=nm)
     Fi = np.maximum(1, F.astype(np.int64))
     for _ in range(60):
@@ -138,29 +159,35 @@ def small(
         if seq <= horizon:
             return inst
         Fi = np.maximum(1, np.floor(Fi * (horizon / seq) * 0.98)).astype(np.int64)
-    raise ValueError(f"horizon: {horizon} slots cannot hold the jobs one after another")
+    a.fail("horizon", f"= {horizon} slots cannot hold the jobs one after another")
 
 
-def paper_instance(seed: int, **kw) -> RarInstance:
-    """The Section 7 setting: 160 jobs, 20 servers, ``T = 1200``."""
-    return generate(seed, 160, 20, 1200, **kw)
+def paper_instance(*, seed: int = 0, **kw) -> RarInstance:
+    """The Section 7 setting: 160 jobs, 20 servers, ``T = 1200``; ``kw`` as
+    :func:`generate`'s other arguments."""
+    Args("generate.rar.paper_instance").forwarded(kw, generate, fixed=("num_jobs", "num_servers", "horizon"))
+    return generate(seed=seed, num_jobs=160, num_servers=20, horizon=1200, **kw)
 
 
-def servers_sweep(seed: int, n_servers: int = 20, horizon: int = 1500, n_jobs: int = 160, **kw) -> RarInstance:
+def servers_sweep(*, seed: int = 0, num_servers: int = 20, horizon: int = 1500, num_jobs: int = 160,
+                  **kw) -> RarInstance:
     """Fig. 6 (Section 7): the jobs and servers of :func:`paper_instance` ``(seed)``
-    (``n_jobs`` jobs on 20 servers) with only its first ``n_servers`` servers, ``T = 1500``.
+    (``num_jobs`` jobs on 20 servers) with only its first ``num_servers`` servers, ``T = 1500``.
 
     Reading: "we investigate the influence of communication contention by reducing
     the number of servers" -- the same 160 jobs on fewer servers of the same draw
     (``models/rar.md``).
     """
-    base = generate(seed, n_jobs, 20, horizon, **kw)
-    if not 1 <= n_servers <= base.num_servers:
-        raise ValueError(f"n_servers must be in 1..{base.num_servers}, got {n_servers}")
-    servers = base.servers[:n_servers]
+    a = Args("generate.rar.servers_sweep")
+    a.forwarded(kw, generate, fixed=("num_servers",))
+    num_servers = a.count("num_servers", num_servers, maximum=20)
+    num_jobs = a.count("num_jobs", num_jobs)
+    horizon = a.count("horizon", horizon)
+    base = generate(seed=seed, num_jobs=num_jobs, num_servers=20, horizon=horizon, **kw)
+    servers = base.servers[:num_servers]
     if sum(servers) < int(base.G.max()):
-        raise ValueError(f"n_servers: the first {n_servers} servers hold {sum(servers)} GPUs, fewer than "
-                         f"the largest job's {int(base.G.max())}")
+        a.fail("num_servers", f"= {num_servers}: the first {num_servers} servers hold {sum(servers)} GPUs, "
+                              f"fewer than the largest job's {int(base.G.max())}")
     return RarInstance(servers=servers, jobs=base.jobs, bw_intra=base.bw_intra, bw_inter=base.bw_inter,
                        gpu_speed=base.gpu_speed, xi1=base.xi1, xi2=base.xi2, alpha=base.alpha, horizon=horizon,
-                       name=f"rar-fig6-seed{seed}-{n_servers}servers")
+                       name=f"rar-fig6-seed{seed}-{num_servers}servers")

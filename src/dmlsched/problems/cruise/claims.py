@@ -96,7 +96,7 @@ def _workers(r: dict) -> Any:
 def _suite_table_3_4(scale: Scale) -> Suite:
     return Suite(
         sources=[Source("generator", generator="dmlsched.generate.cruise:homogeneous_cluster",
-                        params={"app": app, "n": 32}, seeds=(0,), name=f"{app}-32") for app in APPS],
+                        params={"app": app, "num_machines": 32}, seeds=(0,), name=f"{app}-32") for app in APPS],
         name=f"claim-cruise-table-3.4-{scale}",
         methods=["closed-form", "closed-form@exact", "proportional"],
         reference="exact", time_limit=60,
@@ -280,7 +280,7 @@ def _suite_speed(scale: Scale) -> Suite:
     sc = 1.0 if scale == "full" else 0.1
     return Suite(
         sources=[Source("generator", generator="dmlsched.generate.cruise:homogeneous_cluster",
-                        params={"app": "NMF", "n": 32}, seeds=(0,), name="NMF-32"),
+                        params={"app": "NMF", "num_machines": 32}, seeds=(0,), name="NMF-32"),
                  Source("generator", generator="dmlsched.generate.cruise:heterogeneous_cluster",
                         params={"app": "NMF", "scale": sc}, seeds=(0,), name="NMF-28+4")],
         name=f"claim-cruise-3.4.6-{scale}", methods=["closed-form", "exact"], reference=None, time_limit=120,

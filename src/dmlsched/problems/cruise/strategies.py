@@ -127,7 +127,7 @@ def cruise_homogeneous_instances(**kwargs: Any) -> st.SearchStrategy[CruiseInsta
     return cruise_instances(homogeneous=True, **kwargs)
 
 
-def cruise_json_values(max_leaves: int = 12) -> st.SearchStrategy[Any]:
+def cruise_json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Any]:
     """Any JSON value (finite numbers, strings, booleans, null, arrays, objects)."""
     leaves = (
         st.none()

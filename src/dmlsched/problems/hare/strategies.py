@@ -36,11 +36,11 @@ DEFAULT_TYPES = ("V100", "T4", "K80")
 
 
 def hare_times(
-    lo: float, hi: float, *, denominator: int = 2, allow_zero: bool = False
+    *, low: float, high: float, denominator: int = 2, allow_zero: bool = False
 ) -> st.SearchStrategy[float]:
-    """Times on the grid ``k / denominator`` in ``[lo, hi]`` (and 0 if allowed)."""
-    a = max(1, int(round(lo * denominator)))
-    b = max(a, int(round(hi * denominator)))
+    """Times on the grid ``k / denominator`` in ``[low, high]`` (and 0 if allowed)."""
+    a = max(1, int(round(low * denominator)))
+    b = max(a, int(round(high * denominator)))
     s = st.integers(a, b).map(lambda k: k / denominator)
     return st.one_of(st.just(0.0), s) if allow_zero else s
 
@@ -109,17 +109,19 @@ def hare_instances(
                 break
             K = min(K, remaining)
             R = max(1, min(R, remaining // K))
-        tt = hare_times(*train_range, denominator=time_denominator)
-        stt = hare_times(*sync_range, denominator=time_denominator, allow_zero=True)
+        tt = hare_times(low=train_range[0], high=train_range[1], denominator=time_denominator)
+        stt = hare_times(low=sync_range[0], high=sync_range[1], denominator=time_denominator, allow_zero=True)
         train = {g: draw(tt) for g in used}
         syn = {g: (draw(stt) if sync else 0.0) for g in used}
-        arr = draw(hare_times(0.0, max_arrival, denominator=time_denominator, allow_zero=True)) if arrivals else 0.0
-        w = draw(hare_times(*weight_range, denominator=time_denominator)) if weights else 1.0
+        arr = (draw(hare_times(low=0.0, high=max_arrival, denominator=time_denominator, allow_zero=True))
+               if arrivals else 0.0)
+        w = (draw(hare_times(low=weight_range[0], high=weight_range[1], denominator=time_denominator))
+             if weights else 1.0)
         jobs.append(HareJob(f"J{n}", float(arr), float(w), R, K, train, syn))
     return HareInstance(gpus=gpus, jobs=tuple(jobs), name="hypothesis")
 
 
-def json_values(max_leaves: int = 30) -> st.SearchStrategy[Any]:
+def json_values(*, max_leaves: int = 30) -> st.SearchStrategy[Any]:
     """Any JSON value: null, booleans, numbers (huge, tiny, negative), strings,
     arrays and objects, nested."""
     scalars = st.one_of(

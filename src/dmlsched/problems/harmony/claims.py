@@ -76,8 +76,8 @@ def _pct(x: float) -> str:
 
 def _scale_params(scale: Scale) -> tuple[dict, tuple[int, ...]]:
     if scale == "full":
-        return {"jobs": 80, "machines": 100}, tuple(range(10))
-    return {"jobs": 20, "machines": 25}, (0, 1)
+        return {"num_jobs": 80, "num_machines": 100}, tuple(range(10))
+    return {"num_jobs": 20, "num_machines": 25}, (0, 1)
 
 
 # ---------------------------------------------------------------------------
@@ -240,7 +240,8 @@ def judge_utilisation(records: list[dict], scale: Scale) -> Judgement:
 # ---------------------------------------------------------------------------
 # Fig. 4.18: scale
 def _suite_fig_4_18(scale: Scale) -> Suite:
-    params = {"jobs": 8000, "machines": 10000} if scale == "full" else {"jobs": 800, "machines": 1000}
+    params = ({"num_jobs": 8000, "num_machines": 10000} if scale == "full"
+              else {"num_jobs": 800, "num_machines": 1000})
     return Suite(
         sources=[Source("generator", generator="dmlsched.generate.harmony:evaluation_workload",
                         params=params, seeds=(0, 1, 2), name="scaled-workload")],

@@ -248,11 +248,11 @@ def _src(name: str, params: dict[str, Any], seeds: tuple[int, ...]) -> Source:
 def _sources_fig23(scale: Scale, *, light: bool = True) -> list[Source]:
     sc = _scale(scale)
     g = sc["base_gpus"]
-    out = [_src(f"setup=paper;jobs={n}", {"num_jobs": n, "num_gpus": g, "groups": g // sc["per_group"],
+    out = [_src(f"setup=paper;jobs={n}", {"num_jobs": n, "num_gpus": g, "num_groups": g // sc["per_group"],
                                          **PAPER_SETUP, **sc["extra"]}, sc["seeds"]) for n in sc["jobs"]]
     if light:
         n = sc["base_jobs"]
-        out.append(_src(f"setup=light;jobs={n}", {"num_jobs": n, "num_gpus": g, "groups": g // sc["per_group"],
+        out.append(_src(f"setup=light;jobs={n}", {"num_jobs": n, "num_gpus": g, "num_groups": g // sc["per_group"],
                                                   **LIGHT_SETUP}, sc["seeds"]))
     return out
 
@@ -260,14 +260,14 @@ def _sources_fig23(scale: Scale, *, light: bool = True) -> list[Source]:
 def _sources_fig22(scale: Scale) -> list[Source]:
     sc = _scale(scale)
     n, ref = sc["base_jobs"], sc["base_gpus"]
-    return [_src(f"setup=paper;gpus={m}", {"num_jobs": n, "num_gpus": m, "groups": m // sc["per_group"],
+    return [_src(f"setup=paper;gpus={m}", {"num_jobs": n, "num_gpus": m, "num_groups": m // sc["per_group"],
                                            "load_gpus": ref, **PAPER_SETUP, **sc["extra"]}, sc["seeds"])
             for m in sc["gpus"]]
 
 
 def _sources_fig24(scale: Scale) -> list[Source]:
     sc = _scale(scale)
-    return [_src(f"setup=paper;groups={u}", {"num_jobs": sc["base_jobs"], "num_gpus": sc["base_gpus"], "groups": u,
+    return [_src(f"setup=paper;groups={u}", {"num_jobs": sc["base_jobs"], "num_gpus": sc["base_gpus"], "num_groups": u,
                                              **PAPER_SETUP, **sc["extra"]}, sc["seeds"]) for u in sc["groups"]]
 
 

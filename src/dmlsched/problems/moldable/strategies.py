@@ -16,7 +16,7 @@ GRID_CURVES = (
 
 
 @st.composite
-def moldable_speedup_curves(draw, max_p: int = 8) -> SpeedupCurve:
+def moldable_speedup_curves(draw, *, max_p: int = 8) -> SpeedupCurve:
     """Random non-decreasing sublinear curves with ``s(1) = 1``.
 
     Built from per-step ratios: going from ``p`` to ``p' > p`` the speed is

@@ -56,7 +56,7 @@ PICK_SERVERS = Reading(
 SERVERS_PREFIX = Reading(
     "first-n-servers", "fewer servers = the same 160 jobs on the first n of the 20 servers of the draw",
     "Next, we investigate the influence of communication contention by reducing the number of servers.",
-    "Section 7, Fig. 6", {"generator": {"n_servers": "10..20"}}, default=True,
+    "Section 7, Fig. 6", {"generator": {"num_servers": "10..20"}}, default=True,
 )
 TIES = tuple(
     Reading(f"ties-{t}", f"SJF-BCO orders jobs of equal G_j {what}",
@@ -134,7 +134,7 @@ FIG4_OPTIONS = {**{f"{b}@{o}": {"order": o} for b in BASELINES for o in ("sjf", 
 def fig4_suite(scale: Scale):
     if scale == "quick":
         return _gen_suite("rar-fig4-quick", "Fig. 4, quick: 40 jobs on 6 servers", "generate",
-                          [{"n_jobs": 40, "n_servers": 6, "horizon": 1200}], range(2), FIG4_METHODS, FIG4_OPTIONS)
+                          [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), FIG4_METHODS, FIG4_OPTIONS)
     return _gen_suite("rar-fig4", "Fig. 4: 160 jobs, 20 servers, T = 1200 (Section 7)", "paper_instance", [{}],
                       range(10), FIG4_METHODS, FIG4_OPTIONS)
 
@@ -232,7 +232,7 @@ def fig5_suite(scale: Scale):
     options = {f"sjf-bco@k{k}": {"kappa": k} for k in KAPPAS}
     if scale == "quick":
         return _gen_suite("rar-fig5-quick", "Fig. 5, quick", "generate",
-                          [{"n_jobs": 40, "n_servers": 6, "horizon": 1200}], range(2), methods, options, reference=None)
+                          [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), methods, options, reference=None)
     return _gen_suite("rar-fig5", "Fig. 5: kappa 1..32 (distinct values), T = 1200", "paper_instance", [{}],
                       range(10), methods, options, reference=None)
 
@@ -277,16 +277,17 @@ FIG6_OPTIONS = {f"{b}@{o}": {"order": o} for b in ("ff", "ls") for o in ("sjf", 
 def fig6_suite(scale: Scale):
     if scale == "quick":
         return _gen_suite("rar-fig6-quick", "Fig. 6, quick: 40 jobs on 12 and 20 servers", "servers_sweep",
-                          [{"n_servers": n, "n_jobs": 40} for n in (12, 20)], range(1), FIG6_METHODS, FIG6_OPTIONS)
+                          [{"num_servers": n, "num_jobs": 40} for n in (12, 20)], range(1), FIG6_METHODS, FIG6_OPTIONS)
     return _gen_suite("rar-fig6", "Fig. 6: 160 jobs on the first 10..20 of 20 servers, T = 1500",
-                      "servers_sweep", [{"n_servers": n} for n in SERVERS], range(10), FIG6_METHODS, FIG6_OPTIONS)
+                      "servers_sweep", [{"num_servers": n} for n in SERVERS], range(10), FIG6_METHODS, FIG6_OPTIONS)
 
 
 def judge_fig6(records: list[dict], scale: Scale) -> Judgement:
     nr = _not_run(records)
     if nr:
         return nr
-    by = _table(records, key=lambda r: _params(r).get("n_servers"))
+    # n_servers: the generator's spelling in records written before the rename to num_servers
+    by = _table(records, key=lambda r: _params(r).get("num_servers", _params(r).get("n_servers")))
     ns = sorted(k for k in by if k is not None)
     rows: list[Row] = []
     verdicts: dict[str, bool] = {}
@@ -340,7 +341,7 @@ def fig7_suite(scale: Scale):
     options = {f"sjf-bco@l{x}": {"kappa": 1, "lam": float(x)} for x in LAMBDAS}
     if scale == "quick":
         return _gen_suite("rar-fig7-quick", "Fig. 7, quick", "generate",
-                          [{"n_jobs": 40, "n_servers": 6, "horizon": 1200}], range(2), methods, options, reference=None)
+                          [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), methods, options, reference=None)
     return _gen_suite("rar-fig7", "Fig. 7: lambda in {1, 2, 4, 8}, kappa = 1, T = 1200", "paper_instance", [{}],
                       range(10), methods, options, reference=None)
 
@@ -370,7 +371,7 @@ def thm5_suite(scale: Scale):
 
     sources = [Source(kind="path", pattern=str(INSTANCES / "counterexamples" / f)) for f in CEX]
     seeds = range(2) if scale == "quick" else range(10)
-    sources.append(Source(kind="generator", generator=f"{GEN}:small", params={"n_jobs": 3, "servers": [2, 2]},
+    sources.append(Source(kind="generator", generator=f"{GEN}:small", params={"num_jobs": 3, "servers": [2, 2]},
                           seeds=tuple(seeds)))
     methods = [f"sjf-bco@{r.name}" for r in TIES]
     options = {f"sjf-bco@{r.name}": r.options["sjf-bco"] for r in TIES}

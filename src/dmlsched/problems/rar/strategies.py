@@ -27,7 +27,7 @@ def _build(d: dict) -> RarInstance:
 
 
 @st.composite
-def rar_instances(draw, max_jobs: int = 4, max_servers: int = 3, max_capacity: int = 4,
+def rar_instances(draw, *, max_jobs: int = 4, max_servers: int = 3, max_capacity: int = 4,
                   max_iterations: int = 20, horizon: int = 200, progress: str | None = None,
                   min_jobs: int = 1) -> RarInstance:
     """A valid RAR-DDLS instance with small integers and moderate times."""
@@ -61,14 +61,14 @@ def rar_instances(draw, max_jobs: int = 4, max_servers: int = 3, max_capacity: i
     return _build(d)
 
 
-def rar_tiny_instances(max_jobs: int = 3) -> st.SearchStrategy[RarInstance]:
+def rar_tiny_instances(*, max_jobs: int = 3) -> st.SearchStrategy[RarInstance]:
     """Instances small enough for ``exact`` (at most 3 jobs, 2 servers of <= 2 GPUs)."""
     return rar_instances(max_jobs=max_jobs, max_servers=2, max_capacity=2, max_iterations=8, horizon=30,
                          min_jobs=2)
 
 
 @st.composite
-def rar_single_gpu_instances(draw, max_jobs: int = 5, max_gpus: int = 3) -> RarInstance:
+def rar_single_gpu_instances(draw, *, max_jobs: int = 5, max_gpus: int = 3) -> RarInstance:
     """Only 1-GPU jobs on one server: no contention, ``phi = u = l = n_g = 1``."""
     n = draw(st.integers(1, max_jobs))
     jobs = [{"id": f"j{i}", "gpus": 1, "iterations": draw(st.integers(1, 6)), "grad_size": 0.0,
