@@ -9,6 +9,12 @@ One command writes the recorded Markdown::
     .venv/bin/python benchmarks/hare_baselines.py --out benchmarks/hare_baselines.md
     .venv/bin/python benchmarks/hare_baselines.py --quick      # a smoke run (prints only)
 
+Re-measuring some methods only (the 300,000-job file is skipped; the rows of
+the named methods in the existing ``--out`` file are replaced, every other
+line kept)::
+
+    .venv/bin/python benchmarks/hare_baselines.py --methods allox --out benchmarks/hare_baselines.md
+
 Instances: :func:`dmlsched.generate.hare.simulation` (Section 7.3's job mix,
 160 GPUs of four types, Poisson arrivals) at several offered loads.  The
 300,000-job file is generated at run time into a temporary directory (it is
@@ -39,6 +45,9 @@ def time_methods(num_jobs: int, load: float, seed: int = 1, methods=METHODS) -> 
     from dmlsched.generate.hare import simulation
 
     inst = simulation(seed=seed, num_jobs=num_jobs, load=load)
+    warm = simulation(seed=seed, num_jobs=100, load=3.0)
+    for m in methods:  # lazy imports (scipy for allox) and first-call costs are not timed
+        dmlsched.solve(warm, m, seed=seed)
     rows = []
     for m in methods:
         c0 = time.process_time()
@@ -141,9 +150,7 @@ def markdown(rows: list[dict], big: dict | None, quick: bool) -> str:
            "| jobs | tasks | load | method | wall (s) | method (s) | CPU (s) | largest pool |",
            "|---:|---:|---:|---|---:|---:|---:|---:|"]
     for r in rows:
-        out.append(f"| {r['jobs']:,} | {r['tasks']:,} | {r['load']:g} | `{r['method']}` | {r['wall_s']:.3f} | "
-                   f"{r['method_s']:.3f} | {r['cpu_s']:.3f} | "
-                   f"{r['largest_pool'] if r['largest_pool'] is not None else ''} |")
+        out.append(_row(r))
     if big:
         out += ["",
                 f"## {big['jobs']:,}-job file",
@@ -172,17 +179,61 @@ def markdown(rows: list[dict], big: dict | None, quick: bool) -> str:
     return "\n".join(out) + "\n"
 
 
+def _row(r: dict) -> str:
+    return (f"| {r['jobs']:,} | {r['tasks']:,} | {r['load']:g} | `{r['method']}` | {r['wall_s']:.3f} | "
+            f"{r['method_s']:.3f} | {r['cpu_s']:.3f} | "
+            f"{r['largest_pool'] if r['largest_pool'] is not None else ''} |")
+
+
+def merge(old: str, rows: list[dict]) -> str:
+    """``old`` (a recorded file) with the table rows of ``rows``' (jobs, load,
+    method) replaced, and a line saying when they were re-measured."""
+    new = {(f"{r['jobs']:,}", f"{r['load']:g}", f"`{r['method']}`"): _row(r) for r in rows}
+    out = []
+    for line in old.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("| ") else []
+        key = (cells[0], cells[2], cells[3]) if len(cells) >= 4 else None
+        out.append(new.pop(key) if key in new else line)
+    if new:
+        raise SystemExit(f"hare_baselines: no row to replace for {sorted(new)} in the --out file")
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    methods = ", ".join(sorted({f"`{r['method']}`" for r in rows}))
+    try:
+        la = os.getloadavg()
+        load = f"load average {la[0]:.1f} / {la[1]:.1f} / {la[2]:.1f} at the end"
+    except OSError:  # pragma: no cover
+        load = "load average unknown"
+    note = (f"Rows of {methods} re-measured on {now} (`--methods {','.join(sorted({r['method'] for r in rows}))}`; "
+            f"shared machine, {load}).")
+    out = [line for line in out if not (line.startswith("Rows of ") and "re-measured on" in line)]
+    at = next((i for i, line in enumerate(out) if line.startswith("| jobs |")), len(out))
+    out[at:at] = [note, ""]
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="write the Markdown here (default: print)")
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    ap.add_argument("--methods", help=f"comma-separated subset of {','.join(METHODS)}: re-measure only "
+                    "these (no 300,000-job file); with --out, replace their rows in that file")
     args = ap.parse_args(argv)
+    methods = METHODS
+    if args.methods:
+        methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+        bad = [m for m in methods if m not in METHODS]
+        if bad or not methods:
+            ap.error(f"--methods: unknown method(s) {', '.join(bad) or '(none given)'}; choose from {', '.join(METHODS)}")
     sizes = [(2000, 0.5)] if args.quick else [(10_000, 0.3), (10_000, 0.5), (10_000, 0.9)]
     rows = []
     for n, load in sizes:
-        rows += time_methods(n, load)
-    big = big_file(5000 if args.quick else 300_000)
-    text = markdown(rows, big, args.quick)
+        rows += time_methods(n, load, methods=methods)
+    if args.methods and args.out and os.path.exists(args.out) and not args.quick:
+        with open(args.out, encoding="utf-8") as fh:
+            text = merge(fh.read(), rows)
+    else:
+        big = None if args.methods else big_file(5000 if args.quick else 300_000)
+        text = markdown(rows, big, args.quick)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write(text)
