@@ -389,7 +389,8 @@ def _finish(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
     if best["sched"] is None:
         if best.get("cut"):
             return run.result(runs=best.get("runs"), **extra)
-        return run.result(status=Status.ERROR, error=f"no schedule within the horizon T = {inst.horizon}",
+        why = f": {best['why']}" if best.get("why") else ""
+        return run.result(status=Status.ERROR, error=f"no schedule within the horizon T = {inst.horizon}{why}",
                           runs=best.get("runs"), **extra)
     return run.result(solution=best["sched"], average_jct=float(np.mean(best["T"])), theta_u=best["theta"],
                       runs=best.get("runs"), **extra)
@@ -446,18 +447,43 @@ def solve_ls(inst: RarInstance, run: Run) -> Result:
                         "'gpus': G_j eligible idle GPUs uniformly at random; 'servers': servers in a "
                         "random order, random GPUs of each in turn", choices=("gpus", "servers"))])
 def solve_rand(inst: RarInstance, run: Run) -> Result:
-    """RAND baseline (Section 7): random eligible GPUs, ``theta_u = T``; one run, seeded."""
+    """RAND baseline (Section 7): random eligible GPUs, ``theta_u = T``; one run, seeded.
+
+    "we allocate GPUs to a job as long as it does not exceed T, i.e., we set
+    theta_u^RAND = T, to avoid the long running time in order to find a
+    feasible schedule": one run, no search.  When that run has no schedule
+    within the horizon (its makespan exceeds ``T``: random GPUs spread a job
+    over many servers, so contention slows it; or a job cannot start before
+    ``T``), the result is status ``error`` whose message says which, with the
+    makespan the run reached in ``details["makespan_reached"]``.
+    """
     rng = np.random.default_rng(run.seed)
     rhat = rho_hat(inst)
     rule = random_rule if run.options["pick"] == "gpus" else random_server_rule
     c = rule(rng, inst.horizon)
+    T = inst.horizon
+    best = {"m": None, "sched": None, "theta": T, "T": None, "runs": 1}
+    reached = None
     with run.stage("search"):
-        out = run_list(inst, job_order(inst, run.options["order"]), lambda j: c, rhat,
-                       cutoff=inst.horizon + 1)
-    best = {"m": None, "sched": None, "theta": inst.horizon, "T": None, "runs": 1}
-    if out is not None:
-        best.update(m=out[0], sched=out[1], T=out[2])
-    return _finish(run, inst, best, order=run.options["order"], pick=run.options["pick"], seed=run.seed)
+        d = Dispatch(inst, rhat)
+        for j in job_order(inst, run.options["order"]).tolist():
+            if not d.place(int(j), c, T + 1):
+                if np.count_nonzero(d.U + rhat[j] <= T) < inst.G[j]:
+                    best["why"] = (f"job {inst.jobs[j].id} (G_j = {int(inst.G[j])}) finds fewer than G_j GPUs "
+                                   f"with U_g + rho_hat_j <= T")
+                else:
+                    best["why"] = f"job {inst.jobs[j].id} (G_j = {int(inst.G[j])}) cannot start before T"
+                break
+        else:
+            Tj = d.finish()
+            reached = int(Tj.max())
+            if reached <= T:
+                best.update(m=reached, sched=RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus)), T=Tj)
+            else:
+                best["why"] = (f"RAND's run (pick={run.options['pick']}, seed {run.seed}) places every job but "
+                               f"ends at slot {reached} > T")
+    return _finish(run, inst, best, order=run.options["order"], pick=run.options["pick"], seed=run.seed,
+                   makespan_reached=reached)
 
 
 def best_heuristic_schedule(inst: RarInstance, stop: Callable[[], bool] | None = None
