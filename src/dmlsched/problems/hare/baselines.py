@@ -719,10 +719,10 @@ def _allox_arrange(lt: np.ndarray, lk: np.ndarray, busy: np.ndarray, orders: dic
         gpu[js] = ms
         st[js] = ready[ms]
         ready[ms] += gap[js, t]
-    for c in np.flatnonzero(cnt > 1).tolist():
-        js = np.flatnonzero(inv == c)
-        s = np.lexsort((gpu[js], st[js]))
-        gpu[js], st[js] = gpu[js][s], st[js][s]
+    if len(cnt) < J:  # equal jobs: the i-th to arrive takes the class's i-th slot by (start, GPU)
+        members = np.lexsort((ar, inv))
+        slots = np.lexsort((gpu, st, inv))
+        gpu[members], st[members] = gpu[slots], st[slots]
     return gpu, st
 
 
