@@ -68,6 +68,10 @@ DEFAULT_MEMORY_LIMIT_GIB = 4.0
 
 #: relative gap under which an incumbent meeting a proven bound is optimal
 OPTIMALITY_GAP = 1e-6
+#: Pyomo's translation of a model for the solver takes about this many times its build
+#: (measured 1.2-2.1 on Hare's MIP, benchmarks/deadlines.md): a solve is not started when less
+#: time than that is left, since the translation cannot be interrupted
+HANDOFF_PER_BUILD = 1.5
 
 
 class OptionError(DmlschedError, ValueError):
@@ -351,6 +355,7 @@ class Run:
     _spec: Any = None
     _instance: Any = None
     _last_emit: float = 0.0
+    _last_stage: dict[str, float] = field(default_factory=dict)
 
     # -- time ----------------------------------------------------------------
     @property
@@ -381,6 +386,7 @@ class Run:
             yield
         finally:
             dt = time.perf_counter() - t0
+            self._last_stage[name] = dt
             stages = self.details.setdefault("stages", {})
             stages[name] = stages.get(name, 0.0) + dt
             log.info("%s/%s: %s %.3f s", self.problem, self.method, name, dt)
@@ -447,14 +453,30 @@ class Run:
 
     def solve_model(self, model: Any, *, work_limit: dict[str, Any] | None = None,
                     rel_gap: float | None = None, abs_gap: float | None = None,
-                    what: str = "the solver", deadline: Deadline | None = None) -> Any:
+                    what: str = "the solver", deadline: Deadline | None = None,
+                    guard_handoff: bool = False) -> Any:
         """Solve a Pyomo model by the remaining deadline (or ``deadline``);
         see :func:`dmlsched.solvers.solve_model`.  A time limit that stops the
-        solver is recorded with :meth:`cut`."""
+        solver is recorded with :meth:`cut`.  With ``guard_handoff`` (one large
+        model built in the stage ``build`` just before), the solve is not
+        started when less time is left than Pyomo's translation is expected to
+        take (:data:`HANDOFF_PER_BUILD` x that build): status ``time_limit``,
+        recorded as a cut."""
         from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, solve_model
+
+        from .solvers import SolveOutcome
 
         extra, threads = self.solver_settings()
         dl = deadline or self.deadline
+        rem = dl.remaining()
+        built = self._last_stage.get("build") if guard_handoff else None
+        if rem is not None and built is not None and rem < HANDOFF_PER_BUILD * built:
+            # Pyomo's translation for the solver takes about as long as the build again and cannot
+            # be interrupted: with less time left than that, starting it would overrun the deadline
+            self.cut(f"{what} (not started: {rem:.1f} s left, the hand-off takes about "
+                     f"{HANDOFF_PER_BUILD * built:.1f} s after a {built:.1f} s build)")
+            return SolveOutcome(status=Status.TIME_LIMIT, objective=None, bound=None, solver=self.solver or "highs",
+                                runtime_s=0.0, message="not started: no time left for the hand-off", limit="time")
         with self.stage("solve"):
             out = solve_model(
                 model, self.solver or "highs", time_limit=dl.remaining(), seed=self.seed,

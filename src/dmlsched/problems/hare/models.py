@@ -21,7 +21,7 @@ For compatibility this module also re-exports the box (:func:`horizon`,
 
 from __future__ import annotations
 
-from ...kit import Deadline, Option, Run, fmt_count, method
+from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
 from .box import Horizon, heuristic_incumbent, horizon
 from .bruteforce import left_shift, sequences_from_starts
@@ -110,11 +110,10 @@ def solve_exact(inst: HareInstance, run: Run) -> Result:
     if run.expired():  # the build took the whole deadline: no time left for the solver
         run.cut("the MIP (its build used the whole deadline)")
         return run.result(bound=hz.trivial_bound, binaries=int(size["binaries"]))
-    # Pyomo translates the model inside the solve call, before the solver's
-    # clock starts: the solver gets what is left after the estimated translation
-    rem = run.remaining()
-    dl = None if rem is None else Deadline(max(0.01, rem - 0.5 * sec))
-    out = run.solve_model(f.model, deadline=dl, what="the MIP")
+    # Pyomo translates the model inside the solve call, before the solver's clock starts: the
+    # kit sets the solver's limit to what is left at the hand-off, and does not start the
+    # translation when less time is left than it takes (kit.HANDOFF_PER_BUILD x the build)
+    out = run.solve_model(f.model, what="the MIP", guard_handoff=True)
     if out.status == Status.INFEASIBLE:  # cannot happen: the heuristic schedule is feasible
         return run.result(status=Status.ERROR, outcome=out,
                           error="solver reports the MIP infeasible although a feasible schedule exists")
