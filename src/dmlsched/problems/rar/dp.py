@@ -99,7 +99,8 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
     t = 0
     complete = True
     full = (1 << J) - 1
-    work, next_check = 0, 5000  # decisions tried; the deadline is asked every 5000
+    work, next_check = 0, 500  # decisions tried; the deadline is asked every 500 (a decision may
+    # scan a long Pareto list, so a coarser step overran a 60 s limit by 10 s on 8 jobs)
     while frontier and t < ub - 1:
         nxt: dict[tuple, list[tuple[tuple[float, ...], tuple]]] = {}
         for (done, running), items in frontier.items():
@@ -139,12 +140,12 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
             except _TooMany:
                 return {"best": best, "sched": best_sched, "complete": False, "states": states}
             for prog, starts in items:
-                work += len(choices)
-                if stop is not None and work >= next_check:
-                    next_check = work + 5000
-                    if stop():
-                        return {"best": best, "sched": best_sched, "complete": False, "states": states}
                 for add in choices:
+                    work += 1
+                    if stop is not None and work >= next_check:
+                        next_check = work + 500
+                        if stop():
+                            return {"best": best, "sched": best_sched, "complete": False, "states": states}
                     config = tuple(sorted(running + add))
                     if not config:
                         continue  # idling with nothing running never helps (shift the rest earlier)
