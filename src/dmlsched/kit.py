@@ -355,7 +355,6 @@ class Run:
     _spec: Any = None
     _instance: Any = None
     _last_emit: float = 0.0
-    _last_stage: dict[str, float] = field(default_factory=dict)
 
     # -- time ----------------------------------------------------------------
     @property
@@ -386,7 +385,6 @@ class Run:
             yield
         finally:
             dt = time.perf_counter() - t0
-            self._last_stage[name] = dt
             stages = self.details.setdefault("stages", {})
             stages[name] = stages.get(name, 0.0) + dt
             log.info("%s/%s: %s %.3f s", self.problem, self.method, name, dt)
@@ -457,19 +455,17 @@ class Run:
                     guard_handoff: bool = False) -> Any:
         """Solve a Pyomo model by the remaining deadline (or ``deadline``);
         see :func:`dmlsched.solvers.solve_model`.  A time limit that stops the
-        solver is recorded with :meth:`cut`.  With ``guard_handoff`` (one large
-        model built in the stage ``build`` just before), the solve is not
-        started when less time is left than Pyomo's translation is expected to
-        take (:data:`HANDOFF_PER_BUILD` x that build): status ``time_limit``,
-        recorded as a cut."""
-        from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, solve_model
-
-        from .solvers import SolveOutcome
+        solver is recorded with :meth:`cut`.  With ``guard_handoff`` (for a
+        method that builds one large model, timed as the stage ``build``), the
+        solve is not started when less time is left than Pyomo's translation
+        is expected to take (:data:`HANDOFF_PER_BUILD` x the build's time):
+        status ``time_limit``, recorded as a cut."""
+        from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, SolveOutcome, solve_model
 
         extra, threads = self.solver_settings()
         dl = deadline or self.deadline
         rem = dl.remaining()
-        built = self._last_stage.get("build") if guard_handoff else None
+        built = self.details.get("stages", {}).get("build") if guard_handoff else None
         if rem is not None and built is not None and rem < HANDOFF_PER_BUILD * built:
             # Pyomo's translation for the solver takes about as long as the build again and cannot
             # be interrupted: with less time left than that, starting it would overrun the deadline

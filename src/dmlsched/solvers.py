@@ -281,12 +281,10 @@ def _limit_at_handoff(opt: Any, deadline_at: float | None, handed: list[float] |
     (``time.perf_counter()``) to ``handed``.  Falls back to the limit given at
     the call when this Pyomo has no such hook."""
 
-    def left() -> float:
+    def left() -> float | None:
         if handed is not None and not handed:
             handed.append(time.perf_counter())
-        if deadline_at is None:
-            return None  # type: ignore[return-value]
-        return max(deadline_at - time.monotonic(), 0.01)
+        return None if deadline_at is None else max(deadline_at - time.monotonic(), 0.01)
 
     if hasattr(opt, "_solve") and hasattr(opt, "set_instance"):  # persistent HiGHS interface
         orig_solve = opt._solve
