@@ -119,7 +119,7 @@ import numpy as np
 
 from ..errors import DmlschedError
 from .evaluate import Scored
-from .search import Context, anneal_step
+from .search import Annealing, Context
 
 GUIDED: dict[tuple[str, str], Callable[[Context], None]] = {}
 """``(family, method) -> strategy``; ``(family, "*")`` serves every method of the family."""
@@ -707,31 +707,23 @@ def hare_guided(ctx: Context, lp_period: int = 8, t0: float = 0.05, cooling: flo
                 return top
         return None
 
-    cur = ctx.score(ctx.initial())
-    temp, since_best, best_v, batches = t0, 0, ctx.value(cur), 0
+    chain = Annealing(ctx, t0, cooling, reheat)
+    batches = 0
     while True:
         b = ctx.best
         if b is not None and b.hash not in tried and math.isfinite(ctx.value(b)):
             got = lp_on(b)
             if got is not None:
-                cur, since_best, best_v = got, 0, max(best_v, ctx.value(ctx.best))
+                chain.cur, chain.since_best = got, 0
+                chain.best_v = max(chain.best_v, ctx.value(ctx.best))
                 continue
+        cur = chain.cur
         if batches % lp_period == 0 and cur.hash not in tried and math.isfinite(ctx.value(cur)):
             got = lp_on(cur)
             if got is not None:
-                cur = got
-        before = ctx.steps
-        cur = anneal_step(ctx, cur, temp)
+                chain.cur = got
+        chain.batch()
         batches += 1
-        used = ctx.steps - before
-        temp *= cooling ** used
-        if ctx.value(ctx.best) > best_v:
-            best_v, since_best = ctx.value(ctx.best), 0
-        else:
-            since_best += used
-        if since_best >= reheat:
-            cur = ctx.best if ctx.rng.random() < 0.5 else ctx.score(ctx.sample())
-            temp, since_best = t0, 0
 
 
 register_guided("hare", "list", hare_guided)

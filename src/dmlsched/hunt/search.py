@@ -207,25 +207,43 @@ def anneal_step(ctx: Context, cur: Scored, temp: float) -> Scored:
     return cur
 
 
+class Annealing:
+    """The state of one annealing chain (shared by :func:`simulated_annealing`
+    and the solver-guided strategies): the current state ``cur``, the
+    temperature ``temp``, evaluations ``since_best`` without a new best, and
+    ``best_v`` the best value seen; starts from ``ctx.initial()``."""
+
+    def __init__(self, ctx: Context, t0: float, cooling: float, reheat: int) -> None:
+        self.ctx, self.t0, self.cooling, self.reheat = ctx, t0, cooling, reheat
+        self.cur = ctx.score(ctx.initial())
+        self.temp, self.since_best, self.best_v = t0, 0, ctx.value(self.cur)
+
+    def batch(self) -> None:
+        """One :func:`anneal_step` batch, then cool by ``cooling`` per
+        evaluation it used and reheat (from the best instance so far, or a
+        fresh sample) after ``reheat`` evaluations without a new best."""
+        ctx = self.ctx
+        before = ctx.steps
+        self.cur = anneal_step(ctx, self.cur, self.temp)
+        used = ctx.steps - before
+        self.temp *= self.cooling ** used
+        if ctx.value(ctx.best) > self.best_v:
+            self.best_v, self.since_best = ctx.value(ctx.best), 0
+        else:
+            self.since_best += used
+        if self.since_best >= self.reheat:
+            self.cur = ctx.best if ctx.rng.random() < 0.5 else ctx.score(ctx.sample())
+            self.temp, self.since_best = self.t0, 0
+
+
 def simulated_annealing(ctx: Context, t0: float = 0.05, cooling: float = 0.995, reheat: int = 150) -> None:
     """Simulated annealing on ``log(value)``: a worse neighbour is accepted with
     probability ``exp(delta / T)``; ``T`` cools by ``cooling`` per evaluation
     and is reset (from the best instance so far, or a fresh sample) after
     ``reheat`` evaluations without a new best."""
-    cur = ctx.score(ctx.initial())
-    temp, since_best, best_v = t0, 0, ctx.value(cur)
+    chain = Annealing(ctx, t0, cooling, reheat)
     while True:
-        before = ctx.steps
-        cur = anneal_step(ctx, cur, temp)
-        used = ctx.steps - before
-        temp *= cooling ** used
-        if ctx.value(ctx.best) > best_v:
-            best_v, since_best = ctx.value(ctx.best), 0
-        else:
-            since_best += used
-        if since_best >= reheat:
-            cur = ctx.best if ctx.rng.random() < 0.5 else ctx.score(ctx.sample())
-            temp, since_best = t0, 0
+        chain.batch()
 
 
 def _log(v: float) -> float:
