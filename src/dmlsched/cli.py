@@ -94,14 +94,20 @@ def _positive(text: str) -> float:
     return v
 
 
-def _seed(text: str) -> int:
+def _int_in(text: str, lo: int, hi: int | None, need: str) -> int:
+    """An integer argument in ``[lo, hi)`` (``hi=None``: no upper end);
+    otherwise an error ``{need}, got TEXT``."""
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= v < 2**63:
-        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2^63), got {text}")
+    if v < lo or (hi is not None and v >= hi):
+        raise argparse.ArgumentTypeError(f"{need}, got {text}")
     return v
+
+
+def _seed(text: str) -> int:
+    return _int_in(text, 0, 2**63, "must be an integer in [0, 2^63)")
 
 
 # ---------------------------------------------------------------------------

@@ -42,23 +42,15 @@ def _size(text: str) -> tuple[str, Any]:
 
 
 def _count(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return v
+    from ..cli import _int_in
+
+    return _int_in(text, 1, None, "must be a positive integer")
 
 
 def _workers(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (in this process) or more, got {text}")
-    return v
+    from ..cli import _int_in
+
+    return _int_in(text, 0, None, "must be 0 (in this process) or more")
 
 
 def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
