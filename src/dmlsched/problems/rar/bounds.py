@@ -74,6 +74,28 @@ def _rate(inst: RarInstance, j: int, n: int, p: int) -> float:
     return float(inst.rate(inst.tau(j, n, p if n > 1 else 0)))
 
 
+def config_rates(config, num_servers: int, rate) -> list[float]:
+    """Progress per slot of each ``(job, count vector)`` of a configuration of
+    concurrently active jobs, in order.
+
+    A job on several servers has contention ``p`` = the most multi-server jobs
+    on any of its servers (9); a job on one server has ``p = 0``.  ``rate(j, n,
+    p)`` gives the progress per slot of job ``j`` on ``n`` servers.
+    """
+    cnt = [0] * num_servers
+    for _, v in config:
+        if sum(1 for y in v if y > 0) > 1:
+            for s in range(num_servers):
+                if v[s] > 0:
+                    cnt[s] += 1
+    out = []
+    for j, v in config:
+        srv = [s for s in range(num_servers) if v[s] > 0]
+        p = max(cnt[s] for s in srv) if len(srv) > 1 else 0
+        out.append(rate(j, len(srv), p))
+    return out
+
+
 class _Pricer:
     """Exact pricing of the configuration LP: a capacity-feasible set of concurrently
     active jobs with count vectors maximising ``sum_j pi_j R_j`` (depth-first search
@@ -100,19 +122,7 @@ class _Pricer:
         return r
 
     def config_rates(self, placed: list[tuple[int, tuple[int, ...]]]) -> dict[int, float]:
-        S = self.inst.num_servers
-        cnt = [0] * S
-        for _, v in placed:
-            if sum(1 for y in v if y > 0) > 1:
-                for s in range(S):
-                    if v[s] > 0:
-                        cnt[s] += 1
-        out = {}
-        for j, v in placed:
-            srv = [s for s in range(S) if v[s] > 0]
-            p = max(cnt[s] for s in srv) if len(srv) > 1 else 0
-            out[j] = self.rate(j, len(srv), p)
-        return out
+        return dict(zip((j for j, _ in placed), config_rates(placed, self.inst.num_servers, self.rate)))
 
     def price(self, pi: np.ndarray) -> tuple[float, dict[int, float] | None, bool]:
         """``(z*, rates of the best configuration, complete)``; ``complete`` is false

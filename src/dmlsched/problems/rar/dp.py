@@ -27,6 +27,7 @@ import numpy as np
 
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
+from .bounds import _rate, config_rates
 from .instance import RarInstance
 
 
@@ -46,19 +47,8 @@ class _Rates:
         if r is not None:
             return r
         inst = self.inst
-        S = inst.num_servers
-        cnt = [0] * S
-        for _, v in config:
-            if sum(1 for y in v if y > 0) > 1:
-                for s in range(S):
-                    if v[s] > 0:
-                        cnt[s] += 1
-        out = []
-        for j, v in config:
-            srv = [s for s in range(S) if v[s] > 0]
-            p = max(cnt[s] for s in srv) if len(srv) > 1 else 0
-            out.append(float(inst.rate(inst.tau(j, len(srv), p))))
-        r = self.cache[config] = tuple(out)
+        r = self.cache[config] = tuple(config_rates(config, inst.num_servers,
+                                                    lambda j, n, p: _rate(inst, j, n, p)))
         return r
 
 
