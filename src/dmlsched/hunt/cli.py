@@ -100,16 +100,9 @@ def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
 
 
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    return str(x)
-
-
 def cli_hunt(args: argparse.Namespace) -> int:
     """Run ``dmlsched hunt`` (output paths already checked by the caller)."""
+    from ..cli import _fmt
     from ..errors import UnknownMethodError
     from ..registry import get_method, get_problem
     from . import STRATEGIES, get_space, plot_progress
@@ -226,6 +219,8 @@ def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: A
 
 
 def _print(args: argparse.Namespace, res: Any) -> int:
+    from ..cli import _fmt
+
     if args.json:
         print(json.dumps(res.to_json(), allow_nan=False, default=str))
         return 0
