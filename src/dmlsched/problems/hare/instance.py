@@ -229,12 +229,14 @@ def _fast_job(d: Any) -> HareJob | None:
                    train_time=train, sync_time=sync)
 
 
-def _read_job(jr: Reader) -> HareJob:
-    jr.check_keys(_JOB_KEYS)
+def read_job_fields(jr: Reader) -> dict[str, Any]:
+    """The checked fields of a job object that HARE and HLAS jobs share
+    (``id`` .. ``sync_time``, in :data:`_JOB_KEYS` order); the caller checks
+    the object's keys first."""
     jid = jr["id"].value
     if isinstance(jid, bool) or not isinstance(jid, (str, int)):
         raise jr.error("must be a string or an integer", "id")
-    return HareJob(
+    return dict(
         id=str(jid),
         arrival=jr.number("arrival", 0.0, ge=0),
         weight=jr.number("weight", 1.0, ge=0),
@@ -243,6 +245,11 @@ def _read_job(jr: Reader) -> HareJob:
         train_time=jr.number_map("train_time", gt=0),
         sync_time=jr.number_map("sync_time", ge=0),
     )
+
+
+def _read_job(jr: Reader) -> HareJob:
+    jr.check_keys(_JOB_KEYS)
+    return HareJob(**read_job_fields(jr))
 
 
 def from_dict(data: Any) -> HareInstance:

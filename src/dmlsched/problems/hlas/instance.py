@@ -175,6 +175,8 @@ def _validate(inst: HlasInstance) -> None:
 
 def from_dict(data: Any) -> HlasInstance:
     """Parse and validate a ``"problem": "hlas"`` instance."""
+    from ..hare.instance import read_job_fields
+
     r = Reader(data)
     r.check_keys(("gpus", "jobs", "queues", "groups", "grouping"), common=True)
     gpus = tuple(c.as_str() for c in r.items("gpus", min_len=1))
@@ -182,21 +184,10 @@ def from_dict(data: Any) -> HlasInstance:
     for jr in r.items("jobs", min_len=1):
         jr.check_keys(("id", "arrival", "weight", "rounds", "tasks_per_round", "train_time",
                        "sync_time", "predicted_rounds"))
-        jid = jr["id"].value
-        if isinstance(jid, bool) or not isinstance(jid, (str, int)):
-            raise jr.error("must be a string or an integer", "id")
+        shared = read_job_fields(jr)
         pred = jr.get("predicted_rounds")
         jobs.append(
-            HlasJob(
-                id=str(jid),
-                arrival=jr.number("arrival", 0.0, ge=0),
-                weight=jr.number("weight", 1.0, ge=0),
-                rounds=jr.integer("rounds", ge=1),
-                tasks_per_round=jr.integer("tasks_per_round", ge=1),
-                train_time=jr.number_map("train_time", gt=0),
-                sync_time=jr.number_map("sync_time", ge=0),
-                predicted_rounds=None if pred is None or pred.value is None else pred.as_int(ge=0),
-            )
+            HlasJob(**shared, predicted_rounds=None if pred is None or pred.value is None else pred.as_int(ge=0))
         )
     queues: tuple[tuple[float, float], ...] = ((0.0, math.inf),)
     if r.has("queues"):
