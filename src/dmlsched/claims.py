@@ -23,6 +23,7 @@ same method under several readings.
 from __future__ import annotations
 
 import importlib
+import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -153,3 +154,25 @@ def all_claims(families: list[str] | None = None) -> list[Claim]:
     if dup:
         raise ValueError(f"duplicate claim keys: {sorted(dup)}")
     return out
+
+
+# ---------------------------------------------------------------------------
+# record accessors shared by the families' judges
+def record_ok(r: dict) -> bool:
+    """A record with a schedule's objective (status ``optimal`` or ``feasible``)."""
+    return r.get("status") in ("optimal", "feasible") and r.get("objective") is not None
+
+
+def record_variant(r: dict) -> str:
+    """A record's variant (``NAME@LABEL``), else its method, else ``""``."""
+    return r.get("variant") or r.get("method") or ""
+
+
+def signed_pct(x: float) -> str:
+    """A fraction as a signed percentage with one decimal: ``0.123 -> "+12.3%"``."""
+    return f"{100 * x:+.1f}%"
+
+
+def mean_or_nan(xs: list[float]) -> float:
+    """The arithmetic mean, ``nan`` of no values."""
+    return statistics.fmean(xs) if xs else float("nan")

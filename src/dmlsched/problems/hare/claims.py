@@ -38,12 +38,12 @@ reading is (:func:`_compose`).
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from typing import Any
 
 from ...bench.suite import Source, Suite
-from ...claims import Claim, Judgement, Reading, Row, Scale
+from ...claims import (Claim, Judgement, Reading, Row, Scale, mean_or_nan, record_ok, record_variant,
+                        signed_pct)
 
 PAPER = "Hare (Chen et al., HPDC'22)"
 
@@ -113,21 +113,13 @@ def _options(extra: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
 
 # ---------------------------------------------------------------------------
 # record helpers
-def _ok(r: dict) -> bool:
-    return r.get("status") in ("optimal", "feasible") and r.get("objective") is not None
-
-
-def _variant(r: dict) -> str:
-    return r.get("variant") or r.get("method") or ""
-
-
 def _setup(r: dict) -> str:
     """The setup a record belongs to: its source name (before the parameters)."""
     return str(r.get("label") or "").split("(", 1)[0]
 
 
 def _value(r: dict, metric: str) -> float | None:
-    if not _ok(r):
+    if not record_ok(r):
         return None
     if metric == "flow":
         v = (r.get("details") or {}).get("weighted_flow")
@@ -140,7 +132,7 @@ def _table(records: list[dict]) -> dict[str, dict[str, dict[str, dict]]]:
     out: dict[str, dict[str, dict[str, dict]]] = {}
     for r in records:
         if r.get("instance_hash"):
-            out.setdefault(_setup(r), {}).setdefault(r["instance_hash"], {})[_variant(r)] = r
+            out.setdefault(_setup(r), {}).setdefault(r["instance_hash"], {})[record_variant(r)] = r
     return out
 
 
@@ -165,14 +157,6 @@ def _ratios(insts: dict[str, dict[str, dict]], num: str, den: str, metric: str) 
         if va is not None and vb:
             out.append(va / vb)
     return out
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:+.1f}%"
-
-
-def _mean(xs: list[float]) -> float:
-    return statistics.fmean(xs) if xs else float("nan")
 
 
 # ---------------------------------------------------------------------------
@@ -219,7 +203,7 @@ def _provenance(insts: dict[str, dict[str, dict]], hare: str) -> Counter:
     out: Counter = Counter()
     for runs in insts.values():
         r = runs.get(hare)
-        if r and _ok(r):
+        if r and record_ok(r):
             out[_xhat(r)] += 1
     return out
 
@@ -276,10 +260,10 @@ def _upper_limit(insts: dict[str, dict[str, dict]], base: str) -> list[float]:
     (``list``'s relaxation bound): no schedule reduces ``W(base)`` by more (metric sum w C)."""
     out = []
     for runs in insts.values():
-        lbs = [float(r["bound"]) for r in runs.values() if _ok(r) and r.get("bound") is not None
-               and _variant(r) in ("list", "list-eft", "list@earliest-available")]
+        lbs = [float(r["bound"]) for r in runs.values() if record_ok(r) and r.get("bound") is not None
+               and record_variant(r) in ("list", "list-eft", "list@earliest-available")]
         b = runs.get(base)
-        if lbs and b and _ok(b):
+        if lbs and b and record_ok(b):
             out.append(1.0 - max(lbs) / float(b["objective"]))
     return out
 
@@ -317,14 +301,14 @@ def judge_fig12(records: list[dict], scale: Scale) -> Judgement:
                 red = {b: _reductions(insts, hare, b, metric) for b in bases}
                 if not all(red.values()):
                     continue
-                means = {b: _mean(v) for b, v in red.items()}
+                means = {b: mean_or_nan(v) for b, v in red.items()}
                 lo, hi = min(means.values()), max(means.values())
                 word = ""
                 if hare in HARE:
                     raw = ("reproduced" if lo >= 0.9 * FIG12_LOW else
                            "partially reproduced" if lo > 0 else "not reproduced")
                     behind = [bases[b] for b, v in means.items() if v <= 0]
-                    facts = (f"Hare vs the baselines {_pct(lo)} to {_pct(hi)} (paper 47.6% to 75.3%)"
+                    facts = (f"Hare vs the baselines {signed_pct(lo)} to {signed_pct(hi)} (paper 47.6% to 75.3%)"
                              + (f", behind or level with {', '.join(behind)}" if behind else ""))
                     name = f"{SHORT[hare]}, {level} baselines, metric {mname}"
                     per[name] = _rule(raw, prov[hare], facts)
@@ -333,22 +317,22 @@ def judge_fig12(records: list[dict], scale: Scale) -> Judgement:
                         default_name = name
                 rows.append(Row(
                     f"{hname}; baselines {level}; metric {mname}",
-                    ", ".join(f"vs {bases[b]} {_pct(means[b])}" for b in bases) + f" (range {_pct(lo)} to {_pct(hi)})",
+                    ", ".join(f"vs {bases[b]} {signed_pct(means[b])}" for b in bases) + f" (range {signed_pct(lo)} to {signed_pct(hi)})",
                     word, f"paper: 47.6% to 75.3%; mean over {len(next(iter(red.values())))} instances; "
                           f"{_xhat_text(prov[hare])}"))
     limit = {b: _upper_limit(insts, b) for b in BASE_JOB}
     limit_note = ""
     if all(limit.values()):
-        lim = {b: _mean(v) for b, v in limit.items()}
+        lim = {b: mean_or_nan(v) for b, v in limit.items()}
         rows.append(Row("upper limit of any schedule (sum w C, job-level baselines)",
-                        ", ".join(f"vs {BASE_JOB[b]} {_pct(v)}" for b, v in lim.items()),
+                        ", ".join(f"vs {BASE_JOB[b]} {signed_pct(v)}" for b, v in lim.items()),
                         "", "1 - LB / W(baseline), LB = the relaxation's proven bound: on these instances, against "
                             "these baselines, no schedule reduces W(baseline) by more"))
         below = [BASE_JOB[b] for b, v in lim.items() if v < FIG12_LOW]
         limit_note = ("The upper-limit row is conditional on these baselines, this load and these job sizes: "
                       + (f"against {', '.join(below)} no schedule reaches the paper's 47.6% on these instances "
                          "(mean), which says nothing about the paper's testbed." if below else
-                         f"the proven bound leaves room for {_pct(min(lim.values()))} to {_pct(max(lim.values()))} "
+                         f"the proven bound leaves room for {signed_pct(min(lim.values()))} to {signed_pct(max(lim.values()))} "
                          "(mean), so it does not exclude the paper's 47.6%-75.3% here."))
     if not per or not default_name:
         return Judgement("not run", rows, ["no comparable runs of Hare and the four baselines in the records"])
@@ -366,7 +350,7 @@ def judge_fig12(records: list[dict], scale: Scale) -> Judgement:
         "testbed lists its GPUs.",
     ]
     lr = _reductions(insts, "list", "fifo", "objective")
-    measured = (f"Hare (earliest start) vs Gavel-FIFO {_pct(_mean(lr))} (mean of {len(lr)}; "
+    measured = (f"Hare (earliest start) vs Gavel-FIFO {signed_pct(mean_or_nan(lr))} (mean of {len(lr)}; "
                 f"{_xhat_text(prov['list'])})" if lr else "")
     return Judgement(verdict, rows, caveats, measured)
 
@@ -452,12 +436,12 @@ def _sim_points(records: list[dict], kind: str, scale: Scale | None = None
 
 
 def _point_row(label: str, insts: dict, hare: str, bases: dict[str, str], metric: str) -> tuple[Row, dict]:
-    red = {b: _mean(_reductions(insts, hare, b, metric)) for b in bases}
-    allox = _mean(_ratios(insts, "allox", hare, metric))
-    base_vals = {b: _mean([_value(r[b], metric) for r in insts.values() if b in r and _value(r[b], metric)])
+    red = {b: mean_or_nan(_reductions(insts, hare, b, metric)) for b in bases}
+    allox = mean_or_nan(_ratios(insts, "allox", hare, metric))
+    base_vals = {b: mean_or_nan([_value(r[b], metric) for r in insts.values() if b in r and _value(r[b], metric)])
                  for b in bases}
     worst = max(base_vals, key=base_vals.get) if base_vals else ""
-    ours = (", ".join(f"vs {bases[b]} {_pct(red[b])}" for b in bases) + f"; Sched_Allox / Hare {allox:.2f}x; "
+    ours = (", ".join(f"vs {bases[b]} {signed_pct(red[b])}" for b in bases) + f"; Sched_Allox / Hare {allox:.2f}x; "
             f"largest: {bases.get(worst, worst)}")
     return Row(label, ours, "", _xhat_text(_provenance(insts, hare))), {"red": red, "allox": allox, "worst": worst}
 
@@ -507,7 +491,7 @@ def _sim_measured(kind: str, stats: dict, pts: dict) -> str:
         return ""
     k = max(keys, key=lambda k: _point_order(kind, k[1]))
     st = stats[k]
-    return (f"{k[1]} (Poisson arrivals, defaults): " + ", ".join(f"{BASE_JOB[b]} {_pct(v)}" for b, v in st["red"].items())
+    return (f"{k[1]} (Poisson arrivals, defaults): " + ", ".join(f"{BASE_JOB[b]} {signed_pct(v)}" for b, v in st["red"].items())
             + f"; Sched_Allox / Hare {st['allox']:.2f}x; {_xhat_text(_arrivals_provenance(pts, 'poisson', 'list'))}")
 
 
@@ -518,11 +502,11 @@ def _judge_reading(kind: str, s: dict[str, dict], bases: dict[str, str]) -> tupl
     allox = [s[lab]["allox"] for lab in ordered]
     allox_txt = f"Sched_Allox / Hare {min(allox):.2f}x to {max(allox):.2f}x (paper about 2x)"
     low_lab, low_b = min(((lab, b) for lab in s for b in s[lab]["red"]), key=lambda lb: s[lb[0]]["red"][lb[1]])
-    smallest = (f"smallest gap {_pct(s[low_lab]['red'][low_b])} vs {bases[low_b]} at {low_lab}")
-    gaps = [_mean(list(s[lab]["red"].values())) for lab in ordered]
+    smallest = (f"smallest gap {signed_pct(s[low_lab]['red'][low_b])} vs {bases[low_b]} at {low_lab}")
+    gaps = [mean_or_nan(list(s[lab]["red"].values())) for lab in ordered]
     growing = all(b >= a - 0.02 for a, b in zip(gaps, gaps[1:]))
     key = {"fig14": "num_gpus", "fig15": "num_jobs", "fig16": "heterogeneity"}[kind]
-    gaps_txt = ", ".join(f"{_pct(g)} at {key.replace('num_', '')} {_num(lab, key)}" for g, lab in zip(gaps, ordered))
+    gaps_txt = ", ".join(f"{signed_pct(g)} at {key.replace('num_', '')} {_num(lab, key)}" for g, lab in zip(gaps, ordered))
     if kind == "fig14":
         fifo_worst = [lab for lab in ordered if s[lab]["worst"] in ("fifo", "fifo-round")]
         ok = best_everywhere and len(fifo_worst) == len(s) and all(1.5 <= a <= 2.5 for a in allox)
@@ -535,7 +519,7 @@ def _judge_reading(kind: str, s: dict[str, dict], bases: dict[str, str]) -> tupl
         ok = lo >= 0.9 * 0.546 and growing
         part = best_everywhere
         facts = (f"mean gap {gaps_txt} ({'growing' if growing else 'not growing'}); at {_num(ordered[-1], 'num_jobs')}"
-                 f" jobs Hare vs the baselines {_pct(lo)} to {_pct(hi)} (paper 54.6% to 80.5%); {smallest}")
+                 f" jobs Hare vs the baselines {signed_pct(lo)} to {signed_pct(hi)} (paper 54.6% to 80.5%); {smallest}")
     else:
         low = s[ordered[0]]
         homo = low["red"].get("homo", 1.0)
@@ -543,7 +527,7 @@ def _judge_reading(kind: str, s: dict[str, dict], bases: dict[str, str]) -> tupl
         ok = growing and close and all(1.5 <= a <= 2.5 for a in allox)
         part = growing or close
         facts = (f"mean gap {gaps_txt} ({'growing' if growing else 'not growing'}); Hare vs Sched_Homo at "
-                 f"heterogeneity {_num(ordered[0], 'heterogeneity')} {_pct(homo)} ({'close' if close else 'not close'}"
+                 f"heterogeneity {_num(ordered[0], 'heterogeneity')} {signed_pct(homo)} ({'close' if close else 'not close'}"
                  f", within 5%); {allox_txt}")
     return ("reproduced" if ok else "partially reproduced" if part else "not reproduced"), facts
 

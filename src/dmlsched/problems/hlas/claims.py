@@ -30,7 +30,7 @@ import statistics
 from typing import Any
 
 from ...bench.suite import Source, Suite
-from ...claims import Claim, Judgement, Reading, Row, Scale
+from ...claims import Claim, Judgement, Reading, Row, Scale, record_ok, record_variant
 
 PAPER = "HLAS (Chen, Li, Wu, Guo, IEEE TCC 2024)"
 GENERATOR = "dmlsched.generate.hlas:generate"
@@ -138,14 +138,6 @@ def _options(variants: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, dict[
 # record helpers
 
 
-def _ok(r: dict) -> bool:
-    return r.get("status") in ("optimal", "feasible") and r.get("objective") is not None
-
-
-def _variant(r: dict) -> str:
-    return r.get("variant") or r.get("method") or ""
-
-
 def _setup(r: dict) -> dict[str, str]:
     """The setup a record belongs to, from its source name ``"k1=v1;k2=v2(...)"``."""
     head = str(r.get("label") or "").split("(", 1)[0]
@@ -164,10 +156,10 @@ def _by_point(records: list[dict], key: str) -> dict[tuple[str, str], dict[int, 
     out: dict[tuple[str, str], dict[int, dict[str, float]]] = {}
     for r in records:
         size = r.get("size") or {}
-        if not _ok(r) or key not in size:
+        if not record_ok(r) or key not in size:
             continue
         setup = _setup(r).get("setup", "")
-        out.setdefault((setup, str(size[key])), {}).setdefault(_seed(r), {})[_variant(r)] = float(r["objective"])
+        out.setdefault((setup, str(size[key])), {}).setdefault(_seed(r), {})[record_variant(r)] = float(r["objective"])
     return out
 
 
@@ -438,10 +430,10 @@ def _fig22_23_points(records: list[dict], scale: Scale) -> dict:
     for key, fixed, base in (("jobs", "gpus", sc["base_gpus"]), ("gpus", "jobs", sc["base_jobs"])):
         for r in records:
             size = r.get("size") or {}
-            if not _ok(r) or _setup(r).get("setup") != "paper" or size.get(fixed) != base:
+            if not record_ok(r) or _setup(r).get("setup") != "paper" or size.get(fixed) != base:
                 continue
             x = f"{size[key]} {key.replace('gpus', 'GPUs')}"
-            pts.setdefault(("paper", x), {}).setdefault(_seed(r), {})[_variant(r)] = float(r["objective"])
+            pts.setdefault(("paper", x), {}).setdefault(_seed(r), {})[record_variant(r)] = float(r["objective"])
     return pts
 
 
@@ -535,7 +527,7 @@ FIG12 = {"hlas": 6.7, "srtf": 5.3, "hlas-p": 5.7}
 
 
 def judge_fig12(records: list[dict], scale: Scale) -> Judgement:
-    got = {_variant(r): float(r["objective"]) for r in records if _ok(r)}
+    got = {record_variant(r): float(r["objective"]) for r in records if record_ok(r)}
     if not got:
         return Judgement("not run", [], ["no record"])
     rows, ok = [], True

@@ -25,10 +25,9 @@ with its setup at the paper's scale, its readings and a judge (see
 from __future__ import annotations
 
 import math
-import statistics
 
 from ...bench.suite import Source, Suite
-from ...claims import Claim, Judgement, Reading, Row, Scale
+from ...claims import Claim, Judgement, Reading, Row, Scale, record_ok, record_variant, signed_pct
 
 PAPER = "Fujiwara et al. 2018 (moldable/malleable DL scheduling)"
 #: offered load rho = sum v / (|G| span of arrivals) at or below which a cluster is "lightly loaded".
@@ -70,14 +69,6 @@ R_CURRENT = Reading(
     "considered.", "Section IV-A (malleable)", {"malleable-equi": {"first_found": "current-first"}})
 
 
-def _ok(r: dict) -> bool:
-    return r.get("status") in ("optimal", "feasible") and r.get("objective") is not None
-
-
-def _variant(r: dict) -> str:
-    return r.get("variant") or r.get("method") or ""
-
-
 def _key(r: dict) -> dict[str, str]:
     """The setup a record belongs to, from its source name ``"k1=v1;k2=v2(...)"``."""
     head = str(r.get("label") or "").split("(", 1)[0]
@@ -93,10 +84,6 @@ def _metric(r: dict, name: str) -> float | None:
     m = (r.get("details") or {}).get("metrics") or {}
     v = m.get(name)
     return float(v) if v is not None else None
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:+.1f}%"
 
 
 def _fmt(x: float) -> str:
@@ -142,13 +129,13 @@ def judge_sec6(records: list[dict], scale: Scale) -> Judgement:
     gpus: dict[tuple[str, float], int] = {}
     for r in records:
         k = _key(r)
-        if "load" not in k or not _ok(r):
+        if "load" not in k or not record_ok(r):
             continue
         af = _metric(r, "avg_flow")
         if af is None:
             continue
         key = (k.get("cap", "machine"), float(k["load"]))
-        setups.setdefault(key, {})[_variant(r)] = af
+        setups.setdefault(key, {})[record_variant(r)] = af
         gpus[key] = int((r.get("size") or {}).get("gpus", 0))
     if not setups:
         return Judgement("not run", [], ["no policy run in the records"])
@@ -167,7 +154,7 @@ def judge_sec6(records: list[dict], scale: Scale) -> Judgement:
                         continue
                     base = d[rigid]
                     mo, ma = d["moldable-equi"] / base - 1, d[mall] / base - 1
-                    cells.append(f"rho {rho:g} ({gpus[(cap, rho)]} GPUs): moldable {_pct(mo)}, malleable {_pct(ma)}")
+                    cells.append(f"rho {rho:g} ({gpus[(cap, rho)]} GPUs): moldable {signed_pct(mo)}, malleable {signed_pct(ma)}")
                     if rho <= LIGHT:
                         light_ok.append(mo < 0 and ma < 0)
                     else:
@@ -256,13 +243,13 @@ def judge_fig5(records: list[dict], scale: Scale) -> Judgement:
     data: dict[str, dict[int, dict[float, dict[str, tuple[float, float]]]]] = {}
     for r in records:
         k = _key(r)
-        if "gpus" not in k or "pmp" not in k or not _ok(r):
+        if "gpus" not in k or "pmp" not in k or not record_ok(r):
             continue
         af, mf = _metric(r, "avg_flow"), _metric(r, "max_flow")
         if af is None or mf is None:
             continue
         ba = k.get("arrivals", "mixed")
-        data.setdefault(ba, {}).setdefault(int(k["gpus"]), {}).setdefault(float(k["pmp"]), {})[_variant(r)] = (af, mf)
+        data.setdefault(ba, {}).setdefault(int(k["gpus"]), {}).setdefault(float(k["pmp"]), {})[record_variant(r)] = (af, mf)
     if not data:
         return Judgement("not run", [], ["no policy run in the records"])
     rows = []
@@ -281,7 +268,7 @@ def judge_fig5(records: list[dict], scale: Scale) -> Judgement:
                     if mall not in per[p]:
                         continue
                     a, m = per[p][mall]
-                    cells.append(f"t_pmp {p:g}: max {_pct(m / mold[1] - 1)}, avg {_pct(a / mold[0] - 1)}")
+                    cells.append(f"t_pmp {p:g}: max {signed_pct(m / mold[1] - 1)}, avg {signed_pct(a / mold[0] - 1)}")
                     if g >= 24:
                         light_ok.append(m < mold[1])
                     elif p > 0:
@@ -374,7 +361,7 @@ def judge_competitive(records: list[dict], scale: Scale) -> Judgement:
         s = k.get("setting")
         if s is None or r.get("kind") not in ("policy",):
             continue
-        by.setdefault(s, {}).setdefault(_variant(r), []).append(r)
+        by.setdefault(s, {}).setdefault(record_variant(r), []).append(r)
     if not by:
         return Judgement("not run", [], ["no policy run in the records"])
     rows = []
@@ -390,9 +377,9 @@ def judge_competitive(records: list[dict], scale: Scale) -> Judgement:
             # at scale: the best other policy is a feasible schedule, so objective / best > 2 is a violation
             best_other = []
             for r in rs:
-                inst = [x for x in records if x.get("instance_hash") == r.get("instance_hash") and _ok(x)
+                inst = [x for x in records if x.get("instance_hash") == r.get("instance_hash") and record_ok(x)
                         and x.get("kind") == "policy"]
-                if inst and _ok(r):
+                if inst and record_ok(r):
                     best_other.append(float(r["objective"]) / min(float(x["objective"]) for x in inst))
             over = sum(1 for x in best_other if x > 2 * (1 + 1e-6))
             v = "violated" if counts["violated"] or over else ("holds" if counts["holds"] == len(rs) else

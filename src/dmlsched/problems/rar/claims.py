@@ -15,12 +15,11 @@ Fig. 4 makespan comparison, Fig. 5 kappa, Fig. 6 servers, Fig. 7 lambda.
 from __future__ import annotations
 
 import json
-import statistics
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ...claims import Claim, Judgement, Reading, Row, Scale
+from ...claims import Claim, Judgement, Reading, Row, Scale, mean_or_nan, record_ok
 
 PAPER = "SJF-BCO (Yu, Ji, Rajan, Liu, MobiHoc'22)"
 GEN = "dmlsched.generate.rar"
@@ -71,7 +70,7 @@ BASELINES = ("ff", "ls", "rand")
 # ---------------------------------------------------------------------------
 # helpers
 def _ok(records: list[dict]) -> list[dict]:
-    return [r for r in records if r.get("status") in ("optimal", "feasible") and r.get("objective") is not None]
+    return [r for r in records if record_ok(r)]
 
 
 def _params(r: dict) -> dict:
@@ -94,10 +93,6 @@ def _table(records: list[dict], key=lambda r: ()) -> dict[Any, dict[str, dict[st
     for r in _ok(records):
         out[key(r)][r["instance_hash"]][r.get("variant") or r["method"]] = r
     return out
-
-
-def _mean(xs: list[float]) -> float:
-    return statistics.fmean(xs) if xs else float("nan")
 
 
 def _not_run(records: list[dict]) -> Judgement | None:
@@ -145,8 +140,8 @@ def _compare(inst: dict[str, dict[str, dict]], a: str, b: str):
     rows = [(d[a], d[b]) for d in inst.values() if a in d and b in d]
     if not rows:
         return None
-    ma, mb = _mean([x["objective"] for x, _ in rows]), _mean([y["objective"] for _, y in rows])
-    ja, jb = _mean([_jct(x) for x, _ in rows]), _mean([_jct(y) for _, y in rows])
+    ma, mb = mean_or_nan([x["objective"] for x, _ in rows]), mean_or_nan([y["objective"] for _, y in rows])
+    ja, jb = mean_or_nan([_jct(x) for x, _ in rows]), mean_or_nan([_jct(y) for _, y in rows])
     wm = sum(1 for x, y in rows if x["objective"] < y["objective"])
     wj = sum(1 for x, y in rows if _jct(x) < _jct(y))
     return {"n": len(rows), "m": (ma, mb), "j": (ja, jb), "wm": wm, "wj": wj}
@@ -194,8 +189,8 @@ def judge_fig4(records: list[dict], scale: Scale) -> Judgement:
     caveats = _errors(records)
     if gaps:
         rows.append(Row(reading="context: makespan / proven lower bound",
-                        ours=f"SJF-BCO mean {_mean(gaps):.3f} (max {max(gaps):.3f}); our greedy mean "
-                             f"{_mean(ggaps):.3f} (max {max(ggaps) if ggaps else float('nan'):.3f})",
+                        ours=f"SJF-BCO mean {mean_or_nan(gaps):.3f} (max {max(gaps):.3f}); our greedy mean "
+                             f"{mean_or_nan(ggaps):.3f} (max {max(ggaps) if ggaps else float('nan'):.3f})",
                         verdict="-", note="the optimum lies between the bound and greedy"))
     good = [r for r, f in ok.items() if not f]
     bad = {r: f for r, f in ok.items() if f}
@@ -255,8 +250,8 @@ def judge_fig5(records: list[dict], scale: Scale) -> Judgement:
     means = []
     for k in KAPPAS:
         vals = [d[f"sjf-bco@k{k}"]["objective"] for d in inst.values() if f"sjf-bco@k{k}" in d]
-        means.append(_mean(vals))
-    loop = _mean([d["sjf-bco"]["objective"] for d in inst.values() if "sjf-bco" in d])
+        means.append(mean_or_nan(vals))
+    loop = mean_or_nan([d["sjf-bco"]["objective"] for d in inst.values() if "sjf-bco" in d])
     shape = _shape(means)
     ours = ", ".join(f"kappa={k}: {m:.1f}" for k, m in zip(KAPPAS, means))
     verdict = "reproduced" if "-+-" in shape else "not reproduced"
@@ -295,7 +290,7 @@ def judge_fig6(records: list[dict], scale: Scale) -> Judgement:
         red: dict[str, float] = {}
         dec_all = True
         for m in ("sjf-bco", f"ff@{reading}", f"ls@{reading}"):
-            means = [_mean([d[m]["objective"] for d in by[n].values() if m in d]) for n in ns]
+            means = [mean_or_nan([d[m]["objective"] for d in by[n].values() if m in d]) for n in ns]
             dec = means[0] > means[-1] and _shape(means) in ("-",)
             weak = means[0] > means[-1]
             dec_all = dec_all and weak
@@ -351,7 +346,7 @@ def judge_fig7(records: list[dict], scale: Scale) -> Judgement:
     if nr:
         return nr
     inst = _table(records)[()]
-    means = [_mean([d[f"sjf-bco@l{x}"]["objective"] for d in inst.values() if f"sjf-bco@l{x}" in d]) for x in LAMBDAS]
+    means = [mean_or_nan([d[f"sjf-bco@l{x}"]["objective"] for d in inst.values() if f"sjf-bco@l{x}" in d]) for x in LAMBDAS]
     shape = _shape(means)
     mono = shape == "-"
     verdict = ("reproduced" if mono else
