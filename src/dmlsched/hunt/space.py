@@ -154,7 +154,7 @@ class Space:
                 out.extend(self.string_leaves(v, prefix + (k,)))
         elif isinstance(data, list):
             for i, v in enumerate(data):
-                if isinstance(v, str) and len(set(x for x in data if isinstance(x, str))) >= 1:
+                if isinstance(v, str):
                     out.append(prefix + (i,))
                 else:
                     out.extend(self.string_leaves(v, prefix + (i,)))
