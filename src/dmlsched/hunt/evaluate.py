@@ -206,9 +206,9 @@ class Evaluator:
         """
         if pool is None or not getattr(pool, "parallel", False):
             return [self(d) for d in datas]
+        hashes = [instance_hash(d) for d in datas]
         todo: dict[str, dict] = {}
-        for d in datas:
-            h = instance_hash(d)
+        for h, d in zip(hashes, datas):
             if h not in self.cache and h not in todo:
                 todo[h] = d
         valid: dict[str, tuple[dict, Any]] = {}
@@ -238,7 +238,7 @@ class Evaluator:
                            ref_objective=rr.get("objective") if rr.get("has_solution") else None,
                            ref_bound=rr.get("bound"), error=err)
                 self.cache[h] = out
-        return [self.cache[instance_hash(d)] for d in datas]
+        return [self.cache[h] for h in hashes]
 
     def job(self, data: dict, role: str, key: str) -> dict:
         """The bench job (:mod:`dmlsched.bench.execute`) running the method or the reference on ``data``."""
