@@ -138,17 +138,11 @@ def _table(records: list[dict]) -> dict[str, dict[str, dict[str, dict]]]:
 
 def _reductions(insts: dict[str, dict[str, dict]], hare: str, base: str, metric: str) -> list[float]:
     """``1 - W(hare) / W(base)`` per instance (positive: Hare better)."""
-    out = []
-    for runs in insts.values():
-        h, b = runs.get(hare), runs.get(base)
-        vh = _value(h, metric) if h else None
-        vb = _value(b, metric) if b else None
-        if vh is not None and vb:
-            out.append(1.0 - vh / vb)
-    return out
+    return [1.0 - x for x in _ratios(insts, hare, base, metric)]
 
 
 def _ratios(insts: dict[str, dict[str, dict]], num: str, den: str, metric: str) -> list[float]:
+    """``W(num) / W(den)`` per instance where both have a value (and ``W(den)`` is not 0)."""
     out = []
     for runs in insts.values():
         a, b = runs.get(num), runs.get(den)
