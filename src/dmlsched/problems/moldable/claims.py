@@ -206,18 +206,18 @@ FIG5_METHODS = ["moldable-equi", "malleable-equi", "malleable-equi@current-first
 #: full scale: one month of the paper's workload at its density and load (the
 #: simulation of 77,677 tasks takes about 4 min per malleable run here)
 FIG5_FULL_TASKS = 12_946
+#: the sentence the three readings of a bag's arrivals come from
+JOB_QUOTE = ("A job consists of tasks that start during or within one minute after finishing the execution of "
+             "another task of the same user.")
 R_BURST = Reading(
     "burst", "a bag's tasks are submitted within minutes and run during each other",
-    "A job consists of tasks that start during or within one minute after finishing the execution of another task "
-    "of the same user.", "Section III-C", {"generator": {"bag_arrivals": "burst"}})
+    JOB_QUOTE, "Section III-C", {"generator": {"bag_arrivals": "burst"}})
 R_CHAIN = Reading(
     "chain", "a bag's tasks are submitted one after the other, each within a minute of the previous one's end",
-    "A job consists of tasks that start during or within one minute after finishing the execution of another task "
-    "of the same user.", "Section III-C", {"generator": {"bag_arrivals": "chain"}})
+    JOB_QUOTE, "Section III-C", {"generator": {"bag_arrivals": "chain"}})
 R_MIXED = Reading(
     "mixed", "each bag is a burst or a chain with equal odds",
-    "A job consists of tasks that start during or within one minute after finishing the execution of another task "
-    "of the same user.", "Section III-C", {"generator": {"bag_arrivals": "mixed"}}, default=True)
+    JOB_QUOTE, "Section III-C", {"generator": {"bag_arrivals": "mixed"}}, default=True)
 
 
 def suite_fig5(scale: Scale) -> Suite:
@@ -417,6 +417,10 @@ def judge_competitive(records: list[dict], scale: Scale) -> Judgement:
     return Judgement(verdict, rows, caveats)
 
 
+#: the sentence of both 2-competitiveness claims (batch/online scale and the paper's scale)
+EDMONDS_QUOTE = ("In terms of average flow time, Edmonds [9] revealed that if all the tasks have a strictly "
+                 "sublinear speedup curve, then the Equipartition algorithm yields a 2-competitive schedule.")
+
 CLAIMS = [
     Claim(
         family="moldable", key="moldable-sec6-light-load", paper=PAPER, where="Section VI-A, Fig. 8",
@@ -449,8 +453,7 @@ CLAIMS = [
     ),
     Claim(
         family="moldable", key="moldable-sec7a-2-competitive", paper=PAPER, where="Section VII-A",
-        quote=("In terms of average flow time, Edmonds [9] revealed that if all the tasks have a strictly sublinear "
-               "speedup curve, then the Equipartition algorithm yields a 2-competitive schedule."),
+        quote=EDMONDS_QUOTE,
         claimed="total flow time of Equipartition <= 2 x the offline optimum",
         setup=("10 seeds of 6 tasks on 4 GPUs in three settings (batch: all at 0, linear speedup, shares to 1/4, "
                "free preemption; online: the same with arrivals; paper-small: `paper_like` 4-6 tasks), reference "
@@ -460,8 +463,7 @@ CLAIMS = [
     ),
     Claim(
         family="moldable", key="moldable-sec7a-2-competitive-scale", paper=PAPER, where="Section VII-A",
-        quote=("In terms of average flow time, Edmonds [9] revealed that if all the tasks have a strictly sublinear "
-               "speedup curve, then the Equipartition algorithm yields a 2-competitive schedule."),
+        quote=EDMONDS_QUOTE,
         claimed="total flow time of Equipartition <= 2 x the offline optimum",
         setup=("`generate.moldable:gpu_workload` at the paper's scale (77,677 tasks) on 6, 12, 24, 48 GPUs; "
                "reference preemptive-lb (a lower bound over every schedule); a policy more than 2 x another's "
