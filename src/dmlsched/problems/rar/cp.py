@@ -476,8 +476,8 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     rout = run.solve_cpsat(rx.model, work_limit=None if wl is None else wl * RELAX_SHARE,
                            deadline=run.deadline.share(RELAX_SHARE), what="CP-SAT relaxation")
     details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
-    if rout.bound is not None:
-        lb = max(lb, int(math.ceil(rout.bound - 1e-9)))
+    relax_lb = int(math.ceil(rout.bound - 1e-9)) if rout.bound is not None else 0
+    lb = max(lb, relax_lb)
     if rout.has_solution:
         starts, vecs = extract(rx, rout.engine)
         run.incumbent(as_schedule(inst, starts, vecs), bound=lb)
@@ -485,11 +485,10 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         return run.result(bound=lb, closed="a schedule meets the relaxation's bound", **details)
     H = int(min(H, run.best_value)) if run.best_value is not None else H
     # phase 2 (small instances): the slot dynamic program of exact-dp
-    from .dp import dp_applies, solve_dp
+    from .dp import dp_applies, dp_schedule, solve_dp
 
     # the DP prunes with the fluid bound: it pays where that bound is as strong as the relaxation's,
     # i.e. where contention, not packing, separates the bound from the schedules (measured)
-    relax_lb = int(math.ceil(rout.bound - 1e-9)) if rout.bound is not None else 0
     fluid_lb = lb_all.get("fluid")
     if (run.options["dp"] and dp_applies(inst)[0] and run.best_value is not None and fluid_lb is not None
             and fluid_lb >= relax_lb):
@@ -499,11 +498,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
                             stop=dl.expired)
         details["dp"] = {"states": dout["states"], "complete": dout["complete"]}
         if dout["sched"] is not None:
-            J = inst.num_jobs
-            starts, vecs = [0] * J, [()] * J
-            for j, a0, v in dout["sched"]:
-                starts[j], vecs[j] = int(a0), v
-            run.incumbent(as_schedule(inst, starts, vecs))
+            run.incumbent(dp_schedule(inst, dout["sched"]))
         if dout["complete"]:
             return run.result(bound=[lb, run.best_value], status=Status.OPTIMAL,
                               closed="the dynamic program exhausted the space", **details)

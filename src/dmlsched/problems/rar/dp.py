@@ -62,9 +62,10 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
              stop=None) -> dict:
     """The DP with incumbent ``ub`` (a schedule of makespan ``ub`` exists).
 
-    Returns ``{"best": makespan < ub or None, "starts", "vecs", "complete": bool,
-    "states": n}``; ``complete`` means the search space was exhausted (so ``best``,
-    or ``ub`` if ``best`` is None, is optimal)."""
+    Returns ``{"best": makespan < ub or None, "sched": ((job, start slot, count
+    vector), ...) of ``best`` or None, "complete": bool, "states": n}``;
+    ``complete`` means the search space was exhausted (so ``best``, or ``ub`` if
+    ``best`` is None, is optimal)."""
     J, S = inst.num_jobs, inst.num_servers
     caps = list(inst.servers)
     F = inst.F.astype(float)
@@ -87,7 +88,6 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
     best_sched = None
     states = 0
     t = 0
-    complete = True
     full = (1 << J) - 1
     work, next_check = 0, 500  # decisions tried; the deadline is asked every 500 (a decision may
     # scan a long Pareto list, so a coarser step overran a 60 s limit by 10 s on 8 jobs)
@@ -130,6 +130,7 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
             except _TooMany:
                 return {"best": best, "sched": best_sched, "complete": False, "states": states}
             for prog, starts in items:
+                pmap = dict(zip((j for j, _ in running), prog))
                 for add in choices:
                     work += 1
                     if stop is not None and work >= next_check:
@@ -140,7 +141,6 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
                     if not config:
                         continue  # idling with nothing running never helps (shift the rest earlier)
                     r = rates(config)
-                    pmap = dict(zip((j for j, _ in running), prog))
                     new_done = done
                     new_run = []
                     new_prog = []
@@ -181,7 +181,19 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
                 return {"best": best, "sched": best_sched, "complete": False, "states": states}
         frontier = nxt
         t += 1
-    return {"best": best, "sched": best_sched, "complete": complete, "states": states}
+    return {"best": best, "sched": best_sched, "complete": True, "states": states}
+
+
+def dp_schedule(inst: RarInstance, sched: tuple[tuple[int, int, tuple[int, ...]], ...]):
+    """The schedule of :func:`solve_dp`'s ``sched`` (``(job, start slot, count vector)``
+    per job)."""
+    from .cp import as_schedule
+
+    starts = [0] * inst.num_jobs
+    vecs: list[tuple[int, ...]] = [()] * inst.num_jobs
+    for j, a, v in sched:
+        starts[j], vecs[j] = int(a), v
+    return as_schedule(inst, starts, vecs)
 
 
 #: the largest number of jobs exact-dp accepts
@@ -220,7 +232,6 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
     duals.  ``max_states`` bounds the work (then the result is the incumbent and
     the bound, status feasible)."""
     from .bounds import best_lower_bound
-    from .cp import as_schedule
     from .heuristics import best_heuristic_schedule
 
     small, why = dp_applies(inst)
@@ -244,12 +255,7 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
         out = solve_dp(inst, ub, pairs, max_states=run.options["max_states"], stop=run.expired)
     details["states"] = out["states"]
     if out["sched"] is not None:
-        J = inst.num_jobs
-        starts = [0] * J
-        vecs: list[tuple[int, ...]] = [()] * J
-        for j, a, v in out["sched"]:
-            starts[j], vecs[j] = int(a), v
-        run.incumbent(as_schedule(inst, starts, vecs))
+        run.incumbent(dp_schedule(inst, out["sched"]))
     if not out["complete"]:
         if run.expired():
             run.cut("dynamic program")
