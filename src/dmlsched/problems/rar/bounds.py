@@ -113,6 +113,9 @@ class _Pricer:
         self.vecs = [count_vectors(inst, j) for j in range(inst.num_jobs)]
         self.rmax = np.array([max(self.rate(j, sum(1 for y in v if y > 0), 1) for v in self.vecs[j])
                               for j in range(inst.num_jobs)])
+        #: each job's vectors, fastest first (the search order; independent of the duals)
+        self.fast_first = [sorted(self.vecs[j], key=lambda v: -self.rate(j, sum(1 for y in v if y > 0), 1))
+                           for j in range(inst.num_jobs)]
 
     def rate(self, j: int, n: int, p: int) -> float:
         key = (j, n, p)
@@ -139,8 +142,7 @@ class _Pricer:
         best: list = [0.0, None]
         nodes = [0]
         complete = [True]
-        vecs = {j: sorted(self.vecs[j], key=lambda v: -self.rate(j, sum(1 for y in v if y > 0), 1))
-                for j in order}
+        vecs = self.fast_first
 
         def tail(k: int) -> float:
             """Fractional knapsack of the jobs after ``k`` (value at the fastest rate,
@@ -308,14 +310,25 @@ def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps
 FLUID_MAX_VECTORS = 3000
 
 
+def count_vectors_upto(inst: RarInstance, cap: int = FLUID_MAX_VECTORS) -> int:
+    """The number of count vectors of all jobs; the count stops at the first job
+    that takes it past ``cap`` (so a value ``> cap`` only says "more than cap")."""
+    from .models import count_vectors_size
+
+    n = 0
+    for j in range(inst.num_jobs):
+        n += count_vectors_size(inst, j)
+        if n > cap:
+            break
+    return n
+
+
 def best_lower_bound(inst: RarInstance, stop=None) -> tuple[int, str, dict]:
     """The best of the solver-free lower bounds: ``(value, name, details)``.
 
     The load bound, energetic reasoning from it, and (when the jobs have at most
     :data:`FLUID_MAX_VECTORS` count vectors in all) the fluid configuration LP.
     Deterministic (work limits only)."""
-    from .models import count_vectors_size
-
     load = load_lower_bound(inst)
     out = {"load": load}
     best, name = load, "load"
@@ -323,11 +336,7 @@ def best_lower_bound(inst: RarInstance, stop=None) -> tuple[int, str, dict]:
     out["energetic"] = en
     if en > best:
         best, name = en, "energetic"
-    nvec = 0
-    for j in range(inst.num_jobs):
-        nvec += count_vectors_size(inst, j)
-        if nvec > FLUID_MAX_VECTORS:
-            break
+    nvec = count_vectors_upto(inst)
     if nvec <= FLUID_MAX_VECTORS and (stop is None or not stop()):
         fl = fluid_lower_bound(inst, stop=stop, keep_duals=True)
         out["fluid"] = fl["bound"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
-from .bounds import _rate, config_rates
+from .bounds import FLUID_MAX_VECTORS, _rate, best_lower_bound, config_rates, count_vectors_upto
 from .instance import RarInstance
 
 
@@ -203,14 +203,7 @@ MAX_JOBS = 10
 def dp_applies(inst: RarInstance) -> tuple[bool, str]:
     """Whether the DP is attempted: at most :data:`MAX_JOBS` jobs and
     ``bounds.FLUID_MAX_VECTORS`` count vectors in all (else the reason)."""
-    from .bounds import FLUID_MAX_VECTORS
-    from .models import count_vectors_size
-
-    nvec = 0
-    for j in range(inst.num_jobs):
-        nvec += count_vectors_size(inst, j)
-        if nvec > FLUID_MAX_VECTORS:
-            break
+    nvec = count_vectors_upto(inst, FLUID_MAX_VECTORS)
     if inst.num_jobs > MAX_JOBS or nvec > FLUID_MAX_VECTORS:
         return False, (f"{inst.num_jobs} jobs (at most {MAX_JOBS}) and "
                        f"{fmt_count(nvec)}{'+' if nvec > FLUID_MAX_VECTORS else ''} count vectors (at most "
@@ -231,7 +224,6 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
     best heuristic schedule and the best lower bound; prunes with the fluid LP's
     duals.  ``max_states`` bounds the work (then the result is the incumbent and
     the bound, status feasible)."""
-    from .bounds import best_lower_bound
     from .heuristics import best_heuristic_schedule
 
     small, why = dp_applies(inst)
