@@ -127,9 +127,10 @@ class _Pricer:
     def config_rates(self, placed: list[tuple[int, tuple[int, ...]]]) -> dict[int, float]:
         return dict(zip((j for j, _ in placed), config_rates(placed, self.inst.num_servers, self.rate)))
 
-    def price(self, pi: np.ndarray) -> tuple[float, dict[int, float] | None, bool]:
+    def price(self, pi: np.ndarray, stop=None) -> tuple[float, dict[int, float] | None, bool]:
         """``(z*, rates of the best configuration, complete)``; ``complete`` is false
-        when the node limit stopped the search (then ``z*`` is only an upper bound)."""
+        when the node limit or ``stop()`` (asked every 1000 nodes) ended the search
+        (then ``z*`` is only an upper bound, which keeps Farley's bound valid)."""
         inst = self.inst
         S = inst.num_servers
         caps = list(inst.servers)
@@ -168,7 +169,7 @@ class _Pricer:
 
         def dfs(k: int) -> None:
             nodes[0] += 1
-            if nodes[0] > self.max_nodes:
+            if nodes[0] > self.max_nodes or (stop is not None and nodes[0] % 1000 == 0 and stop()):
                 complete[0] = False
                 return
             rates = self.config_rates(placed)
@@ -236,7 +237,7 @@ def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes
         lp = float(res.fun)
         pi = np.maximum(0.0, -np.asarray(res.ineqlin.marginals, dtype=float))
         duals = pi
-        z, rates, exact = pr.price(pi)
+        z, rates, exact = pr.price(pi, stop)
         if z > 0:
             best = max(best, float(np.dot(pi, F)) / z)
             if keep_duals and exact:
@@ -290,9 +291,12 @@ def energetic_infeasible(G: np.ndarray, rho: np.ndarray, N: int, C: int) -> bool
 ENERGETIC_MAX_WORK = 5e7
 
 
-def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps: int = 10_000) -> int:
+def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps: int = 10_000,
+                          stop=None) -> int:
     """The smallest makespan ``C >= start`` (default: the load bound) that energetic
-    reasoning with ``rho_min`` does not rule out (a valid lower bound)."""
+    reasoning with ``rho_min`` does not rule out (a valid lower bound).  When
+    ``stop()`` ends the search early, the ``C`` reached is returned: every smaller
+    makespan was ruled out, so it is still a lower bound."""
     G = inst.G.astype(float)
     rho = inst.rho_range[0].astype(float)
     C = int(start if start is not None else load_lower_bound(inst))
@@ -300,6 +304,8 @@ def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps
     if (2 * n + 2) ** 2 / 2 * n > ENERGETIC_MAX_WORK:  # intervals x distinct durations per candidate
         return C
     for _ in range(max_steps):
+        if stop is not None and stop():
+            return C
         if not energetic_infeasible(G, rho, inst.num_gpus, C):
             return C
         C += 1
@@ -328,11 +334,13 @@ def best_lower_bound(inst: RarInstance, stop=None) -> tuple[int, str, dict]:
 
     The load bound, energetic reasoning from it, and (when the jobs have at most
     :data:`FLUID_MAX_VECTORS` count vectors in all) the fluid configuration LP.
-    Deterministic (work limits only)."""
+    Deterministic (work limits only) unless ``stop()`` (a deadline) ends a search
+    early: the bound is then still valid, and ``details["stopped"]`` is true so
+    that the caller marks its result as cut by the wall clock."""
     load = load_lower_bound(inst)
     out = {"load": load}
     best, name = load, "load"
-    en = energetic_lower_bound(inst, load)
+    en = energetic_lower_bound(inst, load, stop=stop)
     out["energetic"] = en
     if en > best:
         best, name = en, "energetic"
@@ -345,6 +353,8 @@ def best_lower_bound(inst: RarInstance, stop=None) -> tuple[int, str, dict]:
         out["fluid_converged"] = fl["converged"]
         if fl["bound"] > best:
             best, name = fl["bound"], "fluid"
+    if stop is not None and stop():
+        out["stopped"] = True
     return int(best), name, out
 
 

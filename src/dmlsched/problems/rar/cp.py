@@ -450,6 +450,8 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     run.solver = "cpsat"
     with run.stage("bound"):
         lb, lb_name, lb_all = best_lower_bound(inst, stop=run.expired)
+        if lb_all.pop("stopped", False):
+            run.cut("the lower bounds")
         duals = lb_all.pop("_duals", None)
         pairs = lb_all.pop("_dual_pairs", [])
     with run.stage("incumbent"):

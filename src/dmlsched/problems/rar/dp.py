@@ -233,6 +233,8 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
         raise NotApplicable(f"exact-dp is for small instances: {why}; use exact-cp")
     with run.stage("bound"):
         lb, name, parts = best_lower_bound(inst, stop=run.expired)
+        if parts.pop("stopped", False):
+            run.cut("the lower bounds")
         parts.pop("_duals", None)
         pairs = parts.pop("_dual_pairs", [])
     with run.stage("incumbent"):

@@ -540,6 +540,6 @@ def solve_lower_bound(inst: RarInstance, run: Run) -> Result:
         value, name, parts = best_lower_bound(inst, stop=run.expired)
     parts.pop("_duals", None)
     parts.pop("_dual_pairs", None)
-    if run.expired():
-        run.cut("fluid bound")
+    if parts.pop("stopped", False):
+        run.cut("the lower bounds")
     return run.result(bound=float(value), objective=float(value), status=Status.OPTIMAL, best=name, bounds=parts)
