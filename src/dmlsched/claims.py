@@ -168,6 +168,15 @@ def record_variant(r: dict) -> str:
     return r.get("variant") or r.get("method") or ""
 
 
+def records_by_instance(records: list[dict]) -> dict[str, dict[str, dict]]:
+    """Records grouped by instance hash, then by :func:`record_variant` (the last one wins)."""
+    out: dict[str, dict[str, dict]] = {}
+    for r in records:
+        if r.get("instance_hash"):
+            out.setdefault(r["instance_hash"], {})[record_variant(r)] = r
+    return out
+
+
 def signed_pct(x: float) -> str:
     """A fraction as a signed percentage with one decimal: ``0.123 -> "+12.3%"``."""
     return f"{100 * x:+.1f}%"

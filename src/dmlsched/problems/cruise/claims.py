@@ -25,6 +25,9 @@ from typing import Any
 
 from ...bench.suite import Source, Suite
 from ...claims import Claim, Judgement, Reading, Row, Scale
+from ...claims import record_ok as _ok
+from ...claims import record_variant as _variant
+from ...claims import records_by_instance as _by_instance
 
 PAPER = "Cruise (Lee, dissertation 2020, ch. 3)"
 APPS = ("NMF", "MLR", "LDA", "Lasso")
@@ -58,22 +61,6 @@ READ_DATA = (
 
 # ---------------------------------------------------------------------------
 # record helpers
-def _ok(r: dict) -> bool:
-    return r.get("status") in ("optimal", "feasible") and r.get("objective") is not None
-
-
-def _variant(r: dict) -> str:
-    return r.get("variant") or r.get("method") or ""
-
-
-def _by_instance(records: list[dict]) -> dict[str, dict[str, dict]]:
-    out: dict[str, dict[str, dict]] = {}
-    for r in records:
-        if r.get("instance_hash"):
-            out.setdefault(r["instance_hash"], {})[_variant(r)] = r
-    return out
-
-
 def _app(r: dict) -> str:
     name = r.get("instance_name") or ""
     for app in APPS:

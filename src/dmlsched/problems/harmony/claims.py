@@ -17,6 +17,9 @@ import statistics
 
 from ...bench.suite import Source, Suite
 from ...claims import Claim, Judgement, Reading, Row, Scale
+from ...claims import record_ok as _ok
+from ...claims import record_variant as _variant
+from ...claims import records_by_instance as _by_instance
 
 PAPER = "Harmony (Lee, dissertation 2020, ch. 4)"
 #: "slightly worse by up to around 2%": what we accept as "around 2%"
@@ -52,22 +55,6 @@ VARIANT_OPTIONS = {
     "harmony@first-stop": {"admission": "first-stop"},
     "harmony@best-prefix": {"admission": "best-prefix"},
 }
-
-
-def _ok(r: dict) -> bool:
-    return r.get("status") in ("optimal", "feasible") and r.get("objective") is not None
-
-
-def _variant(r: dict) -> str:
-    return r.get("variant") or r.get("method") or ""
-
-
-def _by_instance(records: list[dict]) -> dict[str, dict[str, dict]]:
-    out: dict[str, dict[str, dict]] = {}
-    for r in records:
-        if r.get("instance_hash"):
-            out.setdefault(r["instance_hash"], {})[_variant(r)] = r
-    return out
 
 
 def _pct(x: float) -> str:
