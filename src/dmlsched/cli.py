@@ -43,6 +43,7 @@ from .errors import (
     SolverLimitError,
     UnknownMethodError,
 )
+from .stdio import command_stdout
 
 log = logging.getLogger("dmlsched")
 
@@ -523,8 +524,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     verbose = int(args.verbose or 0) + int(getattr(args, "verbose_sub", 0) or 0)
     configure_logging(verbose)
     try:
-        load_plugins(getattr(args, "plugin", None) or [])
-        return HANDLERS[args.command](args)
+        # descriptor 1 carries only what the command prints (a solver's C-level
+        # output goes to stderr with --display, else nowhere)
+        with command_stdout(display=bool(getattr(args, "display", False))):
+            load_plugins(getattr(args, "plugin", None) or [])
+            return HANDLERS[args.command](args)
+    except BrokenPipeError:  # the reader of standard output went away (`| head`): not an error of ours
+        return 141
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -17,12 +17,10 @@ with one line naming the argument.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
-import os
 import sys
-from typing import Any, Iterator
+from typing import Any
 
 from .space import HuntError
 
@@ -170,39 +168,10 @@ def cli_hunt(args: argparse.Namespace) -> int:
             print(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  first certified violation "
                   f"(ratio {_fmt(b.ratio)} > claimed {_fmt(b.claimed)})", file=sys.stderr, flush=True)
 
-    with _c_stdout_to_stderr(args.json):
-        res = _run(args, budget, size, progress, start)
+    res = _run(args, budget, size, progress, start)  # a solver's C-level output: see dmlsched.stdio
     if args.plot:
         plot_progress([res], args.plot)
     return _print(args, res)
-
-
-@contextlib.contextmanager
-def _c_stdout_to_stderr(enabled: bool) -> Iterator[None]:
-    """With ``--json``, anything written to descriptor 1 during the hunt (a
-    solver library's banner) goes to standard error, so standard output is
-    the one JSON object."""
-    if not enabled:
-        yield
-        return
-    sys.stdout.flush()
-    try:
-        saved = os.dup(1)
-        os.dup2(2, 1)
-    except (OSError, ValueError):  # no real descriptors (embedded): nothing to protect
-        yield
-        return
-    try:
-        yield
-    finally:
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).fflush(None)
-        except (OSError, AttributeError):  # pragma: no cover
-            pass
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: Any, start: Any) -> Any:
