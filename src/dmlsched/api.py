@@ -174,12 +174,17 @@ def check(
     mlimit = time_limit * METHOD_SHARE if (time_limit is not None and with_ref) else time_limit
     res = solve(instance, method, solver=solver, time_limit=mlimit, seed=seed, **options)
     ref = None
-    if with_ref:
+    if with_ref and not res.details.get("interrupted"):  # after Ctrl-C, no new run starts
         rlimit = None
         if time_limit is not None:
             rlimit = max(time_limit - (time.monotonic() - t0), 0.01)
         ref = solve(instance, reference, solver=solver, time_limit=rlimit, seed=seed)
-    return compare(instance, res, ref)
+    rep = compare(instance, res, ref)
+    cut = [r.method for r in (res, ref) if r is not None and r.details.get("interrupted")]
+    if cut:
+        rep.details["interrupted"] = (f"{' and '.join(cut)} stopped by a stop request"
+                                      + ("; the reference did not run" if with_ref and ref is None else ""))
+    return rep
 
 
 def compare(instance: Any, res: Result, ref: Result | None) -> CheckReport:

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, NoReturn, Sequence
 
+from . import interrupt
 from .errors import (
     DmlschedError,
     InstanceError,
@@ -169,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     _method_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
     p.add_argument("--out", metavar="FILE", help="also write the solution JSON to FILE (atomically)")
+    p.add_argument("--save-interrupted", action="store_true",
+                   help="on Ctrl-C or SIGTERM, still write the best solution found so far to --out "
+                        "(by default an interrupted run leaves --out as it was)")
 
     p = sub.add_parser("check", help="compare a method with a reference and its proven bound")
     _method_args(p)
@@ -373,7 +377,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
                         **method_options(args))
     spec = problem_of(inst)
     sol_json = spec.solution_to_json(inst, res.solution) if res.solution is not None else None
-    if args.out and sol_json is not None:
+    cut = bool(res.details.get("interrupted"))
+    if args.out and sol_json is not None and (not cut or args.save_interrupted):
         from . import io
 
         io.write_text_atomic(args.out, json.dumps(sol_json, indent=2) + "\n")
@@ -388,7 +393,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"runtime_s  {res.runtime_s:.3f}")
         if res.solver:
             print(f"solver     {res.solver}")
+    if cut:
+        kept = ""
+        if args.out:
+            kept = (f"; its best solution is in --out {args.out}" if args.save_interrupted and sol_json is not None
+                    else f"; --out {args.out} left as it was (--save-interrupted writes the cut result)")
+        return _interrupted(f"{res.problem}/{res.method} stopped after {res.runtime_s:.1f} s "
+                            f"(status {res.status.value}){kept}")
     return _report_failure(res)
+
+
+def _interrupted(what: str) -> int:
+    """Say on standard error that a stop request cut the command; its exit code (128 + signal)."""
+    print(f"interrupted by {interrupt.signal_name()}: {what}", file=sys.stderr)
+    return interrupt.exit_code()
 
 
 def _report_failure(res: Any) -> int:
@@ -420,6 +438,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"{k:<20} {_fmt(getattr(v, 'value', v))}")
         for k, v in rep.details.items():
             print(f"  {k:<26} {_fmt(v)}")
+    if rep.details.get("interrupted"):
+        return _interrupted(f"the check of {rep.problem}/{rep.method} is cut ({rep.details['interrupted']}); "
+                            f"its verdict {rep.verdict.value} uses what was found so far")
     return 0
 
 
@@ -523,17 +544,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0) if not isinstance(e.code, str) else EXIT_BAD_INPUT
     verbose = int(args.verbose or 0) + int(getattr(args, "verbose_sub", 0) or 0)
     configure_logging(verbose)
+    gen = interrupt.generation()
     try:
         # descriptor 1 carries only what the command prints (a solver's C-level
         # output goes to stderr with --display, else nowhere)
-        with command_stdout(display=bool(getattr(args, "display", False))):
+        with command_stdout(display=bool(getattr(args, "display", False))), interrupt.stop_signals_interrupt():
             load_plugins(getattr(args, "plugin", None) or [])
             return HANDLERS[args.command](args)
     except BrokenPipeError:  # the reader of standard output went away (`| head`): not an error of ours
         return 141
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        if not interrupt.since(gen):
+            interrupt.request()
+        print(f"interrupted by {interrupt.signal_name()}: stopped before any output was written", file=sys.stderr)
+        return interrupt.exit_code()
     except InvalidSolutionError as e:
         print(f"internal error: invalid solution: {_one_line(str(e))}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ import math
 import time
 from typing import Any, Callable, Sequence
 
+from . import interrupt
 from .errors import SolverError
 from .result import Status
 from .solvers import SolveOutcome
@@ -143,7 +144,11 @@ def solve_cpsat(
 
         cb_obj = _CB()
     t0 = time.perf_counter()
-    code = solver.Solve(model, cb_obj) if cb_obj is not None else solver.Solve(model)
+    gen = interrupt.generation()
+    with interrupt.solver_call(solver.stop_search) as watched:
+        if watched:  # a stop request stops the search through stop_search, and is counted
+            p.catch_sigint_signal = False
+        code = solver.Solve(model, cb_obj) if cb_obj is not None else solver.Solve(model)
     runtime = time.perf_counter() - t0
     name = solver.StatusName(code)
     has_sol = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
@@ -156,7 +161,9 @@ def solve_cpsat(
         raise SolverError(f"CP-SAT: invalid model: {model.Validate()}")
     else:  # FEASIBLE or UNKNOWN: a limit stopped the search
         status = Status.FEASIBLE if has_sol else Status.TIME_LIMIT
-        if work_limit is not None and solver.deterministic_time >= float(work_limit) * 0.999:
+        if interrupt.since(gen):
+            limit = "interrupt"
+        elif work_limit is not None and solver.deterministic_time >= float(work_limit) * 0.999:
             limit = "work"
         else:
             limit = "time"

@@ -56,6 +56,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
+from . import interrupt
 from .errors import DmlschedError, NotApplicable
 from .result import Result, Status
 from .tolerance import slack
@@ -259,18 +260,27 @@ def check_options(
 class Deadline:
     """A point in time by which a method must return.
 
-    ``Deadline(None)`` never expires.  Times are monotonic seconds.
+    ``Deadline(None)`` never expires by itself.  Times are monotonic seconds.
+    A stop request (Ctrl-C, ``SIGTERM``: :mod:`dmlsched.interrupt`) after the
+    deadline was made expires it at once.
     """
 
-    __slots__ = ("limit", "start", "at")
+    __slots__ = ("limit", "start", "at", "gen")
 
     def __init__(self, limit: float | None, start: float | None = None):
         self.start = time.monotonic() if start is None else start
         self.limit = None if limit is None else float(limit)
         self.at = None if limit is None else self.start + float(limit)
+        self.gen = interrupt.generation()
+
+    def interrupted(self) -> bool:
+        """Whether a stop request came since the deadline was made."""
+        return interrupt.since(self.gen)
 
     def remaining(self) -> float | None:
         """Seconds left (never negative), ``None`` without a deadline."""
+        if interrupt.since(self.gen):
+            return 0.0
         if self.at is None:
             return None
         return max(0.0, self.at - time.monotonic())
@@ -279,7 +289,7 @@ class Deadline:
         return time.monotonic() - self.start
 
     def expired(self) -> bool:
-        return self.at is not None and time.monotonic() >= self.at
+        return interrupt.since(self.gen) or (self.at is not None and time.monotonic() >= self.at)
 
     def share(self, fraction: float) -> "Deadline":
         """A deadline ``fraction`` of the remaining time from now (itself without one)."""
@@ -681,11 +691,17 @@ def method(
                     d["refused"] = e.what
                 return Result(problem, name, Status.NOT_APPLICABLE, details={**run.details, **d}, sense=spec.sense)
             except KeyboardInterrupt:
+                if not deadline.interrupted():  # Ctrl-C with Python's own handler: a stop request too
+                    interrupt.request()
                 if run.best is None:
                     raise
                 run.details["interrupted"] = True
                 run.details["reproducible"] = False
                 res = run.result(solution=run.best)
+            if deadline.interrupted():  # stopped early by Ctrl-C or SIGTERM (its best kept)
+                res.details["interrupted"] = True
+                res.details["interrupted_by"] = interrupt.signal_name()
+                res.details["reproducible"] = False
             res.problem, res.method, res.sense = problem, name, spec.sense
             res.details.setdefault("reproducible", run.details.get("reproducible", True))
             res.runtime_s = res.runtime_s or deadline.elapsed()

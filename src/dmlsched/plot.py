@@ -517,6 +517,8 @@ def cli_gantt(args: argparse.Namespace) -> int:
     with solver_log_to_stderr(args.display):
         res = solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
                     **method_options(args))
+    if res.details.get("interrupted"):  # a cut run draws no chart (main reports the interruption)
+        raise KeyboardInterrupt
     if res.solution is None:
         msg = res.details.get("error")
         print(f"dmlsched gantt: error: {res.problem}/{args.method} returned no schedule (status "

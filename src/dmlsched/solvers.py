@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from . import interrupt
 from .errors import SolverError, SolverLimitError
 from .result import Status
 
@@ -51,7 +52,7 @@ class SolveOutcome:
     solver: str
     runtime_s: float
     message: str = ""
-    limit: str | None = None  # "time" (wall clock: not reproducible) or "work" (deterministic)
+    limit: str | None = None  # "time" (wall clock: not reproducible), "work" (deterministic), "interrupt"
     engine: Any = None  # the solver object, where a caller reads values from it (CP-SAT)
     handoff_s: float | None = None  # Pyomo's translation: from the call to the hand-off to the solver
 
@@ -191,7 +192,8 @@ def solve_model(
         name = "gurobi_direct_minlp"  # gurobi_direct compiles linear models only (MIQCP, e.g. Hare (9))
     opt = SolverFactory(name)
     handed: list[float] = []
-    _limit_at_handoff(opt, deadline_at, handed)
+    gen = interrupt.generation()
+    _limit_at_handoff(opt, deadline_at, handed, gen)
     sopts = dict(options or {})
     if solver == "highs":
         sopts.setdefault("random_seed", int(seed) % 2147483647)
@@ -257,7 +259,11 @@ def solve_model(
     obj = res.incumbent_objective if has_sol else None
     bound = res.objective_bound
     limit = None
-    if tc == TerminationCondition.maxTimeLimit:
+    if tc == TerminationCondition.interrupted or interrupt.since(gen):
+        if not interrupt.since(gen):  # Gurobi catches Ctrl-C itself and says so
+            interrupt.request()
+        limit = "interrupt"
+    elif tc == TerminationCondition.maxTimeLimit:
         limit = "time"
     elif tc == TerminationCondition.iterationLimit:
         limit = "work"
@@ -274,27 +280,49 @@ def solve_model(
     )
 
 
-def _limit_at_handoff(opt: Any, deadline_at: float | None, handed: list[float] | None = None) -> None:
+class _KnownInterrupt(logging.Filter):
+    """Drop Pyomo's warning about HiGHS's status ``kInterrupt``: a stop request
+    that :mod:`dmlsched.interrupt` made and the command reports itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "HighsModelStatus.kInterrupt" not in record.getMessage()
+
+
+logging.getLogger("pyomo.contrib.solver.solvers.highs").addFilter(_KnownInterrupt())
+
+
+def _limit_at_handoff(opt: Any, deadline_at: float | None, handed: list[float] | None = None,
+                      gen: int | None = None) -> None:
     """Set the solver's time limit to what is left of ``deadline_at`` at the
     moment Pyomo hands the translated model to it (HiGHS: before ``run``;
     Gurobi: after the model is created), and append that moment
     (``time.perf_counter()``) to ``handed``.  Falls back to the limit given at
-    the call when this Pyomo has no such hook."""
+    the call when this Pyomo has no such hook.  A stop request since
+    ``gen`` (:mod:`dmlsched.interrupt`) leaves the solver no time, and one
+    during HiGHS's run cancels it."""
 
     def left() -> float | None:
         if handed is not None and not handed:
             handed.append(time.perf_counter())
+        if gen is not None and interrupt.since(gen):  # asked to stop during the translation
+            return 0.01
         return None if deadline_at is None else max(deadline_at - time.monotonic(), 0.01)
 
     if hasattr(opt, "_solve") and hasattr(opt, "set_instance"):  # persistent HiGHS interface
         orig_solve = opt._solve
+
+        def _cancel() -> None:
+            highs = getattr(opt, "_solver_model", None)
+            if highs is not None:
+                highs.cancelSolve()  # read by the interrupt callback Pyomo enables
 
         def _solve(*a: Any, **k: Any) -> Any:
             cfg = getattr(opt, "_active_config", None)
             lim = left()
             if cfg is not None and lim is not None:
                 cfg.time_limit = lim
-            return orig_solve(*a, **k)
+            with interrupt.solver_call(_cancel):
+                return orig_solve(*a, **k)
 
         opt._solve = _solve
     elif hasattr(opt, "_create_solver_model"):  # Gurobi direct

@@ -120,9 +120,11 @@ def cli_bench(args: argparse.Namespace) -> int:
                             progress=not args.no_progress, retry=retry,
                             any_version=bool(getattr(args, "any_version", False)))
     except KeyboardInterrupt:
-        print("\nbench: interrupted; finished runs are in the results file, rerun to resume",
-              file=sys.stderr)
-        return 130
+        from .. import interrupt
+
+        print(f"\nbench: interrupted by {interrupt.signal_name(interrupt.last_signal() or 2)}; finished runs are "
+              "in the results file (runs cut short are not recorded), rerun to resume", file=sys.stderr)
+        return interrupt.exit_code()
     except (DmlschedError, OSError, ImportError, StoreLockedError) as e:
         print(f"dmlsched bench: error: {e}", file=sys.stderr)
         return 2

@@ -32,6 +32,7 @@ import queue
 import threading
 from typing import Any, Protocol
 
+from .. import interrupt
 from ..errors import DmlschedError
 from .execute import base_record, execute_job, finish_record
 
@@ -80,7 +81,11 @@ class InProcessEngine:
 
     def next_result(self) -> dict:
         job = self._jobs.pop(0)
-        return execute_job(job, engine=self.name)
+        gen = interrupt.generation()
+        rec = execute_job(job, engine=self.name)
+        if interrupt.since(gen):  # Ctrl-C or SIGTERM cut the run: never recorded as a result
+            raise KeyboardInterrupt
+        return rec
 
     def close(self) -> None:
         self._jobs.clear()

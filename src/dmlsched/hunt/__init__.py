@@ -48,7 +48,8 @@ class HuntResult:
     shrunk
         ``best`` shrunk (fewer jobs, smaller integers, rounder numbers) while
         its ratio stays above the threshold (the target when the best breaks
-        it, else the best ratio itself).
+        it, else the best ratio itself); ``None`` when the hunt was
+        interrupted before shrinking.
     history
         ``(seconds, evaluations, best value)`` each time the best improved.
     first_violation
@@ -57,6 +58,9 @@ class HuntResult:
         Candidates scored at a time; where they ran (``inprocess``, ``local``, ``dask``).
     notes
         What the strategy recorded (e.g. the guided strategy's LP steps).
+    interrupted
+        Whether a stop request (Ctrl-C, ``SIGTERM``) ended the search early;
+        runs it cut were not scored.
     """
 
     problem: str
@@ -80,6 +84,7 @@ class HuntResult:
     reference_options: dict[str, Any] = field(default_factory=dict)
     size: dict[str, Any] = field(default_factory=dict)
     run_seed: int = 0
+    interrupted: bool = False
 
     @property
     def violation(self) -> bool:
@@ -101,7 +106,7 @@ class HuntResult:
             "reference_options": self.reference_options, "size": self.size, "run_seed": self.run_seed,
             "first_violation": list(self.first_violation) if self.first_violation else None,
             "history": [list(h) for h in self.history], "best": sc(self.best), "shrunk": sc(self.shrunk),
-            "files": self.files,
+            "files": self.files, "interrupted": self.interrupted,
         }
 
 
@@ -231,27 +236,48 @@ def hunt(
             check_options(problem, name, spec_m.options, opts)
     pool = EnginePool(workers, dask, time_limit) if (dask or workers is None or workers > 0) else None
     engine = pool.name if pool is not None else "inprocess"
-    try:
-        ctx = Context(space=space, evaluator=ev, rng=np.random.default_rng(seed), size=sz,
-                      seconds=budget, max_evals=max_evals, target=target, objective=objective, batch=batch,
-                      pool=pool, progress=progress, start_data=start_data)
-        run_strategy(strategy, ctx)
+
+    def result(shrunk: Scored | None, interrupted: bool) -> HuntResult:
         best = ctx.best
-        shrunk = _shrink(space, ev, best, target, objective, shrink_evals, pool, batch, sz)
+        return HuntResult(
+            problem=problem, method=method, reference=ev.reference, strategy=strategy, seed=seed,
+            objective=objective, target=target if target is not None else (best.claimed if best else None),
+            best=best, shrunk=shrunk, history=ctx.history, first_violation=ctx.first_violation,
+            evaluations=ctx.steps, elapsed_s=ctx.elapsed(), batch=batch,
+            engine=engine, notes=dict(ctx.notes), options=dict(ev.options),
+            reference_options=dict(ev.reference_options), size=dict(sz), run_seed=run_seed,
+            interrupted=interrupted,
+        )
+
+    def on_progress(event: str, c: Context) -> None:
+        if event == "best" and out is not None and _scored(c.best):
+            write(result(None, False), Path(out))  # saved as it goes: a stop or a kill keeps the best so far
+        if progress is not None:
+            progress(event, c)
+
+    interrupted = False
+    ctx = Context(space=space, evaluator=ev, rng=np.random.default_rng(seed), size=sz,
+                  seconds=budget, max_evals=max_evals, target=target, objective=objective, batch=batch,
+                  pool=pool, progress=on_progress, start_data=start_data)
+    shrunk = None
+    try:
+        try:
+            run_strategy(strategy, ctx)
+            shrunk = _shrink(space, ev, ctx.best, target, objective, shrink_evals, pool, batch, sz)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: stop searching, keep what was found
+            interrupted = True
     finally:
         if pool is not None:
             pool.close()
-    res = HuntResult(
-        problem=problem, method=method, reference=ev.reference, strategy=strategy, seed=seed,
-        objective=objective, target=target if target is not None else (best.claimed if best else None),
-        best=best, shrunk=shrunk, history=ctx.history, first_violation=ctx.first_violation,
-        evaluations=ctx.steps, elapsed_s=ctx.elapsed(), batch=batch,
-        engine=engine, notes=dict(ctx.notes), options=dict(ev.options),
-        reference_options=dict(ev.reference_options), size=dict(sz), run_seed=run_seed,
-    )
-    if out is not None and shrunk is not None:
+    res = result(shrunk, interrupted)
+    if out is not None and _scored(res.shrunk if res.shrunk is not None else res.best):
         res.files = write(res, Path(out))
     return res
+
+
+def _scored(s: Scored | None) -> bool:
+    """Whether ``s`` has a ratio to record."""
+    return s is not None and s.ratio is not None
 
 
 def _cores() -> int:
@@ -296,7 +322,8 @@ def _shrink(space: Space, ev: Evaluator, best: Scored | None, target: float | No
 
 
 def write(res: HuntResult, folder: Path) -> list[str]:
-    """Write the shrunk instance (with its recorded values) and ``hunt-*.json``; returns the paths.
+    """Write the shrunk instance (the best one while it is not shrunk), with its
+    recorded values, and ``hunt-*.json``, each atomically; returns the paths.
 
     ``expected`` follows the instance-file schema (``tests/test_conformance.py``):
     a method's ``objective`` and ``verdict`` are recorded only for runs with
@@ -305,10 +332,10 @@ def write(res: HuntResult, folder: Path) -> list[str]:
     values go to ``facts["hunt"]`` with the options, reference and seed they
     hold for.
     """
-    from ..io import from_dict, save
+    from ..io import from_dict, save, write_text_atomic
 
     folder.mkdir(parents=True, exist_ok=True)
-    s = res.shrunk
+    s = res.shrunk if res.shrunk is not None else res.best  # not shrunk (yet): the best found
     assert s is not None
     spec = get_problem(res.problem)
     tag = f"{res.problem}-{res.method}-{res.strategy}-seed{res.seed}"
@@ -348,7 +375,7 @@ def write(res: HuntResult, folder: Path) -> list[str]:
     inst_path = folder / f"{tag}.json"
     save(from_dict(data), inst_path)
     log_path = folder / f"hunt-{tag}.json"
-    log_path.write_text(json.dumps(res.to_json(), indent=1, default=str) + "\n")
+    write_text_atomic(log_path, json.dumps(res.to_json(), indent=1, default=str) + "\n")
     return [str(inst_path), str(log_path)]
 
 

@@ -171,7 +171,15 @@ def cli_hunt(args: argparse.Namespace) -> int:
     res = _run(args, budget, size, progress, start)  # a solver's C-level output: see dmlsched.stdio
     if args.plot:
         plot_progress([res], args.plot)
-    return _print(args, res)
+    code = _print(args, res)
+    if res.interrupted:
+        from .. import interrupt
+
+        saved = f"; the best so far is in {', '.join(res.files)}" if res.files else ""
+        print(f"interrupted by {interrupt.signal_name()}: the hunt stopped after {res.evaluations} evaluations "
+              f"(not shrunk){saved}", file=sys.stderr)
+        return interrupt.exit_code()
+    return code
 
 
 def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: Any, start: Any) -> Any:

@@ -31,7 +31,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .. import api
+from .. import api, interrupt
 from ..errors import DmlschedError
 from ..io import from_dict
 from ..registry import get_method, get_problem
@@ -204,6 +204,16 @@ class Evaluator:
         scored here one by one; with an :class:`~dmlsched.hunt.pool.EnginePool`
         the new ones (not in the cache, each hash once) run on its engine.
         """
+        gen = interrupt.generation()
+        try:
+            return self._evaluate_many(datas, pool)
+        finally:
+            if interrupt.since(gen):  # runs cut by Ctrl-C or SIGTERM score nothing: forget them, stop
+                for d in datas:
+                    self.cache.pop(instance_hash(d), None)
+                raise KeyboardInterrupt
+
+    def _evaluate_many(self, datas: Sequence[dict], pool: Any) -> list[Scored]:
         if pool is None or not getattr(pool, "parallel", False):
             return [self(d) for d in datas]
         hashes = [instance_hash(d) for d in datas]
