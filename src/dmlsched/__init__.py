@@ -40,8 +40,18 @@ def validate(instance, solution) -> None:
 
 
 def evaluate(instance, solution) -> float:
-    """The objective of ``solution``, recomputed from the solution itself."""
-    return float(problem_of(instance).evaluate(instance, solution))
+    """The objective of ``solution``, recomputed from the solution itself.
+
+    A solution that does not fit the instance (an index out of range, arrays
+    of the wrong length) raises :class:`InvalidSolutionError` naming what
+    breaks, as :func:`validate` does.
+    """
+    spec = problem_of(instance)
+    try:
+        return float(spec.evaluate(instance, solution))
+    except (IndexError, KeyError, ValueError, TypeError) as e:
+        spec.validate(instance, solution)  # names the broken constraint when there is one
+        raise InvalidSolutionError(f"the solution does not fit the instance: {type(e).__name__}: {e}") from None
 
 
 def solution_to_json(instance, solution) -> dict:

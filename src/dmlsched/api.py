@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import time
 from typing import Any
 
@@ -62,10 +63,7 @@ def solve(
     spec = problem_of(instance)
     m = get_method(spec.name, method)
     check_solver_name(solver)
-    if time_limit is not None and not (
-        isinstance(time_limit, (int, float)) and time_limit > 0 and math.isfinite(time_limit)
-    ):
-        raise ValueError(f"time_limit must be a positive number, got {time_limit!r}")
+    _check_limit_and_seed(time_limit, seed)
     if not m.uses_kit:
         options, _common = check_options(spec.name, method, m.options, options)
     t0 = time.perf_counter()
@@ -86,6 +84,20 @@ def solve(
         res.details.setdefault("stages", {})["validate"] = dt
         log.info("%s/%s: validate %.3f s", spec.name, method, dt)
     return res
+
+
+def _check_limit_and_seed(time_limit: Any, seed: Any) -> None:
+    """``time_limit`` a positive finite number or ``None``; ``seed`` an integer in
+    ``[0, 2^63)`` (numpy integers too): else an error naming the argument."""
+    if time_limit is not None and not (
+        isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+        and time_limit > 0 and math.isfinite(time_limit)
+    ):
+        raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an integer in [0, 2^63), got {seed!r}")
+    if not 0 <= int(seed) < 2**63:
+        raise ValueError(f"seed must be an integer in [0, 2^63), got {seed!r}")
 
 
 def _verify(spec: Any, kind: str, instance: Any, res: Result) -> None:
@@ -168,6 +180,7 @@ def check(
     ``CheckReport.ratio_to_bound`` is ``ratio(objective, LB)``.
     """
     spec = problem_of(instance)
+    _check_limit_and_seed(time_limit, seed)
     reference = reference or spec.default_reference
     with_ref = reference is not None and reference != method
     t0 = time.monotonic()

@@ -224,16 +224,25 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = False) -> Path:
-    """Refuse, before any work, an output path that cannot be written.
+def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = False,
+                      inputs: Sequence[str | os.PathLike] = ()) -> Path:
+    """Refuse, before any work, an output path that cannot be written or must not be.
 
     ``folder``: the path is a folder to create (``report --out``); otherwise a
-    file whose missing parent folders are created.  Raises :class:`UsageError`
-    naming ``flag`` and the path.
+    file whose missing parent folders are created.  Refused: a path under a
+    file, a folder given for a file (and the reverse), a FIFO, a device or a
+    socket (writing would replace it with a file), one of the command's own
+    ``inputs`` (a file, the same file by another name, or a ``.json`` file
+    inside an input folder, which the next run would read as an instance),
+    and a place where no file can be created (probed, not guessed from
+    permission bits, which do not bind root or see read-only file systems).
+    Raises :class:`UsageError` naming ``flag`` and the path.
     """
     p = Path(path)
     if str(path) == "":
         raise UsageError(f"{flag}: empty path")
+    if p.exists() and not p.is_dir() and not p.is_file():
+        raise UsageError(f"{flag} {path}: is a {_file_kind(p)}, not a regular file (it would be replaced)")
     if folder:
         if p.exists() and not p.is_dir():
             raise UsageError(f"{flag} {path}: exists and is not a folder")
@@ -242,7 +251,8 @@ def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = Fals
         if p.is_dir():
             raise UsageError(f"{flag} {path}: is a folder, expected a file")
         target = p.parent
-    # the first existing ancestor must be a folder we can write in
+    _check_not_an_input(p, flag, path, inputs, folder=folder)
+    # the first existing ancestor must be a folder we can create files in
     anc = target if str(target) else Path(".")
     while not anc.exists():
         if anc.parent == anc:
@@ -250,14 +260,55 @@ def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = Fals
         anc = anc.parent
     if anc.exists() and not anc.is_dir():
         raise UsageError(f"{flag} {path}: {anc} is a file, not a folder")
-    if anc == target and target.is_dir():
-        if not os.access(target, os.W_OK | os.X_OK):
-            raise UsageError(f"{flag} {path}: cannot write in {target}: permission denied")
-        if not folder and p.exists() and not os.access(p, os.W_OK) and not os.access(target, os.W_OK):
-            raise UsageError(f"{flag} {path}: not writable")
-    elif not os.access(anc, os.W_OK | os.X_OK):
-        raise UsageError(f"{flag} {path}: cannot create {target}: permission denied in {anc}")
+    if not os.access(anc, os.W_OK | os.X_OK):
+        what = f"cannot write in {anc}" if anc == target else f"cannot create {target}"
+        raise UsageError(f"{flag} {path}: {what}: permission denied in {anc}")
+    if not folder and p.exists() and not os.access(p, os.W_OK) and not os.access(target, os.W_OK):
+        raise UsageError(f"{flag} {path}: not writable")
+    try:  # a real probe: an unnamed file (O_TMPFILE where it exists), gone at once
+        import tempfile
+
+        with tempfile.TemporaryFile(dir=anc):
+            pass
+    except OSError as e:
+        what = f"cannot write in {anc}" if anc == target else f"cannot create {target}"
+        raise UsageError(f"{flag} {path}: {what}: {e.strerror or e}") from None
     return p
+
+
+def _file_kind(p: Path) -> str:
+    import stat
+
+    mode = p.stat().st_mode
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
+
+
+def _check_not_an_input(p: Path, flag: str, shown: str | os.PathLike, inputs: Sequence[str | os.PathLike],
+                        *, folder: bool) -> None:
+    """An output must not be one of the command's inputs (see :func:`check_output_path`)."""
+    out = p.resolve()
+    for raw in inputs:
+        if raw is None or str(raw) in ("", "-"):
+            continue
+        q = Path(raw)
+        same = False
+        try:
+            same = p.exists() and q.exists() and os.path.samefile(p, q)
+        except OSError:
+            pass
+        qr = q.resolve()
+        if same or out == qr:
+            raise UsageError(f"{flag} {shown}: is an input of this command ({raw}); "
+                             "writing it would destroy the input: give another path")
+        if not folder and q.is_dir() and out.suffix == ".json" and qr in out.parents:
+            raise UsageError(f"{flag} {shown}: is inside the input folder {raw}, whose .json files are "
+                             "instances: give a path outside it")
 
 
 def check_results_file(path: str) -> None:
@@ -310,6 +361,11 @@ def load_plugins(plugins: Sequence[str]) -> None:
             raise UsageError(f"--plugin {p}: syntax error at line {e.lineno}: {e.msg}") from None
         except Exception as e:  # noqa: BLE001 - whatever the plugin raised, named
             raise UsageError(f"--plugin {p}: {type(e).__name__}: {_one_line(str(e))}") from None
+
+
+def _plugin_files(args: argparse.Namespace) -> list[str]:
+    """The ``--plugin`` arguments that are files (inputs no output may overwrite)."""
+    return [p for p in (getattr(args, "plugin", None) or []) if str(p).endswith(".py")]
 
 
 def method_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -370,7 +426,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .registry import problem_of
 
     if args.out is not None:
-        check_output_path(args.out, "--out")
+        check_output_path(args.out, "--out", inputs=[args.file, *_plugin_files(args)])
     inst = _load(args.file, args.method)
     with solver_log_to_stderr(args.display):
         res = api.solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
@@ -485,7 +541,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if getattr(args, "out", None) is not None:
         # the path itself; whether an existing file is a results file is the store's check
-        check_output_path(args.out, "--out")
+        check_output_path(args.out, "--out", inputs=[*args.paths, *_plugin_files(args)])
     return bench.cli_bench(args)
 
 
@@ -494,7 +550,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     for r in args.results:
         check_results_file(r)
-    check_output_path(args.out, "--out", folder=True)
+    check_output_path(args.out, "--out", folder=True, inputs=args.results)
     return bench.cli_report(args)
 
 
@@ -502,7 +558,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import bench
 
     if getattr(args, "out", None) is not None:
-        check_output_path(args.out, "--out")
+        check_output_path(args.out, "--out", inputs=[getattr(args, "results", None)])
+        from .bench.reproduce import check_report_file
+
+        check_report_file(args.out)
     if getattr(args, "results", None) is not None:
         check_output_path(args.results, "--results")
     return bench.cli_reproduce(args)
@@ -512,10 +571,27 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     from .hunt import cli as hunt_cli
 
     if args.out is not None:
-        check_output_path(args.out, "--out", folder=True)
+        check_output_path(args.out, "--out", folder=True, inputs=[args.start, *_plugin_files(args)])
     if args.plot is not None:
-        check_output_path(args.plot, "--plot")
+        check_output_path(args.plot, "--plot", inputs=[args.start, *_plugin_files(args)])
+        check_image_format(args.plot, "--plot")
     return hunt_cli.cli_hunt(args)
+
+
+def check_image_format(path: str, flag: str, *, only: Sequence[str] | None = None) -> None:
+    """An image path must end with a format matplotlib writes (else one error naming ``flag``)."""
+    from .plot import supported_formats
+
+    try:
+        formats = set(supported_formats())
+    except ImportError as e:
+        raise UsageError(f"{flag}: drawing needs matplotlib ({e}): pip install 'dmlsched[plot]'") from None
+    if only is not None:
+        formats &= set(only)
+    ext = Path(path).suffix.lower().lstrip(".")
+    if ext not in formats:
+        got = f".{ext} images" if ext else "a name without an image extension"
+        raise UsageError(f"{flag} {path}: cannot write {got} (use one of {', '.join(sorted(formats))})")
 
 
 HANDLERS = {

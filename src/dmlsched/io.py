@@ -375,19 +375,49 @@ def save(instance: Any, path: str | os.PathLike) -> None:
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and ``os.replace``."""
+    """Write ``text`` to ``path`` via a temporary file and ``os.replace``.
+
+    The file gets the mode of the file it replaces, or else the one the
+    umask gives a new file (as ``open`` would: 0644 under umask 022), not the
+    private 0600 of a temporary file.  A failure raises an ``OSError`` naming
+    ``path`` (never the temporary file) and leaves an existing file untouched.
+    """
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write here: {e.strerror or e}", str(p)) from None
+    try:
+        try:
+            mode = os.stat(p).st_mode & 0o7777
+        except OSError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename != str(p):
+            raise OSError(exc.errno, exc.strerror or str(exc), str(p)) from None
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux shows it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)  # elsewhere: read it by setting it (restored at once)
+    os.umask(old)
+    return old

@@ -67,6 +67,9 @@ log = logging.getLogger("dmlsched")
 #: read off the machine, so that a refusal is the same on every machine
 DEFAULT_MEMORY_LIMIT_GIB = 4.0
 
+#: most solver threads a method may ask for (a fixed number, the same refusal on every machine)
+MAX_THREADS = 256
+
 #: relative gap under which an incumbent meeting a proven bound is optimal
 OPTIMALITY_GAP = 1e-6
 #: Pyomo's translation of a model for the solver takes about this many times its build
@@ -119,8 +122,8 @@ class Option:
         One line for ``dmlsched methods PROBLEM``.
     choices
         Allowed values, if a closed set.
-    minimum
-        Smallest allowed value (numbers).
+    minimum, maximum
+        Smallest and largest allowed values (numbers).
     """
 
     name: str
@@ -129,6 +132,7 @@ class Option:
     doc: str
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
+    maximum: float | None = None
 
     def coerce(self, value: Any) -> Any:
         """The checked value, or :class:`OptionError`."""
@@ -174,6 +178,9 @@ class Option:
         if self.minimum is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
             if v < self.minimum:
                 raise OptionError(self.name, f"must be >= {self.minimum:g}, got {value!r}")
+        if self.maximum is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v > self.maximum:
+                raise OptionError(self.name, f"must be <= {self.maximum:g}, got {value!r}")
         return v
 
     def type_name(self) -> str:
@@ -191,6 +198,7 @@ class Option:
         return {
             "name": self.name, "type": self.type_name(), "default": self.default, "doc": self.doc,
             "choices": list(self.choices) if self.choices is not None else None, "minimum": self.minimum,
+            "maximum": self.maximum,
         }
 
 
@@ -208,7 +216,7 @@ COMMON_OPTIONS: tuple[Option, ...] = (
 #: options of every method that calls a solver
 SOLVER_OPTIONS: tuple[Option, ...] = (
     Option("solver_options", dict, None, "extra parameters passed to the solver as they are"),
-    Option("threads", int, 1, "solver threads (1 keeps runs reproducible)", minimum=1),
+    Option("threads", int, 1, "solver threads (1 keeps runs reproducible)", minimum=1, maximum=MAX_THREADS),
 )
 
 
@@ -683,6 +691,10 @@ def method(
                 _spec=spec, _instance=instance,
             )
             run.details["reproducible"] = True
+            why = spec.infeasible(instance) if spec.infeasible is not None else None
+            if why:  # proven before any work: the same outcome in every method of the family
+                return Result(problem, name, Status.INFEASIBLE, details={**run.details, "infeasible": why},
+                              sense=spec.sense)
             try:
                 res = body(instance, run)
             except NotApplicable as e:

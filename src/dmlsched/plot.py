@@ -502,7 +502,7 @@ def cli_gantt(args: argparse.Namespace) -> int:
     from .cli import UsageError, _load, check_output_path, method_options, solver_log_to_stderr
     from .registry import problem_of
 
-    check_output_path(args.out, "--out")
+    check_output_path(args.out, "--out", inputs=[args.file, *(p for p in args.plugin if p.endswith(".py"))])
     try:
         formats = supported_formats()
     except ImportError as e:

@@ -55,6 +55,12 @@ class ProblemSpec:
         ``size(instance) -> dict`` of size measures for benchmarks.
     default_reference
         Method used by ``check`` as the reference when none is given.
+    infeasible
+        ``infeasible(instance) -> str | None``: a cheap proof that the instance
+        has no feasible solution (its reason), or ``None``.  Every method of
+        the family then returns status ``infeasible`` with that reason, so "no
+        solution exists" reads the same whatever the method (for example a
+        RAR horizon shorter than a lower bound on the makespan).
     """
 
     name: str
@@ -68,6 +74,7 @@ class ProblemSpec:
     objective_name: str = "objective"
     size: Callable[[Any], dict] = field(default=lambda inst: {})
     default_reference: str | None = "exact"
+    infeasible: Callable[[Any], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -133,10 +140,12 @@ def register_family(
     sense: Sense = "min",
     objective_name: str = "objective",
     default_reference: str | None = "exact",
+    infeasible: Callable[[Any], str | None] | None = None,
 ) -> ProblemSpec:
     """Register a family laid out by convention: ``instance_module`` provides
     ``from_dict``, ``to_dict`` and ``size``; ``solution_module`` provides
-    ``validate``, ``evaluate`` and ``to_json``."""
+    ``validate``, ``evaluate`` and ``to_json`` (``infeasible``: see
+    :class:`ProblemSpec`)."""
     return register_problem(
         ProblemSpec(
             name=name,
@@ -150,6 +159,7 @@ def register_family(
             objective_name=objective_name,
             size=instance_module.size,
             default_reference=default_reference,
+            infeasible=infeasible,
         )
     )
 
@@ -252,7 +262,13 @@ def problem_of(instance: Any) -> ProblemSpec:
     for spec in _PROBLEMS.values():
         if isinstance(instance, spec.instance_type):
             return spec
-    raise TypeError(f"{type(instance).__name__} is not a registered instance type")
+    if isinstance(instance, (str, bytes)) or hasattr(instance, "__fspath__"):
+        hint = f"got the path {str(instance)!r}: read it with dmlsched.load(path) first"
+    elif isinstance(instance, dict):
+        hint = "got a dict: build the instance with dmlsched.from_dict(data) first"
+    else:
+        hint = f"got {type(instance).__name__}, which is not a registered instance type"
+    raise TypeError(f"instance: expected an instance of a registered family, {hint}")
 
 
 def get_method(problem: str, method: str) -> MethodSpec:

@@ -30,13 +30,12 @@ def hare_dict(seed: int, jobs: int = 2) -> dict:
 
 @pytest.fixture
 def hare_dir(tmp_path: Path) -> Path:
-    """A folder of 3 tiny Hare instances (one in a sub-folder) and one bad file."""
+    """A folder of 3 tiny Hare instances (one in a sub-folder)."""
     d = tmp_path / "inst"
     (d / "sub").mkdir(parents=True)
     for s in range(3):
         p = d / ("sub" if s == 2 else ".") / f"t{s}.json"
         p.write_text(json.dumps(hare_dict(s)))
-    (d / "bad.json").write_text('{"problem": "hare", "gpus": [], "jobs": []}')
     return d
 
 

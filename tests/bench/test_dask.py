@@ -34,7 +34,7 @@ def test_dask_local_cluster_matches_local_engine(hare_dir: Path, toy_plugin, tmp
         eng.close()
     proj = lambda rs: [{k: r.get(k) for k in SAME} for r in rs]  # noqa: E731
     assert proj(local.records) == proj(dask.records)
-    assert len(local.records) == 1 + 3 * 4
+    assert len(local.records) == 3 * 4
     assert {r["engine"] for r in dask.records if r["method"]} == {"dask"}
     assert len({r["pid"] for r in dask.records if r["method"]}) >= 1
     # hard limits hold on the cluster too
@@ -116,7 +116,7 @@ def test_dask_is_quiet_and_serves_a_dashboard_only_when_asked(hare_dir: Path, tm
                         "bench", str(hare_dir), "--methods", "fifo", "--reference", "none", "--dask", "local",
                         "--workers", "1", "--out", str(tmp_path / "r.jsonl")],
                        capture_output=True, text=True, timeout=180)
-    assert p.returncode == 1, p.stderr  # bad.json: one error line
+    assert p.returncode == 0, p.stderr
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     assert all(x.startswith("bench:") for x in lines), lines
     assert len(lines) <= 4

@@ -63,16 +63,21 @@ def test_expand_path_recursive_sorted(tmp_path: Path):
         expand_path("missing.json", tmp_path)
 
 
-def test_materialize_dedupes_and_records_bad_files(tmp_path: Path):
+def test_materialize_dedupes_and_refuses_bad_files(tmp_path: Path):
     (tmp_path / "x.json").write_text(json.dumps(hare_dict(1)))
     (tmp_path / "y.json").write_text(json.dumps({**hare_dict(1), "name": "copy"}))
-    (tmp_path / "z.json").write_text("{not json")
-    (tmp_path / "w.json").write_text(json.dumps({"problem": "nosuch"}))
     from dmlsched.bench import Source, Suite
 
     items = materialize(Suite(sources=[Source("path", pattern=str(tmp_path))]))
-    assert [(Path(i.source).name, i.problem) for i in items] == [("w.json", None), ("x.json", "hare"), ("z.json", None)]
-    assert "unknown problem" in items[0].error and "malformed JSON" in items[2].error
+    assert [(Path(i.source).name, i.problem) for i in items] == [("x.json", "hare")]
+    # a malformed file is bad input, refused naming the file and what is wrong (issue 24)
+    for name, text, needle in (("z.json", "{not json", "malformed JSON"),
+                               ("w.json", json.dumps({"problem": "nosuch"}), "unknown problem")):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(SuiteError, match=needle) as e:
+            materialize(Suite(sources=[Source("path", pattern=str(tmp_path))]))
+        assert name in str(e.value)
+        (tmp_path / name).unlink()
 
 
 @pytest.mark.parametrize("text,match", [

@@ -24,7 +24,7 @@ def test_rand_beyond_the_horizon_says_where_its_run_ended():
     assert res.status == dmlsched.Status.ERROR
     assert res.details["makespan_reached"] == 332
     assert "ends at slot 332 > T" in res.details["error"]
-    assert res.details["error"].startswith("no schedule within the horizon T = 300")
+    assert res.details["error"].startswith("found no schedule within the horizon T = 300")
     # the same run with a horizon it meets is feasible and ends where the failing one did
     ok = dmlsched.solve(_inst(332), "rand", seed=0)
     assert ok.status == dmlsched.Status.FEASIBLE and ok.objective == 332.0
@@ -37,8 +37,13 @@ def test_rand_other_readings_and_seeds_meet_the_horizon():
     assert dmlsched.solve(inst, "rand", seed=3).status == dmlsched.Status.FEASIBLE
 
 
-def test_rand_job_that_fits_no_gpu_budget_is_named():
-    res = dmlsched.solve(_inst(20), "rand")
-    assert res.status == dmlsched.Status.ERROR
-    assert "finds fewer than G_j GPUs with U_g + rho_hat_j <= T" in res.details["error"]
-    assert res.details["makespan_reached"] is None
+def test_a_horizon_below_the_load_bound_is_infeasible_in_every_method():
+    """T = 20 is below the load bound (277): no schedule exists, and every RAR method says
+    ``infeasible`` with the proof (issue 24: exact-cp said infeasible, sjf-bco and rand error)."""
+    from dmlsched.registry import methods
+
+    inst = _inst(20)
+    for m in methods("rar"):
+        res = dmlsched.solve(inst, m.name)
+        assert res.status == dmlsched.Status.INFEASIBLE, m.name
+        assert res.details["infeasible"] == "no schedule within the horizon T = 20: the load bound on the makespan is 277"

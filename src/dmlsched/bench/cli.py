@@ -28,8 +28,8 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a run over its limit is asked to stop (and return its best incumbent) at limit + "
                              "S/2 and killed at limit + S (default S = 5 + limit/4)")
     parser.add_argument("--solver", default=None, choices=["highs", "gurobi"], help="MIP solver (default highs)")
-    parser.add_argument("--seed", type=int, default=None, help="base seed (default 0)")
-    parser.add_argument("--repetitions", type=int, default=None, metavar="R",
+    parser.add_argument("--seed", type=_seed, default=None, help="base seed (default 0)")
+    parser.add_argument("--repetitions", type=_repetitions, default=None, metavar="R",
                         help="runs per (instance, method) with seeds seed..seed+R-1 (default 1)")
     parser.add_argument("--out", default=None, metavar="FILE",
                         help="append one JSON line per run to FILE; runs already in it are skipped "
@@ -51,7 +51,26 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                         help="import MODULE (or a .py file) registering extra families/methods (repeatable)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress display on stderr (a bar on a terminal, else a line every 15 s)")
-    parser.add_argument("--max-rows", type=int, default=1000, help="rows of the per-run summary table (default 1000)")
+    parser.add_argument("--max-rows", type=_rows, default=1000, help="rows of the per-run summary table (default 1000)")
+
+
+def _seed(text: str) -> int:
+    from ..cli import _seed as seed
+
+    return seed(text)
+
+
+def _repetitions(text: str) -> int:
+    from ..cli import _int_in
+    from .suite import MAX_REPETITIONS
+
+    return _int_in(text, 1, MAX_REPETITIONS + 1, f"must be an integer in 1..{MAX_REPETITIONS}")
+
+
+def _rows(text: str) -> int:
+    from ..cli import _int_in
+
+    return _int_in(text, 0, None, "must be an integer >= 0")
 
 
 def suite_from_args(args: argparse.Namespace) -> Suite:
@@ -65,8 +84,10 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
         suite.sources = suite.sources + [Source("path", pattern=str(Path(p).resolve())) for p in others]
     else:
         suite = Suite(sources=[Source("path", pattern=str(p)) for p in others], base_dir=Path.cwd())
-    if getattr(args, "methods", None):
+    if getattr(args, "methods", None) is not None:
         suite.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+        if not suite.methods:
+            raise SuiteError(f"--methods: names no method (got {args.methods!r}); leave it out to run every method")
     if getattr(args, "reference", None) is not None:
         suite.reference = parse_reference(args.reference)
     if getattr(args, "time_limit", None) is not None:
@@ -80,8 +101,6 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
     if getattr(args, "seed", None) is not None:
         suite.seed = args.seed
     if getattr(args, "repetitions", None) is not None:
-        if args.repetitions < 1:
-            raise SuiteError("--repetitions: must be >= 1")
         suite.repetitions = args.repetitions
     suite.plugins = list(suite.plugins) + [
         str(Path(p).resolve()) if p.endswith(".py") else p for p in (getattr(args, "plugin", None) or [])

@@ -35,7 +35,7 @@ from ..errors import DmlschedError
 from .execute import base_record, finish_record
 from .progress import Progress
 from .store import ResultStore, package_version, run_context, run_key
-from .suite import InstanceItem, Suite, SuiteError, import_plugins, materialize
+from .suite import MAX_RUNS, InstanceItem, Suite, SuiteError, import_plugins, materialize
 
 #: what ``retry`` may name
 RETRY_CHOICES = ("errors", "killed", "not-reproducible")
@@ -166,6 +166,13 @@ def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, 
     ref_req = suite.reference
     if ref_req not in (None, "default") and fams and all(refs[f] is None for f in fams):
         raise SuiteError(f"reference {ref_req!r} is registered for none of the families present ({', '.join(fams)})")
+    if fams:  # options of a method the suite never runs: a typo, not a no-op
+        run = {e for f in fams for e in per[f] + ([refs[f]] if refs[f] else [])}
+        names = run | {split_variant(e)[0] for e in run}
+        idle = sorted(k for k in suite.options if k not in names)
+        if idle:
+            raise SuiteError(f"options.{idle[0]}: the suite runs no method {idle[0]!r} "
+                             f"(it runs {', '.join(sorted(run)) or 'nothing'})")
     return per, refs, notes
 
 
@@ -213,6 +220,9 @@ def plan(suite: Suite, items: list[InstanceItem]) -> tuple[list[PlannedRun], lis
                 if k not in keys:
                     keys.add(k)
                     runs.append(PlannedRun(k, it, m, s, ref))
+        if len(runs) > MAX_RUNS:
+            raise SuiteError(f"the suite plans more than {MAX_RUNS:,} runs (instances x methods x repetitions): "
+                             "split it")
     return runs, notes
 
 

@@ -57,6 +57,14 @@ from ..generate import GeneratorArgumentError
 #: default per-run time limit of ``dmlsched bench`` (seconds)
 DEFAULT_TIME_LIMIT = 60.0
 
+#: most seeds of one generator source, and most repetitions of a run: a sweep
+#: is refused before any work beyond them (a typo like ``seeds = 100000000``
+#: must not start a sweep that never ends)
+MAX_SEEDS = 10_000
+MAX_REPETITIONS = 10_000
+#: most runs one sweep may plan
+MAX_RUNS = 1_000_000
+
 _SUITE_KEYS = {
     "name", "description", "methods", "reference", "solver", "time_limit", "seed",
     "repetitions", "grace", "plugins", "instances", "out", "options", "kinds",
@@ -168,7 +176,12 @@ def load_suite(path: str | os.PathLike) -> Suite:
         raise SuiteError(f"cannot read suite {p}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise SuiteError(f"{p}: malformed TOML: {e}") from None
-    return suite_from_dict(data, base_dir=p.resolve().parent, default_name=p.stem)
+    suite = suite_from_dict(data, base_dir=p.resolve().parent, default_name=p.stem)
+    me = p.resolve()
+    for i, src in enumerate(suite.sources):
+        if src.kind == "path" and me in (x.resolve() for x in expand_path(src.pattern, suite.base_dir)):
+            raise SuiteError(f"{p}: instances[{i}] ({src.pattern!r}) names the suite file itself, not instances")
+    return suite
 
 
 def suite_from_dict(data: dict, *, base_dir: Path | None = None, default_name: str = "suite") -> Suite:
@@ -210,8 +223,8 @@ def suite_from_dict(data: dict, *, base_dir: Path | None = None, default_name: s
         reference=parse_reference(data.get("reference", "default")),
         solver=_parse_str(data, "solver", "highs"),
         time_limit=parse_time_limit(data.get("time_limit", DEFAULT_TIME_LIMIT)),
-        seed=_parse_int(data, "seed", 0),
-        repetitions=_parse_int(data, "repetitions", 1, lo=1),
+        seed=_parse_int(data, "seed", 0, lo=0, hi=2**63 - 1),
+        repetitions=_parse_int(data, "repetitions", 1, lo=1, hi=MAX_REPETITIONS),
         grace=None if data.get("grace") is None else _parse_float(data, "grace"),
         plugins=plugins,
         options=options,
@@ -228,12 +241,14 @@ def _parse_str(d: dict, key: str, default: str) -> str:
     return v
 
 
-def _parse_int(d: dict, key: str, default: int, lo: int | None = None) -> int:
+def _parse_int(d: dict, key: str, default: int, lo: int | None = None, hi: int | None = None) -> int:
     v = d.get(key, default)
     if isinstance(v, bool) or not isinstance(v, int):
         raise SuiteError(f"{key}: must be an integer, got {v!r}")
     if lo is not None and v < lo:
         raise SuiteError(f"{key}: must be >= {lo}, got {v}")
+    if hi is not None and v > hi:
+        raise SuiteError(f"{key}: must be <= {hi}, got {v}")
     return v
 
 
@@ -260,9 +275,16 @@ def _parse_source(s: Any, i: int) -> Source:
             raise SuiteError(f"{where}.params: must be a table")
         seeds = s.get("seeds", [0])
         if isinstance(seeds, int) and not isinstance(seeds, bool):
+            if not 1 <= seeds <= MAX_SEEDS:
+                raise SuiteError(f"{where}.seeds: a count must be in 1..{MAX_SEEDS}, got {seeds}")
             seeds = list(range(seeds))  # seeds = 10 means 0..9
         if not isinstance(seeds, list) or not seeds or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
             raise SuiteError(f"{where}.seeds: must be a non-empty list of integers (or a count)")
+        if len(seeds) > MAX_SEEDS:
+            raise SuiteError(f"{where}.seeds: at most {MAX_SEEDS} seeds per source, got {len(seeds)}")
+        bad = [x for x in seeds if not 0 <= x < 2**63]
+        if bad:
+            raise SuiteError(f"{where}.seeds: seeds must be integers in [0, 2^63), got {bad[0]}")
         return Source("generator", generator=gen, params=dict(params), seeds=tuple(seeds), name=str(s.get("name", "")))
     pats = [s[k] for k in ("glob", "path") if k in s] + list(s.get("paths", []))
     if len(pats) != 1 or not isinstance(pats[0], str) or not pats[0]:
@@ -299,8 +321,10 @@ def import_plugins(plugins: list[str] | tuple[str, ...]) -> None:
 class InstanceItem:
     """One instance of a sweep, ready to be sent to a worker.
 
-    ``error`` is set (and ``data`` is ``None``) when the file could not be
-    read or the generator failed: the sweep records it and goes on.
+    ``error`` is set (and ``data`` is ``None``) when a generator failed (or a
+    file could not be read for a reason other than its content): the sweep
+    records it and goes on.  A malformed instance file is bad input, refused
+    before any run (:class:`SuiteError` naming the file and the field).
     """
 
     label: str
@@ -392,13 +416,11 @@ def materialize(suite: Suite) -> list[InstanceItem]:
             for path in paths:
                 label = _display(path)
                 if not path.exists():
-                    add_error(label, str(path), "file not found")
-                    continue
+                    raise SuiteError(f"{label}: no such file")
                 try:
                     inst = load(path)
-                except InstanceError as e:
-                    add_error(label, str(path), f"InstanceError: {e}")
-                    continue
+                except InstanceError as e:  # bad input: refused before any run, naming file and field
+                    raise SuiteError(f"{label}: {e}") from None
                 except Exception as e:  # the loader promises InstanceError; never stop the sweep
                     add_error(label, str(path), f"{type(e).__name__}: {e}")
                     continue

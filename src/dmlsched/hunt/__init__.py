@@ -228,6 +228,9 @@ def hunt(
     ev = Evaluator(problem, method, reference, time_limit=time_limit, seed=run_seed, options=options,
                    reference_options=reference_options, solver=solver, plugins=tuple(plugins),
                    keep_solutions=64 if strategy == "guided" else 0)
+    if ev.r.kind not in ("exact", "bound"):
+        raise HuntError(f"reference: {problem}/{ev.reference} is a {ev.r.kind}, which proves nothing about the "
+                        "optimum: name an exact method (certified ratios) or a bound method")
     # options are checked before any search starts (an unknown option is bad input, not a finding)
     from ..kit import check_options
 

@@ -112,9 +112,12 @@ def cli_hunt(args: argparse.Namespace) -> int:
     for flag, name in (("--method", args.method), ("--reference", args.reference)):
         if name is not None:
             try:
-                get_method(args.problem, name)
+                m = get_method(args.problem, name)
             except UnknownMethodError as e:
                 raise HuntError(f"{flag}: {e}") from None
+            if flag == "--reference" and m.kind not in ("exact", "bound"):
+                raise HuntError(f"--reference {name}: a {m.kind}, which proves nothing about the optimum: name an "
+                                "exact method (certified ratios) or a bound method")
     if args.strategy not in STRATEGIES:
         raise HuntError(f"--strategy: unknown strategy {args.strategy!r}; known: {', '.join(STRATEGIES)}")
     if args.strategy == "guided":

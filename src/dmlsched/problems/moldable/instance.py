@@ -355,7 +355,7 @@ def from_dict(data: Any) -> MoldableInstance:
         pts.append((pr[0].as_number(gt=0), pr[1].as_number(gt=0)))
     speedup = SpeedupCurve(tuple(pts))
     tasks = []
-    for tr in r.items("tasks"):
+    for tr in r.items("tasks", min_len=1):
         tr.check_keys(TASK_KEYS)
         tid = _id(tr, "id")
         tasks.append(

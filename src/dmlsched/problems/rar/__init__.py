@@ -13,7 +13,7 @@ Specification: ``models/rar.md``.
 
 from ...registry import register_family
 from . import instance, solution
-from .bounds import l_u, phi, rho_hat, theorem5_ratio
+from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
 
@@ -25,6 +25,7 @@ SPEC = register_family(
     sense="min",
     objective_name="makespan (slots)",
     default_reference="exact-cp",
+    infeasible=horizon_infeasible,
 )
 
 from . import heuristics  # noqa: E402,F401  (registers methods)

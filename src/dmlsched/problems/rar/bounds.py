@@ -312,6 +312,23 @@ def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps
     return C
 
 
+def horizon_infeasible(inst: RarInstance) -> str | None:
+    """Why no schedule ends within the horizon ``T``, when a solver-free bound
+    proves it (the load bound, or energetic reasoning at ``C = T``), else
+    ``None``.  Every RAR method then says ``infeasible`` (the family's
+    ``infeasible`` hook)."""
+    T = int(inst.horizon)
+    lb = load_lower_bound(inst)
+    if lb > T:
+        return f"no schedule within the horizon T = {T}: the load bound on the makespan is {lb}"
+    rho = inst.rho_range[0].astype(float)
+    n = len(np.unique(rho))
+    if (2 * n + 2) ** 2 / 2 * n <= ENERGETIC_MAX_WORK and energetic_infeasible(
+            inst.G.astype(float), rho, inst.num_gpus, T):
+        return f"no schedule within the horizon T = {T}: energetic reasoning rules out every makespan <= {T}"
+    return None
+
+
 #: the fluid bound is computed when the jobs have at most this many count vectors in all
 FLUID_MAX_VECTORS = 3000
 

@@ -390,7 +390,8 @@ def _finish(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
         if best.get("cut"):
             return run.result(runs=best.get("runs"), **extra)
         why = f": {best['why']}" if best.get("why") else ""
-        return run.result(status=Status.ERROR, error=f"no schedule within the horizon T = {inst.horizon}{why}",
+        return run.result(status=Status.ERROR, error=f"found no schedule within the horizon T = {inst.horizon}{why}"
+                          " (no bound proves that none exists)",
                           runs=best.get("runs"), **extra)
     return run.result(solution=best["sched"], average_jct=float(np.mean(best["T"])), theta_u=best["theta"],
                       runs=best.get("runs"), **extra)
@@ -660,7 +661,8 @@ def solve_greedy(inst: RarInstance, run: Run) -> Result:
     if best["cut"]:
         run.cut("greedy perturbation runs")
     if best["sched"] is None:
-        return run.result(status=Status.ERROR, error=f"no schedule within the horizon T = {inst.horizon}",
+        return run.result(status=Status.ERROR, error=f"found no schedule within the horizon T = {inst.horizon} "
+                          "(no bound proves that none exists)",
                           runs=best["runs"])
     return run.result(solution=best["sched"], average_jct=float(np.mean(best["T"])), rule=best["rule"],
                       runs=best["runs"])

@@ -425,12 +425,19 @@ def _cut(run: Run, inst: RarInstance, partial: ScheduleSet, what: str) -> Result
     return run.result(bound=float(load_lower_bound(inst)), enumerated=int(partial.enumerated))
 
 
-def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, **details) -> Result:
-    """Solve ILP (10)-(13) over ``Y`` and cross-check its optimum with the enumeration."""
+def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, *, complete: bool = False, **details) -> Result:
+    """Solve ILP (10)-(13) over ``Y`` and cross-check its optimum with the enumeration.
+
+    ``complete``: ``Y`` holds every schedule within the horizon, so an empty
+    ``Y`` proves the instance infeasible."""
     import pyomo.environ as pyo
 
     if len(Y) == 0:
-        return run.result(status=Status.ERROR, error="schedule set Y is empty within the horizon", **details)
+        if complete:
+            return run.result(status=Status.INFEASIBLE, infeasible=f"no schedule within the horizon "
+                              f"T = {inst.horizon}: Y_all(T) is empty", **details)
+        return run.result(status=Status.ERROR, error="schedule set Y is empty within the horizon (not a proof "
+                          "that no schedule exists: Y_nd holds only non-delay in-order schedules)", **details)
     spans = Y.makespans()
     details.update(Y_size=len(Y), enumerated=int(Y.enumerated), enumeration_min=int(spans.min()))
     kbest = int(np.argmin(spans))
@@ -522,7 +529,8 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
             Y = all_schedules(inst, ub, budget, stop=run.expired)
     except EnumerationCut as e:
         return _cut(run, inst, e.partial, "enumeration of Y_all(UB)")
-    return _from_set(run, inst, Y, space_note="all schedules with makespan <= UB", UB_nondelay=ub if len(Ynd) else None)
+    return _from_set(run, inst, Y, complete=not len(Ynd), space_note="all schedules with makespan <= UB",
+                     UB_nondelay=ub if len(Ynd) else None)
 
 
 @method(
