@@ -4,11 +4,13 @@ One line per run, keyed by ``(instance hash, method, seed, solver, time
 limit, context, package version)`` where the context fingerprints the
 method's options and the reference (see :func:`run_key`).  The runner is the
 only writer (an exclusive ``flock`` on the file keeps a second sweep out);
-every line is written with a single ``write`` call, flushed and ``fsync``-ed
-before the next run is recorded, so a sweep killed at any point (Ctrl-C,
-``kill -9``) loses at most the runs in flight.  A line cut short by a kill
-during the write is ignored (with a warning) when the file is read back, and
-the next append starts on a fresh line, so finished lines are never altered.
+every line is written whole and ``fsync``-ed before the next run is
+recorded, so a sweep killed at any point (Ctrl-C, ``kill -9``) loses at most
+the runs in flight.  A write that fails part-way (a full disk) is undone at
+once (the file is cut back to its length before the line); a line cut short
+by a kill during the write is ignored (with a warning) when the file is read
+back and removed when the file is next opened for appending, so the file
+holds whole records only and finished lines are never altered.
 
 The file is append-only: a run retried (``dmlsched bench --retry``) gets a
 new line and the *newest* line of a key is the one that counts.  A file that
@@ -220,6 +222,54 @@ def _lock(fh, path: Path) -> None:
                                "wait for it or use another --out") from None
 
 
+def append_line(fd: int, data: bytes) -> None:
+    """Append one whole line to the file open (for appending) on ``fd``, then fsync.
+
+    A write that fails part-way (a full disk, a file-size limit) is undone:
+    the file is cut back to its length before the line, so it never ends
+    with half a record, and the error is raised.
+    """
+    start = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+    except BaseException:
+        try:
+            os.ftruncate(fd, start)
+        except OSError:  # pragma: no cover - then the reader skips the torn line
+            pass
+        raise
+
+
+def _drop_torn_tail(fh, path: Path) -> None:
+    """Cut a last line that has no newline (written by a process killed in the
+    middle of it): a record is whole or absent, never glued to the next one."""
+    size = os.fstat(fh.fileno()).st_size
+    if size == 0:
+        return
+    with path.open("rb") as f:
+        block = 1 << 16
+        pos = size
+        while pos > 0:
+            step = min(block, pos)
+            f.seek(pos - step)
+            chunk = f.read(step)
+            if pos == size and chunk.endswith(b"\n"):
+                return  # the file ends with a whole line
+            k = chunk.rfind(b"\n")
+            if k >= 0:
+                keep = pos - step + k + 1
+                break
+            pos -= step
+        else:
+            keep = 0
+    log.warning("%s: removing a last line cut short (%d bytes) by an interrupted write", path, size - keep)
+    os.ftruncate(fh.fileno(), keep)
+
+
 class ResultStore:
     """Append-only JSON-lines file of records, with an index of finished keys.
 
@@ -273,16 +323,9 @@ class ResultStore:
         if self._fh is None and self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._created = self._created or not self.path.exists()
-            needs_newline = False
-            if self.path.exists() and self.path.stat().st_size > 0:
-                with self.path.open("rb") as f:
-                    f.seek(-1, os.SEEK_END)
-                    needs_newline = f.read(1) != b"\n"
-            self._fh = self.path.open("a", encoding="utf-8")
+            self._fh = self.path.open("ab")
             _lock(self._fh, self.path)
-            if needs_newline:  # a line cut by a kill: never glue a record to it
-                self._fh.write("\n")
-                self._fh.flush()
+            _drop_torn_tail(self._fh, self.path)
         return self._fh
 
     def append(self, record: dict, *, replace: bool = False) -> None:
@@ -297,9 +340,7 @@ class ResultStore:
         line = dumps_record(record)
         fh = self._open()
         if fh is not None:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+            append_line(fh.fileno(), (line + "\n").encode("utf-8"))
             self._appended += 1
         self.records[key] = json.loads(line)
 
