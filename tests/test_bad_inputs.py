@@ -78,7 +78,10 @@ BAD_FAMILY = (
 RESULTS_LINE = '{"key": "x|list|0|highs|20", "method": "list", "status": "feasible"}\n'
 
 S = ["solve", "{tiny}", "-m", "list"]
+BAD_S = ["solve", "bad.json", "-m", "list"]
 BENCH_S = ["bench", "s.toml", "--out", "r.jsonl"]
+#: a file content that makes a FIFO (named pipe) of that name
+FIFO = object()
 
 
 def GEN(generator: str, params: str) -> bytes:
@@ -222,6 +225,85 @@ CASES = [
      "generate.hare.testbed: bogus is not an argument of this generator"),
     ("generator seed in params", {"s.toml": GEN("rar:small", "seed = 3")}, BENCH_S, "params.seed"),
     ("generator not found", {"s.toml": GEN("hare:nosuch", "")}, BENCH_S, "nosuch"),
+    # --- issue 24: what a newcomer tried -------------------------------------------------------------
+    # the family readers
+    ("GPU type typo in train_time", {"bad.json": hare(train_time={"V100": 1.0, "K80": 3.5, "K8O": 3.5})}, BAD_S,
+     "jobs[0].train_time.K8O: not a GPU type of the cluster"),
+    ("GPU type typo in sync_time", {"bad.json": hare(sync_time={"V100": 0.1, "K80": 0.2, "V1OO": 0.1})}, BAD_S,
+     "jobs[0].sync_time.V1OO: not a GPU type of the cluster"),
+    ("GPU type typo instead of the type", {"bad.json": hare(train_time={"V100": 1.0, "K8O": 3.5})}, BAD_S,
+     "jobs[0].train_time.K80: missing time for a GPU type of the cluster"),
+    ("hlas GPU type typo", {"bad.json": edit(family("hlas"), ["jobs", 0, "train_time", "unti"], 1.0)},
+     ["solve", "bad.json", "-m", "fifo"], "jobs[0].train_time.unti: not a GPU type of the cluster"),
+    ("empty job id", {"bad.json": hare(id="")}, BAD_S, "jobs[0].id: must be a non-empty string"),
+    ("blank job id", {"bad.json": hare(id="  ")}, BAD_S, "jobs[0].id: must not be blank"),
+    ("hlas empty job id", {"bad.json": edit(family("hlas"), ["jobs", 0, "id"], "")},
+     ["solve", "bad.json", "-m", "fifo"], "jobs[0].id: must be a non-empty string"),
+    ("rar empty job id", {"bad.json": edit(family("rar"), ["jobs", 0, "id"], "")},
+     ["solve", "bad.json", "-m", "ff"], "jobs[0].id: must be a non-empty string"),
+    ("harmony empty job id", {"bad.json": edit(family("harmony"), ["jobs", 0, "id"], "")},
+     ["solve", "bad.json", "-m", "harmony"], "jobs[0].id: must be a non-empty string"),
+    ("moldable empty task id", {"bad.json": edit(family("moldable"), ["tasks", 0, "id"], "")},
+     ["solve", "bad.json", "-m", "rigid-fcfs"], "tasks[0].id: must be a non-empty string"),
+    ("moldable no task", {"bad.json": edit(family("moldable"), ["tasks"], [])},
+     ["solve", "bad.json", "-m", "exact"], "tasks: must have at least 1 element"),
+    ("key given twice", {"bad.json": json.dumps(TINY).replace('"weight": 1.0', '"weight": 1.0, "weight": 5.0').encode()},
+     BAD_S, "jobs[0]: key 'weight' is given twice"),
+    ("key given twice, spaced from its colon",
+     {"bad.json": json.dumps(TINY, separators=(", ", " : ")).replace('"K80" : 3.5', '"K80" : 3.5, "K80" : 0.5').encode()},
+     BAD_S, "jobs[0].train_time: key 'K80' is given twice"),
+    ("key given twice at the top", {"bad.json": json.dumps(TINY).replace('"name": "tiny"', '"name": "a", "name": "b"').encode()},
+     BAD_S, "(top level): key 'name' is given twice"),
+    ("key given twice in expected", {"bad.json": json.dumps(TINY).replace('"optimum": 2.2', '"optimum": 2.2, "optimum": 9').encode()},
+     BAD_S, "expected: key 'optimum' is given twice"),
+    # output paths that are inputs, FIFOs, devices, or where no file can be made
+    ("solve --out onto its instance", {}, [*S, "--out", "tiny.json"], "--out tiny.json: is an input of this command"),
+    ("solve --out onto its instance by another path", {"sub": None}, [*S, "--out", "sub/../tiny.json"],
+     "is an input of this command"),
+    ("solve --out onto a FIFO", {"fifo": FIFO}, [*S, "--out", "fifo"], "--out fifo: is a FIFO"),
+    ("solve --out onto a device", {}, [*S, "--out", os.devnull], f"--out {os.devnull}: is a device"),
+    ("solve --out where no folder can be made", {}, [*S, "--out", "/proc/self/nope/sol.json"],
+     "--out /proc/self/nope/sol.json: cannot create /proc/self/nope"),
+    ("solve --out onto its plugin", {"p.py": b"x = 1\n"}, [*S, "--plugin", "p.py", "--out", "p.py"], "is an input"),
+    ("gantt --out onto its instance", {}, ["gantt", "{tiny}", "-m", "list", "--out", "tiny.json"], "is an input"),
+    ("gantt --out onto a FIFO", {"f.png": FIFO}, ["gantt", "{tiny}", "-m", "list", "--out", "f.png"], "is a FIFO"),
+    ("bench --out onto its suite", {"s.toml": GEN("hare:generate", "num_jobs = 2")}, ["bench", "s.toml", "--out", "s.toml"],
+     "--out s.toml: is an input of this command"),
+    ("bench --out inside an input folder", {"d": None}, ["bench", "d", "--out", "d/r.json"],
+     "--out d/r.json: is inside the input folder d"),
+    ("bench --out onto a FIFO", {"fifo": FIFO}, ["bench", "{tiny}", "--out", "fifo"], "is a FIFO"),
+    ("reproduce --out onto an instance", {}, ["reproduce", "--out", "tiny.json"],
+     "--out tiny.json: exists and is not a reproduction report"),
+    ("reproduce --out onto its results", {"r.jsonl": RESULTS_LINE.encode()},
+     ["reproduce", "--out", "r.jsonl", "--results", "r.jsonl"], "is an input of this command"),
+    ("hunt --plot not an image", {}, ["hunt", "hare", "-m", "list", "--plot", "x.json"], "--plot x.json: cannot write .json"),
+    ("hunt --plot onto --start", {}, ["hunt", "hare", "-m", "list", "--start", "tiny.json", "--plot", "tiny.json"],
+     "is an input of this command"),
+    # arguments, options and suite sizes bounded before any work
+    ("bench --methods empty", {}, ["bench", "{tiny}", "--methods", "", "--out", "r.jsonl"], "--methods: names no method"),
+    ("bench --methods commas", {}, ["bench", "{tiny}", "--methods", ",", "--out", "r.jsonl"], "--methods: names no method"),
+    ("bench --max-rows negative", {}, ["bench", "{tiny}", "--max-rows", "-5"], "--max-rows"),
+    ("bench --seed negative", {}, ["bench", "{tiny}", "--seed", "-1"], "--seed"),
+    ("bench --repetitions huge", {}, ["bench", "{tiny}", "--repetitions", "100000000"], "--repetitions"),
+    ("suite seeds count huge", {"s.toml": GEN("hare:generate", "num_jobs = 2").replace(b"seeds = 1", b"seeds = 100000000")},
+     BENCH_S, "instances[0].seeds: a count must be in 1..10000, got 100000000"),
+    ("suite seed list negative", {"s.toml": GEN("hare:generate", "num_jobs = 2").replace(b"seeds = 1", b"seeds = [-1]")},
+     BENCH_S, "instances[0].seeds: seeds must be integers in [0, 2^63)"),
+    ("suite repetitions huge", {"s.toml": b'repetitions = 100000000\n' + GEN("hare:generate", "num_jobs = 2")}, BENCH_S,
+     "repetitions: must be <= 10000"),
+    ("suite seed negative", {"s.toml": b'seed = -1\n' + GEN("hare:generate", "num_jobs = 2")}, BENCH_S,
+     "seed: must be >= 0"),
+    ("suite options of a method it does not run",
+     {"s.toml": b'methods = ["fifo"]\nreference = "none"\n[options.list]\nrelaxation = "rl"\n'
+                b'[[instances]]\npath = "tiny.json"\n'}, BENCH_S, "options.list: the suite runs no method 'list'"),
+    ("suite naming itself as an instance", {"s.toml": b'reference = "none"\n[[instances]]\npath = "s.toml"\n'}, BENCH_S,
+     "names the suite file itself"),
+    ("folder with one malformed instance", {"d": None, "d/a.json": TINY, "d/bad.json": hare(weight=-1)},
+     ["bench", "d", "--methods", "fifo", "--out", "r.jsonl"], "bad.json: jobs[0].weight: must be >= 0, got -1"),
+    ("threads beyond the bound", {}, ["solve", "{tiny}", "-m", "exact", "-o", "threads=100000"],
+     "option 'threads': must be <= 256"),
+    ("hunt with a heuristic reference", {}, ["hunt", "hare", "-m", "list", "-r", "fifo"],
+     "--reference fifo: a heuristic"),
 ]
 
 
@@ -246,6 +328,10 @@ def _make(tmp: Path, files: dict) -> dict[Path, bytes | None]:
         p = tmp / name
         if content is None:
             p.mkdir()
+            made[p] = None
+            continue
+        if content is FIFO:
+            os.mkfifo(p)
             made[p] = None
             continue
         data = content if isinstance(content, bytes) else json.dumps(content).encode()
@@ -287,7 +373,7 @@ def test_bad_input_is_a_clean_error(case_id, files, argv, needle, tmp_path, monk
 def test_case_count():
     """The table's size (reported in the issue's note); every class of the issue is in it."""
     ids = [_id(c) for c in CASES]
-    assert len(ids) == len(set(ids)) >= 75
+    assert len(ids) == len(set(ids)) >= 130
     for must in ("solve --out under a file", "report --out under a file", "gantt --out under a file",
                  "401-digit weight", "train_time 1e308", "unknown option", "ill-typed option",
                  "bench unknown method", "generator negative size", "bench --out an instance file"):
@@ -331,3 +417,82 @@ def test_solver_extra_not_installed_is_bad_input(tmp_path, monkeypatch, capsys):
     assert main(["solve", str(p), "-m", "exact", "--solver", "gurobi"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--solver" in err and "dmlsched[gurobi]" in err
+
+
+# --- issue 24: the Python API names the argument ------------------------------------------
+@pytest.mark.parametrize("kw, exc, needle", [
+    ({"seed": 1.5}, TypeError, "seed must be an integer in [0, 2^63), got 1.5"),
+    ({"seed": True}, TypeError, "seed must be an integer"),
+    ({"seed": "3"}, TypeError, "seed must be an integer"),
+    ({"seed": -1}, ValueError, "seed must be an integer in [0, 2^63), got -1"),
+    ({"seed": 2**70}, ValueError, "seed must be an integer in [0, 2^63)"),
+    ({"time_limit": 0}, ValueError, "time_limit must be a positive number"),
+    ({"time_limit": True}, ValueError, "time_limit must be a positive number"),
+], ids=["seed 1.5", "seed True", "seed text", "seed -1", "seed 2^70", "time_limit 0", "time_limit True"])
+def test_python_api_arguments_are_named(kw, exc, needle):
+    import dmlsched
+
+    inst = dmlsched.from_dict(TINY)
+    for fn in (dmlsched.solve, dmlsched.check):
+        with pytest.raises(exc) as e:
+            fn(inst, "list", **kw)
+        assert needle in str(e.value)
+    import numpy as np
+
+    assert dmlsched.solve(inst, "list", seed=np.int64(3)).status.value == "feasible"  # numpy integers are integers
+
+
+@pytest.mark.parametrize("value, needle", [
+    (str(ROOT / "instances" / "hare" / "tiny.json"), "instance: expected an instance of a registered family, got the path"),
+    (ROOT / "instances" / "hare" / "tiny.json", "dmlsched.load(path)"),
+    (TINY, "got a dict: build the instance with dmlsched.from_dict(data)"),
+    (None, "got NoneType, which is not a registered instance type"),
+], ids=["path string", "Path", "dict", "None"])
+def test_python_api_names_a_non_instance(value, needle):
+    import dmlsched
+
+    for fn in (lambda x: dmlsched.solve(x, "list"), lambda x: dmlsched.check(x, "list"),
+               lambda x: dmlsched.evaluate(x, None)):
+        with pytest.raises(TypeError) as e:
+            fn(value)
+        assert needle in str(e.value)
+
+
+def test_evaluate_of_a_solution_that_does_not_fit_names_it():
+    """A GPU index out of range was an IndexError from numpy; now the validator's message."""
+    import numpy as np
+
+    import dmlsched
+    from dmlsched.errors import InvalidSolutionError
+    from dmlsched.problems.hare import HareSchedule
+
+    inst = dmlsched.from_dict(TINY)
+    bad = HareSchedule(gpu=np.array([0, 1, 7, 0]), start=np.zeros(4))
+    with pytest.raises(InvalidSolutionError, match="GPU index 7 out of range"):
+        dmlsched.evaluate(inst, bad)
+    short = HareSchedule(gpu=np.array([0]), start=np.zeros(1))
+    with pytest.raises(InvalidSolutionError):
+        dmlsched.evaluate(inst, short)
+
+
+def test_reproduce_takes_a_family_by_its_own_name(tmp_path):
+    """`--family gpu-grouping` (the registered name) was refused; it has no claims, so the
+    report says so, and the package name still works."""
+    from dmlsched.bench.reproduce import generate
+
+    for name in ("gpu-grouping", "gpugrouping"):
+        out, runs = generate(str(tmp_path / f"{name}.md"), scale="quick", workers=0, families=[name])
+        assert runs == [] and "gpugrouping" in out.read_text()
+
+
+def test_no_schedule_within_the_horizon_is_the_same_word_on_the_command_line(tmp_path, capsys):
+    """A RAR horizon below the load bound: `infeasible` (exit 0, a fact about the instance) from
+    exact-cp and from sjf-bco alike (sjf-bco said `error`, exit 1)."""
+    d = family("rar")
+    d["horizon"] = 1
+    p = tmp_path / "short.json"
+    p.write_text(json.dumps(d))
+    for m in ("exact-cp", "sjf-bco", "ff", "lower-bound"):
+        assert main(["solve", str(p), "-m", m, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["status"] == "infeasible" and "horizon T = 1" in out["details"]["infeasible"], (m, out)

@@ -42,15 +42,16 @@ def validate(instance, solution) -> None:
 def evaluate(instance, solution) -> float:
     """The objective of ``solution``, recomputed from the solution itself.
 
-    A solution that does not fit the instance (an index out of range, arrays
-    of the wrong length) raises :class:`InvalidSolutionError` naming what
-    breaks, as :func:`validate` does.
+    The solution is validated first: one that breaks the model (an index out
+    of range, arrays of the wrong length, a violated constraint) raises
+    :class:`InvalidSolutionError` naming what breaks, as :func:`validate`
+    does, rather than a value computed from nonsense.
     """
     spec = problem_of(instance)
+    spec.validate(instance, solution)
     try:
         return float(spec.evaluate(instance, solution))
-    except (IndexError, KeyError, ValueError, TypeError) as e:
-        spec.validate(instance, solution)  # names the broken constraint when there is one
+    except (IndexError, KeyError, ValueError, TypeError) as e:  # defensive: the validator let it through
         raise InvalidSolutionError(f"the solution does not fit the instance: {type(e).__name__}: {e}") from None
 
 

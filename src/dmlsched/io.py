@@ -9,9 +9,12 @@ eval; ``NaN`` and ``Infinity`` are rejected.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import os
+import re
 import tempfile
 import weakref
 from pathlib import Path
@@ -203,6 +206,15 @@ class Reader:
             raise self.error("must be a non-empty string")
         return v
 
+    def as_id(self) -> str:
+        """An identifier: a non-blank string, or an integer (made a string)."""
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, (str, int)):
+            raise self.error(f"must be a string or an integer, got {_type_name(v)}")
+        if isinstance(v, str) and not v.strip():
+            raise self.error("must be a non-empty string" if not v else "must not be blank")
+        return str(v)
+
     def as_bool(self) -> bool:
         if not isinstance(self.value, bool):
             raise self.error(f"must be true or false, got {_type_name(self.value)}")
@@ -293,8 +305,8 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _from_json_value(data: Any) -> Any:
-    """:func:`from_dict` for a value that is plain JSON already (from ``json.loads``)."""
+def _spec_of(data: Any) -> Any:
+    """The family of a JSON value (its ``"problem"``), or an :class:`InstanceError`."""
     from .registry import _PROBLEMS, _ensure_loaded
 
     _ensure_loaded()
@@ -305,14 +317,117 @@ def _from_json_value(data: Any) -> Any:
         raise InstanceError(
             "problem", f"unknown problem {name!r} (known: {', '.join(sorted(_PROBLEMS))})"
         )
-    try:
-        instance = _PROBLEMS[name].from_dict(data)
-    except InstanceError:
-        raise
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:  # defensive
-        raise InstanceError("", f"invalid {name} instance: {e}") from e
+    return _PROBLEMS[name]
+
+
+def _from_json_value(data: Any, spec: Any = None) -> Any:
+    """:func:`from_dict` for a value that is plain JSON already (from ``json.loads``)."""
+    spec = spec or _spec_of(data)
+    with _gc_paused():
+        try:
+            instance = spec.from_dict(data)
+        except InstanceError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:  # defensive
+            raise InstanceError("", f"invalid {spec.name} instance: {e}") from e
     _remember_meta(instance, {k: data[k] for k in META_KEYS if k in data})
     return instance
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a file is parsed and read.
+
+    A reader allocates several objects per job and frees nothing, so every
+    collection it triggers is wasted work -- and each full one walks the
+    whole parsed document again (a third of the time of reading a 100,000-job
+    Hare file went to them).  The objects hold no cycles; collection resumes
+    at the end.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+# ---------------------------------------------------------------------------
+# keys given twice
+#: a key followed by white space before its colon (JSON allows it; our writers never do)
+_LOOSE_KEY = re.compile(r'"[ \t\r\n]+:')
+
+
+class _Twice(dict):
+    """A JSON object in which a key was given twice (``key``: the first such)."""
+
+    key: str = ""
+
+
+def _pairs_once(pairs: list[tuple[str, Any]]) -> dict:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        t = _Twice(d)
+        t.key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return t
+    return d
+
+
+def count_keys(value: Any) -> int:
+    """The number of keys of every JSON object in ``value``, nested ones included."""
+    n = 0
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if type(v) is dict:
+            n += len(v)
+            todo.extend(x for x in v.values() if type(x) is dict or type(x) is list)
+        elif type(v) is list:
+            todo.extend(x for x in v if type(x) is dict or type(x) is list)
+    return n
+
+
+def _check_keys_once(text: str, data: Any, spec: Any) -> None:
+    """Raise an :class:`InstanceError` naming the object and the key when a JSON
+    object of ``text`` gives a key twice (``json.loads`` keeps the last value
+    silently).
+
+    Fast proof of the common case: every key of the text is a string followed
+    by ``":`` -- when no colon follows white space after a quote -- so the
+    text has at least as many ``":`` as its objects have keys, and exactly as
+    many (the family's count of the keys it read, or :func:`count_keys`) only
+    if no key is given twice.  Anything else (a ``\\":`` inside a string, a
+    key spaced from its colon) is decided by parsing again, pair by pair.
+    """
+    tight = text.count('":')
+    if tight == text.count(":") or not _LOOSE_KEY.search(text):
+        counter = getattr(spec, "key_count", None) or count_keys
+        if counter(data) == tight:
+            return
+    twice = json.loads(text, object_pairs_hook=_pairs_once)
+    path = _find_twice(twice, "")
+    if path is not None:
+        where, key = path
+        raise InstanceError(where, f"key {key!r} is given twice in this object (JSON keeps only the last "
+                            "value: remove one)")
+
+
+def _find_twice(v: Any, path: str) -> tuple[str, str] | None:
+    if isinstance(v, _Twice):
+        return (path or "(top level)"), v.key
+    if isinstance(v, dict):
+        for k, x in v.items():
+            hit = _find_twice(x, f"{path}.{k}" if path else str(k))
+            if hit:
+                return hit
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            hit = _find_twice(x, f"{path}[{i}]")
+            if hit:
+                return hit
+    return None
 
 
 def to_dict(instance: Any) -> dict:
@@ -331,12 +446,16 @@ def to_dict(instance: Any) -> dict:
 
 
 def loads(text: str) -> Any:
-    """Parse an instance from JSON text."""
-    try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except (json.JSONDecodeError, ValueError, RecursionError) as e:
-        raise InstanceError("", f"malformed JSON: {e}") from None
-    return _from_json_value(data)
+    """Parse an instance from JSON text (a key given twice in an object is an error)."""
+    with _gc_paused():
+        try:
+            data = json.loads(text, parse_constant=_reject_constant)
+        except (json.JSONDecodeError, ValueError, RecursionError) as e:
+            raise InstanceError("", f"malformed JSON: {e}") from None
+        spec = _spec_of(data)
+        inst = _from_json_value(data, spec)
+        _check_keys_once(text, data, spec)
+    return inst
 
 
 def dumps(instance: Any, *, indent: int | None = 2) -> str:

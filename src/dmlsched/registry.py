@@ -61,6 +61,11 @@ class ProblemSpec:
         the family then returns status ``infeasible`` with that reason, so "no
         solution exists" reads the same whatever the method (for example a
         RAR horizon shorter than a lower bound on the makespan).
+    key_count
+        ``key_count(data) -> int``: the number of keys of every object in a
+        JSON value that ``from_dict`` accepted, from what the reader knows of
+        its shape (the loader's proof that no key was given twice); the
+        instance module's ``key_count`` when it has one, else a generic count.
     """
 
     name: str
@@ -75,6 +80,7 @@ class ProblemSpec:
     size: Callable[[Any], dict] = field(default=lambda inst: {})
     default_reference: str | None = "exact"
     infeasible: Callable[[Any], str | None] | None = None
+    key_count: Callable[[Any], int] | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,7 @@ def register_family(
             size=instance_module.size,
             default_reference=default_reference,
             infeasible=infeasible,
+            key_count=getattr(instance_module, "key_count", None),
         )
     )
 

@@ -49,7 +49,8 @@ def test_mutated_hare_files_give_instance_or_field_error(value):
         from dmlsched.io import Reader
         from dmlsched.problems.hare.instance import _read_job
 
-        slow = [_read_job(Reader(d, f"jobs[{i}]")) for i, d in enumerate(value["jobs"])]
+        types = tuple(dict.fromkeys(value["gpus"]))
+        slow = [_read_job(Reader(d, f"jobs[{i}]"), types) for i, d in enumerate(value["jobs"])]
         assert list(inst.jobs) == slow
 
 

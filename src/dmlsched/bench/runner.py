@@ -203,6 +203,10 @@ def _key(suite: Suite, it: InstanceItem, method: str, seed: int, reference: str 
 
 def plan(suite: Suite, items: list[InstanceItem]) -> tuple[list[PlannedRun], list[str]]:
     per, refs, notes = resolve_methods(suite, items)
+    most = sum(len(per[it.problem]) * len(suite.seeds) + 1 for it in items if it.problem)
+    if most > MAX_RUNS:  # counted before any run is planned (the bound counts each reference once)
+        raise SuiteError(f"the suite plans up to {most:,} runs (instances x methods x repetitions), more than "
+                         f"{MAX_RUNS:,}: split it")
     runs: list[PlannedRun] = []
     for it in items:
         if it.problem is None:
@@ -220,9 +224,6 @@ def plan(suite: Suite, items: list[InstanceItem]) -> tuple[list[PlannedRun], lis
                 if k not in keys:
                     keys.add(k)
                     runs.append(PlannedRun(k, it, m, s, ref))
-        if len(runs) > MAX_RUNS:
-            raise SuiteError(f"the suite plans more than {MAX_RUNS:,} runs (instances x methods x repetitions): "
-                             "split it")
     return runs, notes
 
 

@@ -115,8 +115,10 @@ def generate(*, seed: int = 0, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
         train, sync = times[model]
         r = int(rng.integers(rounds[0], rounds[1] + 1))
         k = int(rng.choice(list(tasks_per_round)))
+        # times for the cluster's types only (another type in a file reads as a typo and is refused)
         jobs.append({"id": f"{model}-{n}", "arrival": round(t, 6), "weight": float(rng.integers(weights[0], weights[1] + 1)),
-                     "rounds": r, "tasks_per_round": k, "train_time": dict(train), "sync_time": dict(sync)})
+                     "rounds": r, "tasks_per_round": k, "train_time": {g: train[g] for g in counts},
+                     "sync_time": {g: sync[g] for g in counts}})
         if arrival_rate is not None:
             t += float(rng.exponential(1.0 / arrival_rate))
         else:

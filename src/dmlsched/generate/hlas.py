@@ -205,11 +205,13 @@ def generate(
                  for m, (tr, sy) in times.items()}
         arrivals = np.array([snap(a) for a in arrivals])
     jobs = []
+    present = set(gpus)  # a job's times name the cluster's types only (another type would read as a typo)
     for i in range(num_jobs):
         tr, sy = times[models[i]]
         jobs.append(HlasJob(
             id=f"j{i}-{models[i]}", arrival=float(arrivals[i]), rounds=int(nrounds[i]),
-            tasks_per_round=int(tpr[i]), train_time=dict(tr), sync_time=dict(sy),
+            tasks_per_round=int(tpr[i]), train_time={g: t for g, t in tr.items() if g in present},
+            sync_time={g: t for g, t in sy.items() if g in present},
             predicted_rounds=int(math.floor(frac[i] * nrounds[i])) if predictions == "conservative" else None,
         ))
     u = num_gpus if groups is None else groups

@@ -345,6 +345,17 @@ def _hare(rng: np.random.Generator, s: dict) -> dict:
     return {"problem": "hare", "gpus": gpus, "jobs": jobs}
 
 
+def _hare_fix(d: dict) -> dict:
+    """Keep each job's times for the GPU types the cluster still has (a move that
+    takes a type's last GPU away would otherwise leave times that read as a typo)."""
+    types = set(d.get("gpus", ()))
+    for j in d.get("jobs", ()):
+        for key in ("train_time", "sync_time"):
+            if isinstance(j.get(key), dict):
+                j[key] = {g: t for g, t in j[key].items() if g in types}
+    return d
+
+
 def _hare_within(d: dict, s: dict) -> bool:
     """Size caps, and positive weights: a job of weight 0 makes the relaxation
     degenerate (any start of its tasks is optimal), so Algorithm 1's order
@@ -447,7 +458,7 @@ SPACES: dict[str, Space] = {
     "hare": Space(
         "hare", _hare, element_lists=("jobs",), integer_keys=frozenset({"rounds", "tasks_per_round"}),
         default_size={"jobs": 4, "gpus": 3, "types": 2, "rounds": 2, "tasks_per_round": 3, "tasks": 8, "alpha": 2.0},
-        within=_hare_within,
+        within=_hare_within, fix=_hare_fix,
     ),
     "rar": Space(
         "rar", _rar, element_lists=("jobs",),

@@ -162,82 +162,130 @@ MAX_TASKS = 10**8
 
 
 def _validate(inst: HareInstance) -> None:
+    """The checks of a built instance (also for one made in Python, not read)."""
+    if getattr(inst, "_checked", False):  # built by from_dict, whose single pass checked all of it
+        object.__delattr__(inst, "_checked")
+        return
     if not inst.gpus:
         raise InstanceError("gpus", "must list at least one GPU")
+    types = frozenset(inst.gpu_types)
     seen: set[str] = set()
     total = 0
     for n, j in enumerate(inst.jobs):
         p = f"jobs[{n}]"
+        if not j.id:
+            raise InstanceError(f"{p}.id", "must be a non-empty string")
         total += j.rounds * j.tasks_per_round
         if total > MAX_TASKS:
             raise InstanceError(f"{p}.rounds", f"the instance exceeds {MAX_TASKS:.0e} tasks (rounds x tasks_per_round)")
         if j.id in seen:
             raise InstanceError(f"{p}.id", f"duplicate job id {j.id!r}")
         seen.add(j.id)
-        for key, table in (("train_time", j.train_time), ("sync_time", j.sync_time)):
-            for g in inst.gpu_types:
-                if g not in table:
-                    raise InstanceError(f"{p}.{key}.{g}", "missing time for a GPU type of the cluster")
+        check_type_keys(p, j.train_time, j.sync_time, inst.gpu_types, types)
+
+
+def check_type_keys(p: str, train: dict, sync: dict, gpu_types: tuple[str, ...], types: frozenset) -> None:
+    """``train_time`` and ``sync_time`` of job path ``p`` name exactly the GPU types of
+    the cluster: a missing type, or one the cluster does not have (a typo such as
+    ``K8O`` for ``K80``), is an :class:`InstanceError` naming the field."""
+    for key, table in (("train_time", train), ("sync_time", sync)):
+        if table.keys() == types:
+            continue
+        for g in gpu_types:
+            if g not in table:
+                raise InstanceError(f"{p}.{key}.{g}", "missing time for a GPU type of the cluster")
+        for g in table:
+            if g not in types:
+                raise InstanceError(f"{p}.{key}.{g}", "not a GPU type of the cluster "
+                                    f"(gpus has {', '.join(sorted(types))}); a typo?")
 
 
 _JOB_KEYS = ("id", "arrival", "weight", "rounds", "tasks_per_round", "train_time", "sync_time")
 _JOB_KEY_SET = frozenset(_JOB_KEYS)
+_JOB_REQUIRED = frozenset(("id", "rounds", "tasks_per_round", "train_time", "sync_time"))
 
 
-def _fast_number(v: Any, positive: bool) -> bool:
-    """Whether ``v`` is a plain number that :meth:`Reader.as_number` accepts with
-    ``gt=0`` (``positive``) or ``ge=0``."""
-    t = type(v)
-    if t is float:
-        if not (v == v and -MAX_NUMBER <= v <= MAX_NUMBER):  # NaN, inf, too large
-            return False
-    elif t is not int or not -MAX_NUMBER <= v <= MAX_NUMBER:
-        return False
-    return v >= MIN_NONZERO if positive else v >= 0
-
-
-def _fast_map(d: Any, positive: bool) -> dict[str, float] | None:
-    if type(d) is not dict:
+def _fast_table(t: Any, types: frozenset, lo: float, _float: type = float) -> dict[str, float] | None:
+    """``t`` as a ``{GPU type: float}`` dict (a copy) when it is a plain map of
+    exactly the cluster's ``types`` to numbers in ``[lo, MAX_NUMBER]``; ``None``
+    otherwise (then the :class:`Reader` names what is wrong)."""
+    if type(t) is not dict or t.keys() != types:
         return None
+    for v in t.values():
+        if type(v) is not _float or not lo <= v <= MAX_NUMBER:  # NaN fails too
+            break
+    else:
+        return t.copy()
     out = {}
-    for k, v in d.items():
-        if not _fast_number(v, positive):
+    for g, v in t.items():  # integers among the times
+        tv = type(v)
+        if (tv is _float or tv is int) and lo <= v <= MAX_NUMBER:
+            out[g] = _float(v)
+        else:
             return None
-        out[k] = float(v)
     return out
 
 
-def _fast_job(d: Any) -> HareJob | None:
-    """The job of a plain, valid job object, without the :class:`Reader`'s
-    bookkeeping (the loader's fast path); ``None`` for anything else, which
-    then goes through the Reader and gets its precise error message."""
-    if type(d) is not dict or not _JOB_KEY_SET.issuperset(d):
+_new_job = object.__new__
+
+
+def _fast_job(d: Any, types: frozenset, _dict: type = dict, _str: type = str, _int: type = int,
+              _float: type = float) -> HareJob | None:
+    """The job of a plain, valid job object over a cluster of GPU ``types``, with
+    every check the :class:`Reader` makes but none of its bookkeeping (the
+    loader's single pass); ``None`` for anything else, which then goes through
+    the Reader and gets its precise error message."""
+    if type(d) is not _dict:
         return None
-    try:
-        jid, rounds, k = d["id"], d["rounds"], d["tasks_per_round"]
-        train, sync = _fast_map(d["train_time"], True), _fast_map(d["sync_time"], False)
-    except KeyError:
+    keys = d.keys()
+    if not (keys <= _JOB_KEY_SET and keys >= _JOB_REQUIRED):
         return None
-    if train is None or sync is None or not (type(jid) is str or type(jid) is int):
+    jid = d["id"]
+    if type(jid) is not _str:
+        if type(jid) is not _int:
+            return None
+        jid = _str(jid)
+    elif not jid.strip():
         return None
-    if type(rounds) is not int or type(k) is not int or not (1 <= rounds <= MAX_INT and 1 <= k <= MAX_INT):
+    rounds, k = d["rounds"], d["tasks_per_round"]
+    if type(rounds) is not _int or type(k) is not _int or not (1 <= rounds <= MAX_INT and 1 <= k <= MAX_INT):
         return None
     a, w = d.get("arrival", 0.0), d.get("weight", 1.0)
-    if not (_fast_number(a, False) and _fast_number(w, False)):
+    ta, tw = type(a), type(w)
+    if not ((ta is _float or ta is _int) and 0 <= a <= MAX_NUMBER
+            and (tw is _float or tw is _int) and 0 <= w <= MAX_NUMBER):
         return None
-    return HareJob(id=str(jid), arrival=float(a), weight=float(w), rounds=rounds, tasks_per_round=k,
-                   train_time=train, sync_time=sync)
+    train = _fast_table(d["train_time"], types, MIN_NONZERO)
+    if train is None:
+        return None
+    sync = _fast_table(d["sync_time"], types, 0.0)
+    if sync is None:
+        return None
+    job = _new_job(HareJob)  # a frozen dataclass, filled as its __init__ would, without per-field setattr
+    job.__dict__.update(id=jid, arrival=_float(a), weight=_float(w), rounds=rounds, tasks_per_round=k,
+                        train_time=train, sync_time=sync)
+    return job
 
 
-def read_job_fields(jr: Reader) -> dict[str, Any]:
+def key_count(data: dict) -> int:
+    """The keys of every object of a Hare instance's JSON that :func:`from_dict`
+    accepted, from its shape: the top level, each job, each job's two time
+    tables (one key per GPU type of the cluster) and ``expected``
+    (see :func:`dmlsched.io._check_keys_once`)."""
+    from ...io import count_keys
+
+    jobs = data["jobs"]
+    n = len(data) + sum(map(len, jobs)) + 2 * len(dict.fromkeys(data["gpus"])) * len(jobs)
+    return n + (count_keys(data["expected"]) if "expected" in data else 0)
+
+
+def read_job_fields(jr: Reader, gpu_types: tuple[str, ...] | None = None) -> dict[str, Any]:
     """The checked fields of a job object that HARE and HLAS jobs share
     (``id`` .. ``sync_time``, in :data:`_JOB_KEYS` order); the caller checks
-    the object's keys first."""
-    jid = jr["id"].value
-    if isinstance(jid, bool) or not isinstance(jid, (str, int)):
-        raise jr.error("must be a string or an integer", "id")
-    return dict(
-        id=str(jid),
+    the object's keys first.  With ``gpu_types`` (the cluster's), the time
+    tables must name exactly those types."""
+    out = dict(
+        id=jr["id"].as_id(),
         arrival=jr.number("arrival", 0.0, ge=0),
         weight=jr.number("weight", 1.0, ge=0),
         rounds=jr.integer("rounds", ge=1),
@@ -245,32 +293,92 @@ def read_job_fields(jr: Reader) -> dict[str, Any]:
         train_time=jr.number_map("train_time", gt=0),
         sync_time=jr.number_map("sync_time", ge=0),
     )
+    if gpu_types is not None:
+        check_type_keys(jr.path, out["train_time"], out["sync_time"], gpu_types, frozenset(gpu_types))
+    return out
 
 
-def _read_job(jr: Reader) -> HareJob:
+def _read_job(jr: Reader, gpu_types: tuple[str, ...]) -> HareJob:
     jr.check_keys(_JOB_KEYS)
-    return HareJob(**read_job_fields(jr))
+    return HareJob(**read_job_fields(jr, gpu_types))
+
+
+def _read_jobs(raw: list, gpu_types: tuple[str, ...], path: str) -> list[HareJob]:
+    """Every job of ``raw`` (the ``jobs`` array at ``path``) checked and built in
+    one pass, with the instance-wide checks (unique ids, the task budget).
+
+    A job object of float times over exactly the cluster's types takes the
+    inlined path below (every check of the :class:`~dmlsched.io.Reader`,
+    none of its bookkeeping; its time tables are kept, not copied: the
+    loader's data is its own); other plain ones :func:`_fast_job`; anything
+    else the Reader, which names the offending field.
+    """
+    types = frozenset(gpu_types)
+    jobs: list[HareJob] = []
+    append = jobs.append
+    seen: set[str] = set()
+    total = 0
+    _float, _int, _str, _dict, keyset, required = float, int, str, dict, _JOB_KEY_SET, _JOB_REQUIRED
+    for i, d in enumerate(raw):
+        job = None
+        if type(d) is _dict:
+            keys = d.keys()
+            if keys <= keyset and keys >= required:
+                jid, rounds, k = d["id"], d["rounds"], d["tasks_per_round"]
+                a, w = d.get("arrival", 0.0), d.get("weight", 1.0)
+                train, sync = d["train_time"], d["sync_time"]
+                ta, tw = type(a), type(w)
+                if (type(jid) is _str and jid.strip() and type(rounds) is _int and type(k) is _int
+                        and 1 <= rounds <= MAX_INT and 1 <= k <= MAX_INT
+                        and (ta is _float or ta is _int) and 0 <= a <= MAX_NUMBER
+                        and (tw is _float or tw is _int) and 0 <= w <= MAX_NUMBER
+                        and type(train) is _dict and type(sync) is _dict
+                        and train.keys() == types and sync.keys() == types):
+                    for v in train.values():
+                        if type(v) is not _float or not MIN_NONZERO <= v <= MAX_NUMBER:  # NaN fails too
+                            break
+                    else:
+                        for v in sync.values():
+                            if type(v) is not _float or not 0.0 <= v <= MAX_NUMBER:
+                                break
+                        else:
+                            job = _new_job(HareJob)  # a frozen dataclass, filled as its __init__ would
+                            object.__setattr__(job, "__dict__", {
+                                "id": jid, "arrival": _float(a), "weight": _float(w), "rounds": rounds,
+                                "tasks_per_round": k, "train_time": train, "sync_time": sync})
+            if job is None:
+                job = _fast_job(d, types)
+        if job is None:
+            job = _read_job(Reader(d, f"{path}[{i}]"), gpu_types)
+        if job.id in seen:
+            raise InstanceError(f"{path}[{i}].id", f"duplicate job id {job.id!r}")
+        seen.add(job.id)
+        total += job.rounds * job.tasks_per_round
+        if total > MAX_TASKS:
+            raise InstanceError(f"{path}[{i}].rounds",
+                                f"the instance exceeds {MAX_TASKS:.0e} tasks (rounds x tasks_per_round)")
+        append(job)
+    return jobs
 
 
 def from_dict(data: Any) -> HareInstance:
-    """Parse and validate a ``"problem": "hare"`` instance.
+    """Parse and validate a ``"problem": "hare"`` instance in one pass
+    (:func:`_read_jobs`); the built instance is not checked again.
 
-    Plain job objects take a fast path (:func:`_fast_job`, the same checks as
-    the :class:`~dmlsched.io.Reader` without its per-field bookkeeping); any
-    other goes through the Reader, which names the offending field.
+    The instance may keep objects of ``data`` (the jobs' time tables):
+    ``dmlsched.from_dict`` and the loader pass data of their own.
     """
     r = Reader(data)
     r.check_keys(("gpus", "jobs"), common=True)
     gpus = tuple(c.as_str() for c in r.items("gpus", min_len=1))
     jobs_r = r["jobs"]
-    raw = jobs_r.arr(min_len=1)
-    jobs = []
-    for i, d in enumerate(raw):
-        job = _fast_job(d)
-        jobs.append(job if job is not None else _read_job(Reader(d, f"{jobs_r.path}[{i}]")))
+    jobs = _read_jobs(jobs_r.arr(min_len=1), tuple(dict.fromkeys(gpus)), jobs_r.path)
     expected = r["expected"].obj() if r.has("expected") else {}
     name = r.string("name", "", nonempty=False)
-    return HareInstance(gpus=gpus, jobs=tuple(jobs), name=name, expected=dict(expected))
+    inst = HareInstance.__new__(HareInstance)
+    object.__setattr__(inst, "_checked", True)  # _read_jobs made every check of _validate
+    HareInstance.__init__(inst, gpus=gpus, jobs=tuple(jobs), name=name, expected=dict(expected))
+    return inst
 
 
 def to_dict(inst: HareInstance) -> dict:

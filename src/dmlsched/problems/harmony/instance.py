@@ -159,13 +159,11 @@ def from_dict(data: Any) -> HarmonyInstance:
     jobs = []
     for jr in r.items("jobs", min_len=1):
         jr.check_keys(("id", "t_cpu", "t_net", "iterations"))
-        jid = jr["id"].value
-        if isinstance(jid, bool) or not isinstance(jid, (str, int)):
-            raise jr.error("must be a string or an integer", "id")
+        jid = jr["id"].as_id()
         it = jr.get("iterations")
         jobs.append(
             HarmonyJob(
-                id=str(jid),
+                id=jid,
                 t_cpu=jr.number("t_cpu", gt=0),
                 t_net=jr.number("t_net", ge=0),
                 iterations=None if it is None or it.value is None else it.as_int(ge=1),

@@ -125,8 +125,9 @@ def _validate(inst: HlasInstance) -> None:
         raise InstanceError("gpus", "must list at least one GPU")
     if not inst.jobs:
         raise InstanceError("jobs", "must list at least one job")
-    from ..hare.instance import MAX_TASKS
+    from ..hare.instance import MAX_TASKS, check_type_keys
 
+    types = frozenset(inst.gpu_types)
     seen: set[str] = set()
     total = 0
     for n, j in enumerate(inst.jobs):
@@ -137,10 +138,9 @@ def _validate(inst: HlasInstance) -> None:
         if j.id in seen:
             raise InstanceError(f"{p}.id", f"duplicate job id {j.id!r}")
         seen.add(j.id)
-        for key, table in (("train_time", j.train_time), ("sync_time", j.sync_time)):
-            for g in inst.gpu_types:
-                if g not in table:
-                    raise InstanceError(f"{p}.{key}.{g}", "missing time for a GPU type of the cluster")
+        if not j.id:
+            raise InstanceError(f"{p}.id", "must be a non-empty string")
+        check_type_keys(p, j.train_time, j.sync_time, inst.gpu_types, types)
     q = inst.queues
     if not q:
         raise InstanceError("queues", "must list at least one queue")
@@ -184,7 +184,7 @@ def from_dict(data: Any) -> HlasInstance:
     for jr in r.items("jobs", min_len=1):
         jr.check_keys(("id", "arrival", "weight", "rounds", "tasks_per_round", "train_time",
                        "sync_time", "predicted_rounds"))
-        shared = read_job_fields(jr)
+        shared = read_job_fields(jr, tuple(dict.fromkeys(gpus)))
         pred = jr.get("predicted_rounds")
         jobs.append(
             HlasJob(**shared, predicted_rounds=None if pred is None or pred.value is None else pred.as_int(ge=0))

@@ -325,13 +325,7 @@ TOP_KEYS = ("gpus", "gpu_memory", "speedup", "preemption_overhead", "preemption_
 def _id(r: Reader, key: str, default: Any = None) -> str:
     if default is not None and not r.has(key):
         return default
-    c = r[key]
-    v = c.value
-    if isinstance(v, bool) or not isinstance(v, (str, int)):
-        raise c.error("must be a string or an integer")
-    if isinstance(v, str) and not v:
-        raise c.error("must be a non-empty string")
-    return str(v)
+    return r[key].as_id()
 
 
 def from_dict(data: Any) -> MoldableInstance:

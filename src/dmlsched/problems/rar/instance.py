@@ -240,12 +240,9 @@ def from_dict(data: Any) -> RarInstance:
     jobs = []
     for jr in r.items("jobs", min_len=1):
         jr.check_keys(JOB_KEYS)
-        jid = jr["id"].value
-        if isinstance(jid, bool) or not isinstance(jid, (str, int)):
-            raise jr.error("must be a string or an integer", "id")
         jobs.append(
             RarJob(
-                id=str(jid),
+                id=jr["id"].as_id(),
                 gpus=jr.integer("gpus", ge=1),
                 iterations=jr.integer("iterations", ge=1, le=MAX_ITERATIONS),
                 grad_size=jr.number("grad_size", ge=0),
