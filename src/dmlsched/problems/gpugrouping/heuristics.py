@@ -30,22 +30,26 @@ import numpy as np
 from ...kit import Option, Run, method
 from ...result import Result
 from .instance import GroupingInstance
-from .solution import Grouping, evaluate
+from .solution import Grouping, evaluate, group_speeds
 
 
 def deal(inst: GroupingInstance) -> list[int]:
-    """Step 1: LPT dealing on normalised speeds; returns ``group[m]``."""
+    """Step 1: LPT dealing on normalised speeds; returns ``group[m]``.
+
+    The group of smallest ``(load, count, index)`` is kept at the top of a
+    heap (``O(M log U)``; a scan of the groups per GPU took a second at
+    20,000 GPUs and 100 groups), the same choice as the scan's."""
+    import heapq
+
     s = inst.s
     w = (s / s.max(axis=1, keepdims=True)).sum(axis=0)
     order = sorted(range(inst.num_gpus), key=lambda m: (-w[m], m))
-    load = [0.0] * inst.groups
-    count = [0] * inst.groups
+    heap = [(0.0, 0, v) for v in range(inst.groups)]  # (load, count, group): a heap already
     group = [0] * inst.num_gpus
     for m in order:
-        u = min(range(inst.groups), key=lambda v: (load[v], count[v], v))
+        load, count, u = heap[0]
         group[m] = u
-        load[u] += float(w[m])
-        count[u] += 1
+        heapq.heapreplace(heap, (load + float(w[m]), count + 1, u))
     return group
 
 
@@ -65,9 +69,7 @@ def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
     U = inst.groups
     group = list(group)
     count = np.bincount(group, minlength=U)
-    z = np.zeros((inst.num_gpus, U))
-    z[np.arange(inst.num_gpus), group] = 1
-    p = s @ z  # N x U
+    p = group_speeds(inst, Grouping(tuple(group)))  # N x U (no GPUs x groups indicator matrix)
     best = _score(p)
     moves = 0
 
@@ -107,7 +109,9 @@ def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
                 if improved:
                     break
             # swaps of a with b in another group
-            for b in gpus[a_i + 1:]:
+            for i_b, b in enumerate(gpus[a_i + 1:]):
+                if deadline is not None and not i_b & 1023 and time.perf_counter() > deadline:
+                    return group, moves  # before touching p: group and p agree
                 gb = group[b]
                 if gb == ga:
                     continue
