@@ -86,6 +86,56 @@ class OptionError(DmlschedError, ValueError):
         super().__init__(f"option {option!r}: {message}")
 
 
+class DeadlineReached(BaseException):
+    """Raised in a simulation that runs past its deadline (the kit's watchdog,
+    :func:`_watchdog`); a ``BaseException`` so that no ``except Exception``
+    in the method swallows it."""
+
+
+#: an online policy (kind ``policy``: a simulation that keeps no incumbent) still running
+#: this long after its deadline -- this share of its limit, at least WATCHDOG_MIN_S -- is stopped
+WATCHDOG_SHARE = 0.05
+WATCHDOG_MIN_S = 0.2
+
+
+class _Alarm:
+    armed = False
+
+
+@contextlib.contextmanager
+def _watchdog(deadline: "Deadline") -> Iterator[None]:
+    """Stop the block with :class:`DeadlineReached` shortly after ``deadline``
+    (a ``SIGALRM`` timer).  Pure-Python simulations check no clock in their
+    event loops; this honours ``time_limit`` for them without a check per event.
+    Only in the main thread, only when no one else uses ``SIGALRM``, and
+    never nested (an inner method runs under the outer one's alarm)."""
+    import signal
+    import threading
+
+    if (deadline.at is None or _Alarm.armed or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None)
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
+        yield
+        return
+
+    def fire(signum: int, frame: Any) -> None:
+        if _Alarm.armed:
+            _Alarm.armed = False
+            raise DeadlineReached
+
+    grace = max(WATCHDOG_MIN_S, WATCHDOG_SHARE * (deadline.limit or 0.0))
+    old = signal.signal(signal.SIGALRM, fire)
+    _Alarm.armed = True
+    signal.setitimer(signal.ITIMER_REAL, max(deadline.at + grace - time.monotonic(), 0.001))
+    try:
+        yield
+    finally:
+        _Alarm.armed = False  # first: an alarm firing from here on does nothing
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 class ResourceLimit(NotApplicable):
     """The method cannot hold the instance in the time or memory it was given.
 
@@ -696,7 +746,15 @@ def method(
                 return Result(problem, name, Status.INFEASIBLE, details={**run.details, "infeasible": why},
                               sense=spec.sense)
             try:
-                res = body(instance, run)
+                if kind == "policy":  # a simulation: the watchdog keeps its deadline
+                    with _watchdog(deadline):
+                        res = body(instance, run)
+                else:
+                    res = body(instance, run)
+            except DeadlineReached:
+                run.cut("the simulation (stopped by the deadline)")
+                res = run.result(solution=run.best) if run.best is not None else Result(
+                    problem, name, Status.TIME_LIMIT, details=run.details, sense=spec.sense)
             except NotApplicable as e:
                 d = {"error": str(e), "not_applicable": True}
                 if isinstance(e, ResourceLimit):
