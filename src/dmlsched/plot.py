@@ -20,6 +20,7 @@ import argparse
 import math
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 
@@ -466,11 +467,29 @@ def plot_cdf(
 
 
 def savefig(ax: Any, path: str, dpi: int = 120) -> None:
-    """Save the figure of ``ax`` to ``path`` and close it."""
+    """Save the figure of ``ax`` to ``path`` (atomically: an interrupted or failed
+    save leaves an existing file as it was) and close it."""
     fig = ax.figure
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    _plt().close(fig)
+    try:
+        save_atomic(fig, path, dpi=dpi)
+    finally:
+        _plt().close(fig)
+
+
+def save_atomic(fig: Any, path: str | Path, **kw: Any) -> None:
+    """``fig.savefig`` to a temporary file beside ``path`` (same extension, so
+    the same format), then moved over ``path``."""
+    import os
+
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp{p.suffix}")
+    try:
+        fig.savefig(str(tmp), **kw)
+        os.replace(tmp, p)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 # ---------------------------------------------------------------------------

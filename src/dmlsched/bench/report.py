@@ -245,5 +245,7 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
         lines += [format_table(["file", "error"], [[str(r.get("label")), str(r.get("error"))[:300]] for r in load_errors],
                                markdown=True), ""]
     path = out / "report.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    from ..io import write_text_atomic
+
+    write_text_atomic(path, "\n".join(lines))
     return path

@@ -405,8 +405,12 @@ def plot_progress(results: list[HuntResult], path: str | Path, title: str | None
     ax.set_title(title or (f"{results[0].problem}/{results[0].method}" if results else "hunt"))
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    from ..plot import save_atomic
+
+    try:
+        save_atomic(fig, path, dpi=100)  # an interrupted hunt never leaves half an image
+    finally:
+        plt.close(fig)
     return str(path)
 
 
