@@ -17,9 +17,13 @@ option or solver, bad argument, an output path that cannot be written, model
 too large for the chosen solver's licence) with one line on standard error
 naming the field, argument or path; 3 the method refused the instance (status
 ``n/a``: outside its domain, or more than it can hold in the time or memory
-given), with its reason on standard error; 130 interrupted.  Output paths are
-checked before any work starts, and files are written atomically, so a bad
-input never changes or loses a file that was already there.
+given), with its reason on standard error; 128 + the signal (130 Ctrl-C, 143
+``SIGTERM``) when a stop request cut the command (said on standard error; no
+previous output replaced by the cut result).  Output paths are checked before
+any work starts (an input of the same command, a FIFO or a device is
+refused), and files are written atomically, so a bad input never changes or
+loses a file that was already there.  Standard output carries only what the
+command prints (:mod:`dmlsched.stdio`).
 """
 
 from __future__ import annotations
