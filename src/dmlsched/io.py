@@ -406,7 +406,16 @@ def _check_keys_once(text: str, data: Any, spec: Any) -> None:
         counter = getattr(spec, "key_count", None) or count_keys
         if counter(data) == tight:
             return
-    twice = json.loads(text, object_pairs_hook=_pairs_once)
+    _raise_if_twice(text)
+
+
+def _raise_if_twice(text: str) -> None:
+    """Parse ``text`` pair by pair; an :class:`InstanceError` naming the first
+    object (in document order) that gives a key twice, if one does."""
+    try:
+        twice = json.loads(text, object_pairs_hook=_pairs_once, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return  # not JSON: the caller's own error says so
     path = _find_twice(twice, "")
     if path is not None:
         where, key = path
@@ -452,8 +461,12 @@ def loads(text: str) -> Any:
             data = json.loads(text, parse_constant=_reject_constant)
         except (json.JSONDecodeError, ValueError, RecursionError) as e:
             raise InstanceError("", f"malformed JSON: {e}") from None
-        spec = _spec_of(data)
-        inst = _from_json_value(data, spec)
+        try:
+            spec = _spec_of(data)
+            inst = _from_json_value(data, spec)
+        except InstanceError:
+            _raise_if_twice(text)  # a key given twice explains the error better (JSON kept its last value)
+            raise
         _check_keys_once(text, data, spec)
     return inst
 
