@@ -48,6 +48,16 @@ def _json_load(path: Path) -> object:
         return json.load(f)
 
 
+def _json_load_gc_paused(path: Path) -> object:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return _json_load(path)
+    finally:
+        if was:
+            gc.enable()
+
+
 def _time(fn) -> tuple[float, float]:
     w0, c0 = time.perf_counter(), time.process_time()
     fn()
@@ -78,14 +88,17 @@ def main(argv: list[str] | None = None) -> None:
     size_mb = path.stat().st_size / 1e6
     dmlsched.load(path)  # pay the families' imports before timing
     load0 = os.getloadavg()[0]
-    rows: dict[str, list[tuple[float, float]]] = {"json.load": [], "dmlsched.load": []}
+    rows: dict[str, list[tuple[float, float]]] = {"json.load": [], "json.load, GC paused": [], "dmlsched.load": []}
     for r in range(args.rounds):
-        order = [("json.load", lambda: _json_load(path)), ("dmlsched.load", lambda: dmlsched.load(path))]
+        order = [("json.load", lambda: _json_load(path)), ("json.load, GC paused", lambda: _json_load_gc_paused(path)),
+                 ("dmlsched.load", lambda: dmlsched.load(path))]
         for name, fn in (order if r % 2 == 0 else order[::-1]):
             gc.collect()
             rows[name].append(_time(fn))
     load1 = os.getloadavg()[0]
-    peaks = {"json.load": _peak(lambda: _json_load(path)), "dmlsched.load": _peak(lambda: dmlsched.load(path))}
+    peaks = {"json.load": _peak(lambda: _json_load(path)),
+             "json.load, GC paused": _peak(lambda: _json_load_gc_paused(path)),
+             "dmlsched.load": _peak(lambda: dmlsched.load(path))}
     path.unlink()
     folder.rmdir()
 
@@ -109,12 +122,21 @@ def main(argv: list[str] | None = None) -> None:
         lines.append(f"| `{name}` | {stat(name, 0, min):.3f} s | {stat(name, 0, statistics.median):.3f} s | "
                      f"{stat(name, 1, min):.3f} s | {stat(name, 1, statistics.median):.3f} s | "
                      f"{peaks[name] / 2**20:.0f} MiB |")
-    ratio = [stat("dmlsched.load", k, f) / stat("json.load", k, f) for k in (0, 1) for f in (min, statistics.median)]
-    lines.append(f"| ratio | {ratio[0]:.2f}x | {ratio[1]:.2f}x | {ratio[2]:.2f}x | {ratio[3]:.2f}x | "
-                 f"{peaks['dmlsched.load'] / peaks['json.load']:.2f}x |")
+    for ref in ("json.load", "json.load, GC paused"):
+        ratio = [stat("dmlsched.load", k, f) / stat(ref, k, f) for k in (0, 1) for f in (min, statistics.median)]
+        lines.append(f"| ratio to `{ref}` | {ratio[0]:.2f}x | {ratio[1]:.2f}x | {ratio[2]:.2f}x | {ratio[3]:.2f}x | "
+                     f"{peaks['dmlsched.load'] / peaks[ref]:.2f}x |")
     lines += [
         "",
-        "Goal: at most 1.5x. `dmlsched.load` does, besides parsing: every type and range check of the family "
+        "Goal: at most 1.5x `json.load` (as a program calls it, the first ratio). The second ratio is to "
+        "`json.load` given the same favour `dmlsched.load` takes (no cyclic garbage collection while reading): "
+        "the cost of the checks and of building the instance on top of parsing. What is left is the reader's "
+        "pass over the jobs (about 2 microseconds per job: a frozen dataclass and about fifteen type and range "
+        "checks each, the floor of a Python loop) and the key count (about 0.045 s). Below that takes a compiled "
+        "decoder that validates while it parses (msgspec, whose typed structs check types and ranges in C; a "
+        "wheel of about 0.2 MB, no dependencies), which would also replace the job dataclass: not done here.",
+        "",
+        "`dmlsched.load` does, besides parsing: every type and range check of the family "
         "reader in one pass over the jobs (no generic pre-walk), the GPU types of each time table against the "
         "cluster, unique non-empty job ids, and the proof that no JSON object gives a key twice (a count of "
         '`":` in the text against the keys the reader read; a second, pair-by-pair parse only when the text '

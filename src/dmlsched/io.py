@@ -394,18 +394,23 @@ def _check_keys_once(text: str, data: Any, spec: Any) -> None:
     object of ``text`` gives a key twice (``json.loads`` keeps the last value
     silently).
 
-    Fast proof of the common case: every key of the text is a string followed
-    by ``":`` -- when no colon follows white space after a quote -- so the
-    text has at least as many ``":`` as its objects have keys, and exactly as
-    many (the family's count of the keys it read, or :func:`count_keys`) only
-    if no key is given twice.  Anything else (a ``\\":`` inside a string, a
-    key spaced from its colon) is decided by parsing again, pair by pair.
+    Fast proof of the common case, from the family's count of the keys it
+    read (or :func:`count_keys`): outside strings, a JSON text has one colon
+    per key given, so it has at least as many colons as its objects have
+    keys, and exactly as many only if no key is given twice and no string
+    holds a colon.  With colons in strings, the same holds of ``":`` (a key's
+    closing quote and its colon) when no key is spaced from its colon: only
+    a ``\\":`` inside a string adds one.  Anything else is decided by parsing
+    again, pair by pair.
     """
+    counter = getattr(spec, "key_count", None) or count_keys
+    keys = counter(data)
+    colons = text.count(":")
+    if colons == keys:
+        return
     tight = text.count('":')
-    if tight == text.count(":") or not _LOOSE_KEY.search(text):
-        counter = getattr(spec, "key_count", None) or count_keys
-        if counter(data) == tight:
-            return
+    if keys == tight and (tight == colons or not _LOOSE_KEY.search(text)):
+        return
     _raise_if_twice(text)
 
 

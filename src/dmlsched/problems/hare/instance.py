@@ -346,14 +346,13 @@ def _read_jobs(raw: list, gpu_types: tuple[str, ...], path: str) -> list[HareJob
                             object.__setattr__(job, "__dict__", {
                                 "id": jid, "arrival": _float(a), "weight": _float(w), "rounds": rounds,
                                 "tasks_per_round": k, "train_time": train, "sync_time": sync})
-            if job is None:
-                job = _fast_job(d, types)
-        if job is None:
-            job = _read_job(Reader(d, f"{path}[{i}]"), gpu_types)
-        if job.id in seen:
-            raise InstanceError(f"{path}[{i}].id", f"duplicate job id {job.id!r}")
-        seen.add(job.id)
-        total += job.rounds * job.tasks_per_round
+        if job is None:  # the slower paths (their checks are the same, their messages precise)
+            job = _fast_job(d, types) or _read_job(Reader(d, f"{path}[{i}]"), gpu_types)
+            jid, rounds, k = job.id, job.rounds, job.tasks_per_round
+        if jid in seen:
+            raise InstanceError(f"{path}[{i}].id", f"duplicate job id {jid!r}")
+        seen.add(jid)
+        total += rounds * k
         if total > MAX_TASKS:
             raise InstanceError(f"{path}[{i}].rounds",
                                 f"the instance exceeds {MAX_TASKS:.0e} tasks (rounds x tasks_per_round)")
