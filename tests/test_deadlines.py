@@ -8,12 +8,15 @@ endless loop), so the outcome does not depend on the machine's speed."""
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 
 import pytest
 
 import dmlsched
 from dmlsched.kit import Deadline, DeadlineReached, Run, _watchdog, method
 from dmlsched.registry import _METHODS, _ensure_loaded
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -34,7 +37,7 @@ def endless_policy():
 
 
 def test_a_policy_past_its_deadline_is_stopped(endless_policy):
-    inst = dmlsched.load("instances/hare/tiny.json")
+    inst = dmlsched.load(ROOT / "instances/hare/tiny.json")
     res = dmlsched.solve(inst, "endless-policy", time_limit=0.05)
     assert endless_policy == [1]
     assert res.status.value == "time_limit" and res.solution is None
@@ -45,7 +48,7 @@ def test_a_policy_past_its_deadline_is_stopped(endless_policy):
 
 
 def test_a_policy_without_a_limit_is_not_watched():
-    inst = dmlsched.load("instances/hlas/fig12.json")
+    inst = dmlsched.load(ROOT / "instances/hlas/fig12.json")
     assert dmlsched.solve(inst, "fifo").status.value == "feasible"
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
 

@@ -151,3 +151,27 @@ def test_the_command_restores_the_signal_handlers(tmp_path, capsys):
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
     assert json.loads(capsys.readouterr().out)["status"] == "optimal"
     assert os.get_blocking(1) or True  # descriptor 1 is back (the print above reached the capture)
+
+
+def test_a_stop_asked_before_the_search_began_is_asked_again():
+    """CP-SAT forgets a stop_search made before its search starts: the request is repeated
+    until the solver call ends (the race that kept a signalled solve running)."""
+    import time
+
+    state = {"running": False, "stopped": False, "calls": 0}
+
+    def stop() -> None:
+        state["calls"] += 1
+        if state["running"]:  # a stop before the start is forgotten, as CP-SAT's is
+            state["stopped"] = True
+
+    with interrupt.solver_call(stop) as watched:
+        assert watched
+        interrupt.request(signal.SIGINT)
+        assert state["calls"] == 1 and not state["stopped"]
+        state["running"] = True  # the search begins after the request
+        for _ in range(100_000):  # wait for the repeated stop (an event, not a duration)
+            if state["stopped"]:
+                break
+            time.sleep(0.001)
+    assert state["stopped"]

@@ -148,6 +148,8 @@ def solve_cpsat(
     with interrupt.solver_call(solver.stop_search) as watched:
         if watched:  # a stop request stops the search through stop_search, and is counted
             p.catch_sigint_signal = False
+        if interrupt.since(gen):  # asked to stop already: no search
+            p.max_time_in_seconds = 0.0
         code = solver.Solve(model, cb_obj) if cb_obj is not None else solver.Solve(model)
     runtime = time.perf_counter() - t0
     name = solver.StatusName(code)

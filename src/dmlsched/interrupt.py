@@ -20,7 +20,9 @@ that stops the search without telling anyone.  Around a solver call,
 * watches the signal through :func:`signal.set_wakeup_fd`, which the
   interpreter writes to as soon as the signal arrives, even while the main
   thread is inside C: a watcher thread then calls the solver's own stop
-  function (CP-SAT's ``stop_search``, HiGHS's ``cancelSolve``).
+  function (CP-SAT's ``stop_search``, HiGHS's ``cancelSolve``), and calls
+  it again every :data:`RESTOP_S` until the solver returns (a stop that
+  came just before the search began would be forgotten).
 
 Outside solver calls a Ctrl-C is the usual ``KeyboardInterrupt``, which the
 kit turns into a request as well.
@@ -40,8 +42,45 @@ log = logging.getLogger("dmlsched")
 _lock = threading.RLock()
 _generation = 0
 _last_signal = 0
-_stoppers: list[Callable[[], None]] = []
+_stoppers: list["_Stopper"] = []
 _watcher: tuple[socket.socket, socket.socket] | None = None
+
+#: seconds between repeated stop calls to a solver call still running after a request
+RESTOP_S = 0.05
+
+
+class _Stopper:
+    """The stop function of one running solver call.  A request calls it at
+    once and then again every :data:`RESTOP_S` until the call ends: a solver
+    asked to stop just before its search began (CP-SAT forgets such a call)
+    is asked again once it runs."""
+
+    def __init__(self, stop: Callable[[], None]) -> None:
+        self.stop = stop
+        self.active = True
+        self.repeating = False
+
+    def fire(self) -> None:
+        self._call()
+        with _lock:
+            if self.repeating or not self.active:
+                return
+            self.repeating = True
+        threading.Thread(target=self._repeat, name="dmlsched-restop", daemon=True).start()
+
+    def _repeat(self) -> None:
+        import time
+
+        while self.active:
+            time.sleep(RESTOP_S)
+            if self.active:
+                self._call()
+
+    def _call(self) -> None:
+        try:
+            self.stop()
+        except Exception:  # noqa: BLE001 - a solver that cannot be stopped runs to its limit
+            log.debug("stop function %r failed", self.stop, exc_info=True)
 
 #: signals that ask a command to stop
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -84,11 +123,8 @@ def request(signum: int = signal.SIGINT) -> None:
         _generation += 1
         _last_signal = int(signum)
         stops = list(_stoppers)
-    for stop in stops:
-        try:
-            stop()
-        except Exception:  # noqa: BLE001 - a solver that cannot be stopped runs to its limit
-            log.debug("stop function %r failed", stop, exc_info=True)
+    for stopper in stops:
+        stopper.fire()
 
 
 def _note(signum: int, frame: object) -> None:
@@ -149,16 +185,18 @@ def solver_call(stop: Callable[[], None] | None) -> Iterator[bool]:
             old_fd = None
     except (ValueError, OSError):
         old_fd = None
-    if stop is not None:
+    stopper = _Stopper(stop) if stop is not None else None
+    if stopper is not None:
         with _lock:
-            _stoppers.append(stop)
+            _stoppers.append(stopper)
     try:
         yield True
     finally:
-        if stop is not None:
+        if stopper is not None:
             with _lock:
+                stopper.active = False
                 with contextlib.suppress(ValueError):
-                    _stoppers.remove(stop)
+                    _stoppers.remove(stopper)
         if old_fd is not None:
             signal.set_wakeup_fd(old_fd)
         for sig, h in saved.items():
