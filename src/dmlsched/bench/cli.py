@@ -113,7 +113,8 @@ def cli_bench(args: argparse.Namespace) -> int:
 
     Exit code 0 when every run produced a result (including ``n/a``
     refusals, runs at the time limit and violated claims), 1 when a run ended
-    in ``error`` (a real failure), 2 on bad input, 130 on Ctrl-C.
+    in ``error`` (a real failure), 2 on bad input, 128 + the signal on Ctrl-C
+    (130) or SIGTERM (143).
     """
     from ..solvers import check_solver_name
     from .runner import parse_retry, run_sweep
