@@ -1,7 +1,9 @@
 """The ``dmlsched`` command.
 
 Subcommands: ``solve``, ``check``, ``methods``, ``gantt``, ``bench``, ``report``,
-``reproduce``, ``hunt``; ``dmlsched --version`` prints the version.
+``reproduce``, ``hunt``, ``generate``, ``convert-trace`` (the last two in
+:mod:`dmlsched.tools`); ``dmlsched --version`` prints the version.  An
+instance file given as ``-`` is read from standard input.
 
 Flags mean the same thing on every subcommand: ``-m/--method``, ``-o/--option
 KEY=VALUE`` (a method option, repeatable), ``--out`` (a file or folder to write;
@@ -126,7 +128,7 @@ def _plugin(p: argparse.ArgumentParser) -> None:
                        help="import a module or .py file registering methods/families first (repeatable)")
 
 
-def _method_args(p: argparse.ArgumentParser, *, file_help: str = "instance file (JSON)") -> None:
+def _method_args(p: argparse.ArgumentParser, *, file_help: str = "instance file (JSON); '-': standard input") -> None:
     p.add_argument("file", help=file_help)
     p.add_argument("--method", "-m", required=True, help="method name (see `dmlsched methods PROBLEM`)")
     p.add_argument("--solver", default="highs", choices=["highs", "gurobi"], help="MIP solver (default highs)")
@@ -149,6 +151,9 @@ def gantt_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="image to write (.png, .pdf, .svg; no short form: -o is --option)")
     p.add_argument("--title", default=None, help="chart title (default: instance, method, status, objective)")
+    p.add_argument("--results", default=None, metavar="RESULTS",
+                   help="draw the schedule METHOD recorded on FILE's instance in this results file "
+                        "(dmlsched bench --keep-solutions) instead of solving again")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -203,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("hunt", help="search for instances where a method is far from optimal or breaks its bound")
     hunt_cli.add_hunt_arguments(p)
     _plugin(p)
+    _verbosity(p)
+    from . import tools
+
+    p = sub.add_parser("generate", help="write an instance of a paper's seeded generator (no arguments: list them)")
+    tools.add_generate_arguments(p)
+    _verbosity(p)
+    p = sub.add_parser("convert-trace", help="convert a real trace (swf, openb) to a moldable instance file")
+    tools.add_convert_arguments(p)
     _verbosity(p)
     return parser
 
@@ -347,7 +360,15 @@ def _load(path: str, what: str) -> Any:
 
     _ensure_loaded()  # importing the families is not part of reading the file
     t0 = time.perf_counter()
-    inst = io.load(path)
+    if path == "-":
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise InstanceError("", f"cannot read standard input: {e}") from None
+        inst = io.loads(text)
+        path = "standard input"
+    else:
+        inst = io.load(path)
     log.info("%s/%s: load %.3f s (%s)", problem_of(inst).name, what, time.perf_counter() - t0, path)
     return inst
 
@@ -496,9 +517,26 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     return hunt_cli.cli_hunt(args)
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from . import tools
+
+    if args.out not in (None, "-"):
+        check_output_path(args.out, "--out")
+    return tools.cli_generate(args)
+
+
+def cmd_convert_trace(args: argparse.Namespace) -> int:
+    from . import tools
+
+    if args.out != "-":
+        check_output_path(args.out, "--out")
+    return tools.cli_convert_trace(args)
+
+
 HANDLERS = {
     "solve": cmd_solve, "check": cmd_check, "methods": cmd_methods, "gantt": cmd_gantt,
     "bench": cmd_bench, "report": cmd_report, "reproduce": cmd_reproduce, "hunt": cmd_hunt,
+    "generate": cmd_generate, "convert-trace": cmd_convert_trace,
 }
 
 

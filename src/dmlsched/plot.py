@@ -121,6 +121,8 @@ def gantt_chart(instance: Any, solution: Any) -> GanttChart:
     from .registry import problem_of
 
     spec = problem_of(instance)
+    if isinstance(solution, _JsonTasks):
+        return GanttChart(list(solution.tasks), row_labels=_gpu_labels(instance), aggregate=_gpu_types(instance))
     if spec.name in _CONVERTERS:
         return _CONVERTERS[spec.name](instance, solution)
     if spec.name in NOT_SCHEDULES:
@@ -909,6 +911,35 @@ def supported_formats() -> set[str]:
     return set(Figure().canvas.get_supported_filetypes())
 
 
+def _recorded_result(inst: Any, args: argparse.Namespace) -> Any:
+    """The :class:`~dmlsched.result.Result` of the run ``--method`` kept in
+    ``--results`` (``dmlsched bench --keep-solutions``), its solution rebuilt
+    and validated by the family's validator."""
+    from .registry import problem_of
+    from .result import Result, Status
+    from .tools import ToolError, recorded_run, solution_from_json
+
+    rec = recorded_run(args.results, inst, args.method, args.seed if args.seed else None)
+    spec = problem_of(inst)
+    sol = solution_from_json(inst, rec["solution"])
+    if sol is None:  # no from_json: draw the JSON's task bars as they are
+        tasks = rec["solution"].get("tasks") if isinstance(rec["solution"], dict) else None
+        if not isinstance(tasks, list):
+            raise ToolError(f"--results: cannot rebuild a {spec.name} solution from its JSON")
+        sol = _JsonTasks(tasks)
+    else:
+        spec.validate(inst, sol)
+    return Result(spec.name, rec["method"], Status(rec["status"]), objective=rec.get("objective"),
+                  bound=rec.get("bound"), solution=sol, sense=spec.sense, runtime_s=rec.get("runtime_s") or 0.0)
+
+
+@dataclass
+class _JsonTasks:
+    """A recorded solution drawn from its JSON task list (a family without ``from_json``)."""
+
+    tasks: list
+
+
 def cli_gantt(args: argparse.Namespace) -> int:
     """Solve ``FILE`` with ``--method`` (any registered method, plugins
     included, with its ``-o`` options) and draw the schedule.
@@ -934,9 +965,12 @@ def cli_gantt(args: argparse.Namespace) -> int:
     spec = problem_of(inst)
     if spec.name in NOT_SCHEDULES:
         raise UsageError(f"{args.file}: no Gantt chart for problem {spec.name!r}: {NOT_SCHEDULES[spec.name]}")
-    with solver_log_to_stderr(args.display):
-        res = solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
-                    **method_options(args))
+    if getattr(args, "results", None):
+        res = _recorded_result(inst, args)
+    else:
+        with solver_log_to_stderr(args.display):
+            res = solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
+                        **method_options(args))
     if res.solution is None:
         msg = res.details.get("error")
         print(f"dmlsched gantt: error: {res.problem}/{args.method} returned no schedule (status "

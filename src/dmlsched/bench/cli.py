@@ -49,6 +49,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                         help="serve the local Dask cluster's dashboard (default address :8787); off unless given")
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                         help="import MODULE (or a .py file) registering extra families/methods (repeatable)")
+    parser.add_argument("--keep-solutions", action="store_true",
+                        help="keep each run's solution (its JSON) in its record, so that dmlsched gantt "
+                             "--results draws it (a suite's keep_solutions = true does the same)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress display on stderr (a bar on a terminal, else a line every 15 s)")
     parser.add_argument("--max-rows", type=int, default=1000, help="rows of the per-run summary table (default 1000)")
@@ -79,6 +82,8 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
         suite.solver = args.solver
     if getattr(args, "seed", None) is not None:
         suite.seed = args.seed
+    if getattr(args, "keep_solutions", False):
+        suite.keep_solutions = True
     if getattr(args, "repetitions", None) is not None:
         if args.repetitions < 1:
             raise SuiteError("--repetitions: must be >= 1")
