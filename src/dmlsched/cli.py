@@ -1,8 +1,8 @@
 """The ``dmlsched`` command.
 
 Subcommands: ``solve``, ``check``, ``methods``, ``gantt``, ``bench``, ``report``,
-``reproduce``, ``hunt``, ``generate``, ``convert-trace`` (the last two in
-:mod:`dmlsched.tools`); ``dmlsched --version`` prints the version.  An
+``reproduce``, ``hunt``, ``generate``, ``convert-trace``, ``schema`` (the
+last three in :mod:`dmlsched.tools`); ``dmlsched --version`` prints the version.  An
 instance file given as ``-`` is read from standard input.
 
 Flags mean the same thing on every subcommand: ``-m/--method``, ``-o/--option
@@ -217,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("convert-trace", help="convert a real trace (swf, openb) to a moldable instance file")
     tools.add_convert_arguments(p)
     _verbosity(p)
+    p = sub.add_parser("schema", help="print the JSON Schema of a family's instance files")
+    tools.add_schema_arguments(p)
     return parser
 
 
@@ -536,8 +538,14 @@ def cmd_convert_trace(args: argparse.Namespace) -> int:
 HANDLERS = {
     "solve": cmd_solve, "check": cmd_check, "methods": cmd_methods, "gantt": cmd_gantt,
     "bench": cmd_bench, "report": cmd_report, "reproduce": cmd_reproduce, "hunt": cmd_hunt,
-    "generate": cmd_generate, "convert-trace": cmd_convert_trace,
+    "generate": cmd_generate, "convert-trace": cmd_convert_trace, "schema": lambda a: _tools().cli_schema(a),
 }
+
+
+def _tools() -> Any:
+    from . import tools
+
+    return tools
 
 
 def configure_logging(verbose: int) -> None:

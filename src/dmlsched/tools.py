@@ -241,6 +241,24 @@ def add_convert_arguments(p: argparse.ArgumentParser) -> None:
                    help="instance file to write (atomically); '-': standard output")
 
 
+def add_schema_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched schema``."""
+    p.add_argument("family", nargs="?", help="the family (none: list the families)")
+
+
+def cli_schema(args: argparse.Namespace) -> int:
+    """``dmlsched schema FAMILY``: the JSON Schema of the family's instance files."""
+    from .formats import FAMILIES, schema
+
+    if args.family is None:
+        print("families (dmlsched schema FAMILY prints its JSON Schema): " + ", ".join(FAMILIES))
+        return 0
+    if args.family not in FAMILIES:
+        raise ToolError(f"schema: unknown family {args.family!r} (choose from {', '.join(FAMILIES)})")
+    print(json.dumps(schema(args.family), indent=2))
+    return 0
+
+
 def cli_generate(args: argparse.Namespace) -> int:
     """``dmlsched generate``: list families/setups, or write one instance."""
     if args.family is None or args.setup is None:
