@@ -793,14 +793,15 @@ def _panel_grid(n: int, width: float = 4.2, height: float = 3.3) -> tuple[Any, l
     return fig, flat[:n]
 
 
-def _figure_legend(fig: Any, axes: Sequence[Any]) -> None:
-    """One legend for the figure, below its panels: every labelled artist once."""
+def figure_legend(fig: Any, axes: Sequence[Any], *, ncol: int = 6) -> None:
+    """One legend for the figure, below its panels: every labelled artist once,
+    in rows of ``ncol`` entries; the panels are laid out above it."""
     seen: dict[str, Any] = {}
     for ax in axes:
         for h, lbl in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(lbl, h)
     if seen:
-        ncol = min(len(seen), 6)
+        ncol = min(len(seen), ncol)
         fig.legend(list(seen.values()), list(seen), loc="lower center", ncol=ncol, fontsize=7, frameon=False)
         rows = -(-len(seen) // ncol)
         height = fig.get_size_inches()[1]
@@ -827,7 +828,7 @@ def plot_cdf_panels(
         ax.title.set_fontsize(9)
     if title:
         fig.suptitle(title, fontsize=10)
-    _figure_legend(fig, axes)
+    figure_legend(fig, axes)
     return fig
 
 
@@ -868,7 +869,7 @@ def plot_performance_profiles(
         ax.set_title(label, fontsize=9)
     if title:
         fig.suptitle(title, fontsize=10)
-    _figure_legend(fig, axes)
+    figure_legend(fig, axes)
     return fig
 
 
