@@ -375,6 +375,17 @@ def _load(path: str, what: str) -> Any:
     return inst
 
 
+def _progress(args: argparse.Namespace, inst: Any, total_s: float | None) -> Any:
+    """The progress line of a command that runs a method (:mod:`dmlsched.progress`):
+    on a terminal only, not with ``-v`` or ``--display``."""
+    from . import progress
+    from .registry import problem_of
+
+    verbose = int(getattr(args, "verbose", 0) or 0) + int(getattr(args, "verbose_sub", 0) or 0)
+    on = progress.wanted(verbose=verbose, display=bool(getattr(args, "display", False)))
+    return progress.running(f"{problem_of(inst).name}/{args.method}", total_s, enabled=on)
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
@@ -390,7 +401,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_output_path(args.out, "--out")
     inst = _load(args.file, args.method)
-    with solver_log_to_stderr(args.display):
+    with solver_log_to_stderr(args.display), _progress(args, inst, args.time_limit):
         res = api.solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
                         **method_options(args))
     spec = problem_of(inst)
@@ -429,7 +440,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from . import api
 
     inst = _load(args.file, args.method)
-    with solver_log_to_stderr(args.display):
+    total = None if args.time_limit is None else 2 * args.time_limit  # the method, then the reference
+    with solver_log_to_stderr(args.display), _progress(args, inst, total):
         rep = api.check(
             inst, args.method, reference=args.reference, solver=args.solver,
             time_limit=args.time_limit, seed=args.seed, **method_options(args),
@@ -446,7 +458,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from .kit import COMMON_OPTIONS
+    from .kit import COMMON_OPTIONS, default_time_limit
     from .registry import get_problem, methods
 
     if args.problem:
@@ -456,6 +468,7 @@ def cmd_methods(args: argparse.Namespace) -> int:
         print(json.dumps([
             {"problem": m.problem, "method": m.name, "kind": m.kind, "description": m.description,
              "bound": m.bound_name, "options": [o.to_json() for o in m.options],
+             "default_time_limit": default_time_limit(m.kind, m.uses_solver) if m.uses_kit else None,
              "common_options": [o.to_json() for o in COMMON_OPTIONS]}
             for m in ms
         ], default=str))
@@ -464,6 +477,9 @@ def cmd_methods(args: argparse.Namespace) -> int:
     for m in ms:
         key = f"{m.problem}/{m.name}"
         extra = f"  [bound: {m.bound_name}]" if m.bound_name else ""
+        dtl = default_time_limit(m.kind, m.uses_solver) if m.uses_kit else None
+        if dtl is not None:
+            extra += f"  [default time limit {dtl:g} s: calls a solver]"
         print(f"{key:<{width}}  {m.kind:<9}  {m.description}{extra}")
         if args.problem:
             for o in m.options:

@@ -951,7 +951,7 @@ def cli_gantt(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import solve
-    from .cli import UsageError, _load, check_output_path, method_options, solver_log_to_stderr
+    from .cli import UsageError, _load, _progress, check_output_path, method_options, solver_log_to_stderr
     from .registry import problem_of
 
     check_output_path(args.out, "--out")
@@ -969,7 +969,7 @@ def cli_gantt(args: argparse.Namespace) -> int:
     if getattr(args, "results", None):
         res = _recorded_result(inst, args)
     else:
-        with solver_log_to_stderr(args.display):
+        with solver_log_to_stderr(args.display), _progress(args, inst, args.time_limit):
             res = solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
                         **method_options(args))
     if res.solution is None:

@@ -402,7 +402,17 @@ def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claim", default=None, metavar="KEY,...", help="only these claims (by key)")
     parser.add_argument("--retry", default=None, metavar="WHAT",
                         help="re-run recorded runs that ended so (errors, killed, not-reproducible)")
-    parser.add_argument("--progress", action="store_true", help="show each sweep's progress on stderr")
+    parser.add_argument("--progress", action="store_true",
+                        help="show each sweep's progress on stderr also when it is not a terminal (on a "
+                             "terminal it is shown unless --no-progress)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def _tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def cli_reproduce(args: argparse.Namespace) -> int:
@@ -427,7 +437,7 @@ def cli_reproduce(args: argparse.Namespace) -> int:
         p, runs = generate(args.out, scale="quick" if args.quick else "full", workers=args.workers,
                            dask=args.dask, dashboard=args.dashboard, results=args.results,
                            families=split(args.family), claim_keys=split(args.claim), retry=retry,
-                           progress=args.progress)
+                           progress=(args.progress or _tty()) and not getattr(args, "no_progress", False))
     except KeyboardInterrupt:
         print("\nreproduce: interrupted; with --results FILE a rerun resumes", file=sys.stderr)
         return 130
