@@ -522,6 +522,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         check_output_path(args.out, "--out")
     if getattr(args, "results", None) is not None:
         check_output_path(args.results, "--results")
+    if getattr(args, "archive", None) is not None:
+        check_output_path(args.archive, "--archive")
     return bench.cli_reproduce(args)
 
 

@@ -138,3 +138,37 @@ def test_cli_quick_run_of_selected_claims(toy_plugin, tmp_path: Path, monkeypatc
     assert "`hlas`: its claims module failed to import (SyntaxError: bad)" in text
     assert "dmlsched reproduce --quick --claim toy-other" in text and res.exists()
     assert "reproduction report:" in capsys.readouterr().out
+
+
+def test_report_records_the_commit_and_ships_its_runs(toy_plugin, tmp_path: Path):
+    """REPRODUCTION.md names the commit; its run records go to an xz archive
+    from which the same report is rendered again without running anything."""
+    import lzma
+    import subprocess
+
+    from dmlsched.bench.reproduce import commit_line, write_archive
+    from dmlsched.bench.suite import import_plugins
+
+    import_plugins([toy_plugin])
+    out = tmp_path / "R.md"
+    arch = tmp_path / "R-runs.jsonl.xz"
+    p, runs = generate(str(out), scale="quick", workers=0, results=str(tmp_path / "r.jsonl"),
+                       claims=[_toy_claim(toy_plugin)], archive=str(arch))
+    text = p.read_text()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                          text=True).stdout.strip()
+    if head:
+        assert f"- commit: `{head}`" in text
+    assert commit_line(tmp_path).startswith("unknown")  # not a checkout
+    lines = lzma.decompress(arch.read_bytes()).decode().splitlines()
+    assert len(lines) == len({r["key"] for r in runs[0].records}) and f"`{arch}`" in text
+    assert arch.stat().st_mode & 0o044 == 0o044
+    # re-rendered from the archive: nothing runs, the verdict is the same, the archive is unchanged
+    before = arch.read_bytes()
+    p2, again = generate(str(tmp_path / "R2.md"), scale="quick", workers=0, results=str(arch),
+                         claims=[_toy_claim(toy_plugin)], archive=False)
+    assert again[0].ran == 0 and again[0].judgement.verdict == runs[0].judgement.verdict
+    assert arch.read_bytes() == before and f"--results {arch}" in p2.read_text()
+    # too large: not written, and the report says what re-running costs
+    assert write_archive(runs[0].records, tmp_path / "big.xz", max_bytes=10) is None
+    assert not (tmp_path / "big.xz").exists()

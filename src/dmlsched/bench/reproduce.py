@@ -25,6 +25,17 @@ Run::
 
 ``--quick`` writes ``REPRODUCTION-quick.md`` unless ``--out`` says otherwise, so
 a smoke test never overwrites the recorded report.
+
+The report records the commit it was produced from (``git rev-parse HEAD``,
+marked when the work tree had changes) and, at full scale, ships the run
+records behind it: the newest record of every run, as compact JSON lines
+compressed with xz, next to the report (``REPRODUCTION-runs.jsonl.xz``;
+``--archive FILE`` elsewhere, ``--no-archive`` none).  ``--results`` accepts
+such an archive: ``dmlsched reproduce --results
+benchmarks/REPRODUCTION-runs.jsonl.xz`` re-renders the report from it in
+seconds, without running anything (the archive is not changed; new runs go
+to a temporary file).  An archive over :data:`MAX_ARCHIVE_BYTES` is not
+written; the report then says so and gives the command and its cost.
 """
 
 from __future__ import annotations
@@ -46,6 +57,79 @@ from ..claims import VERDICTS, Claim, Judgement
 #: where ``dmlsched reproduce`` writes by default
 DEFAULT_OUT = "benchmarks/REPRODUCTION.md"
 DEFAULT_QUICK_OUT = "REPRODUCTION-quick.md"
+
+#: largest run-record archive written next to the report (the repository's file size limit)
+MAX_ARCHIVE_BYTES = 2 * 2**20
+
+#: suffixes of compressed results files ``--results`` reads (read-only)
+ARCHIVE_SUFFIXES = (".xz", ".gz")
+
+
+def archive_path(out: str | os.PathLike) -> Path:
+    """The default archive of a report: ``REPRODUCTION.md`` -> ``REPRODUCTION-runs.jsonl.xz``."""
+    p = Path(out)
+    return p.with_name(f"{p.stem}-runs.jsonl.xz")
+
+
+def commit_line(where: str | os.PathLike | None = None) -> str:
+    """The git commit of the checkout holding this package (``+ uncommitted
+    changes`` when its work tree differs), or why it is unknown."""
+    import subprocess
+
+    cwd = Path(where) if where is not None else Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                              timeout=20, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                               capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (not a git checkout)"
+    return f"`{head}`" + (" + uncommitted changes" if dirty else "")
+
+
+def write_archive(records: list[dict], path: str | os.PathLike,
+                  max_bytes: int = MAX_ARCHIVE_BYTES) -> tuple[int, int] | None:
+    """Write ``records`` (the newest line per key) as compact JSON lines
+    compressed with xz, atomically; returns ``(runs, bytes)``, or ``None``
+    (nothing written) when the archive would exceed ``max_bytes``."""
+    import lzma
+
+    from .store import dumps_record
+
+    newest: dict[str, dict] = {}
+    for r in records:
+        newest[str(r.get("key"))] = r
+    data = "".join(dumps_record(r) + "\n" for r in newest.values()).encode("utf-8")
+    blob = lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
+    if len(blob) > max_bytes:
+        return None
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.chmod(tmp, 0o644)  # a file to ship, readable like the report
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(newest), len(blob)
+
+
+def unpack_archive(path: str | os.PathLike, folder: str | os.PathLike) -> str:
+    """Decompress a results archive (``.xz``, ``.gz``) into ``folder``; returns
+    the JSON-lines file to resume from (the archive itself is not changed)."""
+    import gzip
+    import lzma
+
+    p = Path(path)
+    opener = lzma.open if p.suffix == ".xz" else gzip.open
+    out = Path(folder) / "reproduction.jsonl"
+    with opener(p, "rb") as src, out.open("wb") as dst:
+        while chunk := src.read(1 << 20):
+            dst.write(chunk)
+    return str(out)
 
 
 @dataclass
@@ -194,8 +278,10 @@ def _runs_line(cr: ClaimRun) -> str:
 
 
 def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], command: str, total_s: float,
-           engine: str, results: str | None, partial: bool = False, broken: dict[str, str] | None = None) -> str:
-    """The Markdown of REPRODUCTION.md."""
+           engine: str, results: str | None, partial: bool = False, broken: dict[str, str] | None = None,
+           commit: str | None = None, archive: str | None = None) -> str:
+    """The Markdown of REPRODUCTION.md (``commit``: :func:`commit_line`;
+    ``archive``: the line saying where the run records are)."""
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Reproduction of the papers' claims",
@@ -217,6 +303,7 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
         f"- scale: **{scale}**" + (" (the papers' own scale, load and baselines)" if scale == "full" else
                                    " (a small version of every claim for CI: a smoke test, not the result)"),
         f"- machine: {machine_line()}",
+        f"- commit: {commit or commit_line()}",
         f"- versions: {versions_line()}",
         f"- engine: {engine}; every run through the `dmlsched bench` engine"
         + ("" if engine == "in-process" else " (per-run time limits: a run over its limit is asked to stop and "
@@ -224,6 +311,8 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
     ]
     if results:
         lines.append(f"- runs: `{results}` (rerun the same command to resume; `--retry errors,killed` re-runs failures)")
+    if archive:
+        lines.append(f"- run records: {archive}")
     if partial:
         lines.append("- **partial run: only the claims selected by --family/--claim**")
     lines += [
@@ -292,11 +381,15 @@ def _short(text: str, n: int) -> str:
 def generate(out: str | None = None, *, scale: str = "full", workers: int | None = None, dask: str | None = None,
              dashboard: str | None = None, results: str | None = None, families: list[str] | None = None,
              claim_keys: list[str] | None = None, retry: Any = None, progress: bool = False,
-             stream: TextIO | None = None, claims: list[Claim] | None = None) -> tuple[Path, list[ClaimRun]]:
+             stream: TextIO | None = None, claims: list[Claim] | None = None,
+             archive: str | None | bool = True) -> tuple[Path, list[ClaimRun]]:
     """Run every claim (of ``families`` / ``claim_keys`` if given) at ``scale``
     and write the report to ``out``; returns its path and the runs.
 
     ``claims`` replaces :func:`dmlsched.claims.all_claims` (tests).
+    ``archive``: where to ship the run records (xz); ``True``: next to the
+    report at full scale (:func:`archive_path`), none at quick scale;
+    ``False``/``None``: none.  ``results`` may be such an archive (read only).
     """
     from ..problems import FAMILIES
 
@@ -325,7 +418,11 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     with_claims = {c.family for c in registered} | {c.family for c in cl} | set(broken)
     without = [f for f in (fams or FAMILIES) if f not in with_claims]
     tmp = None
-    if results is None:
+    shown_results = results
+    if results is not None and Path(results).suffix in ARCHIVE_SUFFIXES:
+        tmp = tempfile.mkdtemp(prefix="dmlsched-repro-")
+        results = unpack_archive(results, tmp)
+    elif results is None:
         tmp = tempfile.mkdtemp(prefix="dmlsched-repro-")
         results = str(Path(tmp) / "reproduction.jsonl")
     engine = _LazyEngine(workers, dask, dashboard)
@@ -347,8 +444,27 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
         cmd += " --claim " + ",".join(claim_keys)
     eng = (f"Dask ({dask})" if dask else "in-process" if workers == 0 else
            f"{workers or _cores()} local worker process(es)")
+    if shown_results is not None and tmp is not None:
+        cmd += f" --results {shown_results}"
+    if archive is True:
+        arch = archive_path(out) if scale == "full" else None
+    else:
+        arch = archive if isinstance(archive, (str, os.PathLike)) else None
+    arch_line = None
+    if arch:
+        recs = [r for cr in runs for r in cr.records]
+        wrote = write_archive(recs, arch)
+        busy = sum({str(r.get("key")): float(r.get("wall_s") or 0.0) for r in recs}.values())
+        if wrote is not None:
+            arch_line = (f"`{arch}` ({wrote[0]} runs, {wrote[1] / 2**20:.2f} MiB, "
+                         f"xz): `dmlsched reproduce --results {arch}` re-renders this report from them without "
+                         f"running anything; running them again costs about {_fmt_s(busy)} of worker time")
+        else:
+            arch_line = (f"not shipped (over {MAX_ARCHIVE_BYTES / 2**20:.0f} MiB compressed); `{cmd} --results "
+                         f"FILE` runs them again (about {_fmt_s(busy)} of worker time) and keeps them in FILE")
     text = render(runs, scale=scale, without_claims=without, command=cmd, total_s=total, engine=eng,
-                  results=None if tmp else results, partial=bool(fams or claim_keys), broken=broken)
+                  results=None if tmp else results, partial=bool(fams or claim_keys), broken=broken,
+                  archive=arch_line)
     from ..io import write_text_atomic
 
     p = Path(out)
@@ -391,7 +507,12 @@ def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="the quick scale of every claim (a smoke test for CI, not the result)")
     parser.add_argument("--results", default=None, metavar="FILE",
-                        help="keep the runs in this JSON-lines file: a rerun resumes (default: a temporary file)")
+                        help="keep the runs in this JSON-lines file: a rerun resumes (default: a temporary file); "
+                             "a .xz/.gz archive of run records (as shipped next to the report) is read, not changed")
+    parser.add_argument("--archive", default=None, metavar="FILE",
+                        help="ship the run records as xz-compressed JSON lines in FILE (default at full scale: "
+                             "<report>-runs.jsonl.xz next to the report)")
+    parser.add_argument("--no-archive", action="store_true", help="do not write the run-record archive")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="local worker processes (default: number of cores; 0: in this process, no limits)")
     parser.add_argument("--dask", default=None, metavar="ADDRESS",
@@ -437,7 +558,8 @@ def cli_reproduce(args: argparse.Namespace) -> int:
         p, runs = generate(args.out, scale="quick" if args.quick else "full", workers=args.workers,
                            dask=args.dask, dashboard=args.dashboard, results=args.results,
                            families=split(args.family), claim_keys=split(args.claim), retry=retry,
-                           progress=(args.progress or _tty()) and not getattr(args, "no_progress", False))
+                           progress=(args.progress or _tty()) and not getattr(args, "no_progress", False),
+                           archive=False if args.no_archive else (args.archive or True))
     except KeyboardInterrupt:
         print("\nreproduce: interrupted; with --results FILE a rerun resumes", file=sys.stderr)
         return 130
