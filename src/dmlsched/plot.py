@@ -768,7 +768,8 @@ def plot_cdf(
         if not v:
             continue
         n = len(v)
-        ax.step(v, [(i + 1) / n for i in range(n)], where="post", label=f"{name}", color=st[name]["color"],
+        ax.step([v[0]] + v, [0.0] + [(i + 1) / n for i in range(n)], where="post", label=f"{name}",
+                color=st[name]["color"],
                 linestyle=st[name]["linestyle"], marker=st[name]["marker"], markersize=4,
                 markevery=_step_every(n))
     ax.set_xlabel(xlabel)
