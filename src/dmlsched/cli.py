@@ -381,9 +381,7 @@ def _progress(args: argparse.Namespace, inst: Any, total_s: float | None) -> Any
     from . import progress
     from .registry import problem_of
 
-    verbose = int(getattr(args, "verbose", 0) or 0) + int(getattr(args, "verbose_sub", 0) or 0)
-    on = progress.wanted(verbose=verbose, display=bool(getattr(args, "display", False)))
-    return progress.running(f"{problem_of(inst).name}/{args.method}", total_s, enabled=on)
+    return progress.for_command(args, f"{problem_of(inst).name}/{args.method}", total_s)
 
 
 def _one_line(text: str) -> str:

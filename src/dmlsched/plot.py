@@ -952,7 +952,8 @@ def cli_gantt(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import solve
-    from .cli import UsageError, _load, _progress, check_output_path, method_options, solver_log_to_stderr
+    from .cli import UsageError, _load, check_output_path, method_options, solver_log_to_stderr
+    from .progress import for_command
     from .registry import problem_of
 
     check_output_path(args.out, "--out")
@@ -970,7 +971,7 @@ def cli_gantt(args: argparse.Namespace) -> int:
     if getattr(args, "results", None):
         res = _recorded_result(inst, args)
     else:
-        with solver_log_to_stderr(args.display), _progress(args, inst, args.time_limit):
+        with solver_log_to_stderr(args.display), for_command(args, f"{spec.name}/{args.method}", args.time_limit):
             res = solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
                         **method_options(args))
     if res.solution is None:

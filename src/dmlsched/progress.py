@@ -94,6 +94,14 @@ def running(desc: str, total_s: float | None = None, *, enabled: bool = True,
         set_postfix(None)
 
 
+def for_command(args: Any, desc: str, total_s: float | None) -> Any:
+    """The progress line of a command running ``desc`` (e.g. ``hare/list``)
+    with its parsed arguments ``args``: on a terminal only, not with ``-v``
+    (``verbose``/``verbose_sub``) or ``--display``."""
+    verbose = int(getattr(args, "verbose", 0) or 0) + int(getattr(args, "verbose_sub", 0) or 0)
+    return running(desc, total_s, enabled=wanted(verbose=verbose, display=bool(getattr(args, "display", False))))
+
+
 def write(text: str) -> None:
     """Print a line on standard error above a progress line (or plainly)."""
     try:
