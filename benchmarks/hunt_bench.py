@@ -142,7 +142,9 @@ def plot_case(recs: list[dict], path: Path, title: str) -> None:
     else:
         ax.set_ylabel("best ratio")
     ax.set_xlabel("seconds (shared machine)")
-    ax.set_title(title, fontsize=9)
+    import textwrap
+
+    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=8)
     ax.legend(fontsize=8)
     plot.savefig(ax, str(path), dpi=90)
 
@@ -263,7 +265,7 @@ def report(recs: list[dict], out: Path, command: str) -> None:
     for name in cases:
         if by_case.get(name):
             png = HERE / f"hunt_{name}.png"
-            plot_case(by_case[name], png, f"{name}: {cases[name].claim}"[:110])
+            plot_case(by_case[name], png, f"{name}: {cases[name].claim}")
             L.append(f"![{name}](hunt_{name}.png)\n")
     out.write_text("\n".join(L) + "\n")
 
