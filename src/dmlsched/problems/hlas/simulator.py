@@ -98,6 +98,101 @@ def _batch(order: list[int], tc: list[float], rem: int, t: float,
     return gpus, starts
 
 
+#: open groups up to which a decision scans them for the fastest (cheaper than the index below
+#: that many; above it the per-profile heaps answer in O(log groups)); both give the same group
+SCAN_MAX = 8
+
+
+class IdleIndex:
+    """The fastest idle group for a job profile, kept as GPUs are taken and freed.
+
+    Every open group ``v`` (one with a free GPU that may take work) carries the
+    vector ``speed[v][p]`` of its speed for every job profile ``p``: the sum of
+    ``1/(T^c + T^s)`` over its free GPUs, added in the order of its free list
+    (so the floats, hence the ties, are those of a plain sum over that list).
+    Vectors are looked up by the free list (a dictionary of the lists met so
+    far), so a change of a group costs one lookup whatever the number of
+    profiles.
+
+    :meth:`fastest` answers "the open group with the largest speed for ``p``,
+    ties lowest index".  With at most :data:`SCAN_MAX` open groups it scans
+    them; otherwise it asks a per-profile max-heap of ``(-speed, group,
+    stamp)``.  Heaps are brought up to date lazily: every change of a group
+    bumps its stamp and goes to a journal; a query first pushes the groups
+    changed since that profile's last query (or rebuilds the heap from the open
+    groups when that is shorter), then drops entries whose stamp is stale.  A
+    decision thus costs ``O(log groups)`` amortised, and a change ``O(1)``.
+    """
+
+    __slots__ = ("speed", "open", "stamp", "journal", "heaps", "cursor", "vectors", "_sp", "scan_max", "ngroups")
+
+    def __init__(self, groups: Sequence[Sequence[int]], speeds: Sequence[Sequence[float]],
+                 scan_max: int = SCAN_MAX) -> None:
+        self._sp = [list(s) for s in speeds]  # per profile, per GPU
+        self.vectors: dict[tuple[int, ...], list[float]] = {}
+        self.ngroups = len(groups)
+        self.speed: list[list[float] | None] = [self.vector(g) for g in groups]
+        self.open: list[int] = list(range(len(groups)))
+        self.stamp = [0] * len(groups)
+        self.journal: list[int] = []
+        self.heaps: dict[int, list[tuple[float, int, int]]] = {}
+        self.cursor: dict[int, int] = {}
+        self.scan_max = scan_max
+
+    def vector(self, free: Sequence[int]) -> list[float]:
+        """Speeds of the free GPUs ``free`` (in that order) for every profile."""
+        key = tuple(free)
+        v = self.vectors.get(key)
+        if v is None:
+            if len(self.vectors) > 1 << 16:  # a bound on the memory of very large groups
+                self.vectors.clear()
+            v = self.vectors[key] = [sum(sp[m] for m in key) for sp in self._sp]
+        return v
+
+    def changed(self, v: int, speed: list[float] | None) -> None:
+        """Group ``v`` now has the speed vector ``speed`` (``None``: it is closed)."""
+        self.speed[v] = speed
+        self.stamp[v] += 1
+        j = self.journal
+        j.append(v)
+        if len(j) > 1 << 16:  # every profile rebuilds its heap at its next query
+            j.clear()
+            for p in self.cursor:
+                self.cursor[p] = -1
+
+    def fastest(self, p: int) -> int:
+        """The open group with the largest speed for profile ``p`` (ties: lowest index)."""
+        opn = self.open
+        speed = self.speed
+        if len(opn) <= self.scan_max:
+            u = -1
+            best = -1.0
+            for v in opn:
+                s = speed[v][p]
+                if s > best or (s == best and v < u):
+                    best, u = s, v
+            return u
+        heap = self.heaps.get(p)
+        stamp = self.stamp
+        j = self.journal
+        c = self.cursor.get(p, -1)
+        if heap is None or c < 0 or len(j) - c > len(opn) or len(heap) > 4 * self.ngroups + 64:
+            heap = [(-speed[v][p], v, stamp[v]) for v in opn]
+            heapq.heapify(heap)
+            self.heaps[p] = heap
+        else:
+            for v in j[c:]:
+                s = speed[v]
+                if s is not None:
+                    _heappush(heap, (-s[p], v, stamp[v]))
+        self.cursor[p] = len(j)
+        while True:
+            _, v, st = heap[0]
+            if st == stamp[v]:
+                return v
+            _heappop(heap)
+
+
 class HlasSimulator:
     """A :class:`dmlsched.sim.Policy` running a priority :class:`Rule` on groups.
 
@@ -106,12 +201,15 @@ class HlasSimulator:
     ``k`` of a round = the ``k``-th task assigned), ``recorder`` the per-job
     times, and ``log`` (if ``trace``) every assignment as
     ``(time, job, round, group, [gpus])``.
+
+    The fastest idle group is kept by an :class:`IdleIndex` (``scan_max``:
+    see :data:`SCAN_MAX`; the answer does not depend on it).
     """
 
     def __init__(self, inst: HlasInstance, rule: Rule, groups: Sequence[Sequence[int]], *,
                  trace: bool = False, whole_round: bool = False, one_per_gpu: bool = False,
                  tbar_groups: int | None = None, gang: str | None = None, any_idle: bool = False,
-                 placement: str = "fastest", seed: int = 0) -> None:
+                 placement: str = "fastest", seed: int = 0, scan_max: int = SCAN_MAX) -> None:
         self.inst = inst
         if gang is not None:
             if gang not in ("block", "skip"):
@@ -123,6 +221,7 @@ class HlasSimulator:
             raise ValueError(f"placement must be 'fastest' or 'oblivious', got {placement!r}")
         self.oblivious = placement == "oblivious"
         self.seed = seed
+        self.scan_max = scan_max
         # an idle group is drawn by the kind of GPUs it holds (kinds in sorted order of their type
         # names, each with probability proportional to its idle groups), then the first idle group of
         # that kind: the draw depends on the multiset of idle GPU types, never on the order the
@@ -183,20 +282,8 @@ class HlasSimulator:
         self.trace = trace
         self.log: list[tuple] = []
         self._order_cache: dict[tuple[int, int], list[int]] = {}
-        self._pat_cache: dict[tuple[int, int, int], tuple] = {}
-        self._speed_cache: dict[tuple[int, int], float] = {}
+        self._pat_cache: dict[tuple, tuple] = {}
         self._gsize = [len(g) for g in self.groups]
-        # one group per GPU: a group's speed is its GPU's, so the fastest idle group is the
-        # idle group of smallest rank in a per-profile order by (-speed, index)
-        self._rank: list[list[int]] | None = None
-        if all(n == 1 for n in self._gsize):
-            self._rank = []
-            for sp in self.speed:
-                order = sorted(range(len(self.groups)), key=lambda v: (-sp[self.groups[v][0]], v))
-                rk = [0] * len(order)
-                for i, v in enumerate(order):
-                    rk[v] = i
-                self._rank.append(rk)
 
     # -- engine protocol ------------------------------------------------
     def start(self, sim: Simulation) -> None:
@@ -220,7 +307,9 @@ class HlasSimulator:
         if self.gang == "skip":
             self._wheaps = [(w, []) for w in sorted(set(self.gang_width))]
             self._wheap_of = {w: h for w, h in self._wheaps}
-        self.open: list[int] = list(range(len(self.groups)))  # idle groups
+        self.idle = IdleIndex(self.groups, self.speed, self.scan_max)
+        self._full = list(self.idle.speed)  # speed vectors of the whole groups
+        self.open: list[int] = self.idle.open  # idle groups (shared with the index)
         # oblivious placement: the idle groups of each kind (see __init__)
         self._okind: list[list[int]] = [[] for _ in range(self._nkinds)]
         for u in self.open:
@@ -232,12 +321,7 @@ class HlasSimulator:
             sim.at(self.arrival[n], ARRIVAL, n, ARRIVAL)
 
     def handle(self, sim: Simulation, kind: int, x: int) -> None:
-        if kind == GROUP_IDLE:
-            self.open.append(x)
-            if self.oblivious:
-                self._okind[self._kind[x]].append(x)
-            self.free[x] = list(self.groups[x])
-        elif kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
+        if kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
             u = self.group_of[x]
             # a new list: free lists may be shared with cached patterns (their ``rest``)
             fu = sorted(self.free[u] + [x], key=self.pos.__getitem__)
@@ -246,6 +330,13 @@ class HlasSimulator:
                 self.open.append(u)
                 if self.oblivious:
                     self._okind[self._kind[u]].append(u)
+            self.idle.changed(u, self.idle.vector(fu))
+        elif kind == GROUP_IDLE:
+            self.open.append(x)
+            if self.oblivious:
+                self._okind[self._kind[x]].append(x)
+            self.free[x] = list(self.groups[x])
+            self.idle.changed(x, self._full[x])
         elif kind == ROUND_DONE:
             r = self.rounds_run[x] + 1
             self.rounds_run[x] = r
@@ -271,7 +362,9 @@ class HlasSimulator:
     def _pattern(self, u: int, p: int, rem: int, fu: list[int]) -> tuple:
         """Assignment of ``rem`` tasks of profile ``p`` to the free GPUs ``fu`` of group ``u``.
 
-        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest)``;
+        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest, ends)``
+        (``ends``: ``(gpu, offset, T^c)`` of the last task on each GPU used, in order of first
+        use; that task's training ends at ``(t + offset) + T^c``);
         cached by ``(u, p, rem, free GPUs)``: patterns only depend on these.
         """
         key = (u, p, rem) if len(fu) == len(self.groups[u]) else (u, p, rem, tuple(fu))
@@ -294,6 +387,7 @@ class HlasSimulator:
         tot = 0.0
         end = 0.0
         done = 0.0
+        last: dict[int, float] = {}
         for m, o in zip(gpus, offs):
             d = tcp[m]
             tot += d
@@ -301,23 +395,12 @@ class HlasSimulator:
                 end = o + d
             if o + d + tsp[m] > done:
                 done = o + d + tsp[m]
+            last[m] = o  # tasks on one GPU follow each other: the last ends last
         zero = all(o == 0.0 for o in offs)
-        pat = (gpus, None if zero else offs, tot, end, done, rest)
+        ends = tuple((m, o, tcp[m]) for m, o in last.items())
+        pat = (gpus, None if zero else offs, tot, end, done, rest, ends)
         self._pat_cache[key] = pat
         return pat
-
-    def _group_speed(self, v: int, p: int, fv: list[int]) -> float:
-        if len(fv) == 1:
-            return self.speed[p][fv[0]]
-        if len(fv) == len(self.groups[v]):
-            key = (v, p)
-            s = self._speed_cache.get(key)
-            if s is None:
-                sp = self.speed[p]
-                s = self._speed_cache[key] = sum(sp[m] for m in fv)
-            return s
-        sp = self.speed[p]
-        return sum(sp[m] for m in fv)
 
     def _draw(self, opn: list[int]) -> int:
         """An idle group drawn uniformly at random, neutral to the order of the GPUs: a
@@ -371,9 +454,13 @@ class HlasSimulator:
         trace = self.trace
         touched: list[int] = []
         any_idle = self.any_idle
-        gpu_end: dict[int, float] = {}
         gang = self.gang
-        rank = self._rank
+        idle = self.idle
+        fastest = idle.fastest
+        changed = idle.changed
+        vector = idle.vector
+        oblivious = self.oblivious
+        at = sim.at
         while opn:
             if skip:  # a later job that fits may start (backfilling)
                 ready = self._pick(len(opn))
@@ -392,17 +479,10 @@ class HlasSimulator:
             # the idle group fastest for n (over its free GPUs); ties: lowest index
             if len(opn) == 1:
                 u = opn[0]
-            elif self.oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
+            elif oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
                 u = self._draw(opn)
-            elif rank is not None:
-                u = min(opn, key=rank[p].__getitem__)
             else:
-                u = -1
-                best = -1.0
-                for v in opn:
-                    s = self._group_speed(v, p, free[v])
-                    if s > best or (s == best and v < u):
-                        best, u = s, v
+                u = fastest(p)
             fu = free[u]
             a = assigned[n]
             k = tpr[n]
@@ -410,18 +490,24 @@ class HlasSimulator:
             pat = pat_cache.get((u, p, rem)) if len(fu) == gsize[u] else None
             if pat is None:
                 pat = self._pattern(u, p, rem, fu)
-            gpus, offs, tot, end_off, done_off, rest = pat
+            gpus, offs, tot, end_off, done_off, rest, ends = pat
             c = len(gpus)
             base = offset[n] + rounds_run[n] * k + a
-            gpu_out[base:base + c] = gpus
-            start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
+            if c == 1:
+                gpu_out[base] = gpus[0]
+                start_out[base] = t if offs is None else t + offs[0]
+            else:
+                gpu_out[base:base + c] = gpus
+                start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
             service[n] += tot
             if any_idle:
-                tcp = self.tc[p]
-                for i, m in enumerate(gpus):
-                    e = t + (0.0 if offs is None else offs[i]) + tcp[m]
-                    if e > gpu_end.get(m, -1.0):
-                        gpu_end[m] = e
+                # the GPUs are free again when their last task's training ends (one event each)
+                if offs is None:
+                    for m, _, d in ends:
+                        at(t + d, GPU_IDLE, m, GROUP_IDLE)
+                else:
+                    for m, o, d in ends:
+                        at(t + o + d, GPU_IDLE, m, GROUP_IDLE)
             elif u in touched:
                 if t + end_off > group_end[u]:
                     group_end[u] = t + end_off
@@ -440,27 +526,28 @@ class HlasSimulator:
             # shrink the group's free list, close it when full
             if rest:
                 free[u] = rest
+                changed(u, vector(rest))
             else:
                 free[u] = []
                 opn.remove(u)
-                if self.oblivious:
+                changed(u, None)
+                if oblivious:
                     self._okind[self._kind[u]].remove(u)
             a += c
             assigned[n] = a
             if a == k:
                 _heappop(ready)
-                sim.at(rd, ROUND_DONE, n, ROUND_DONE)
+                at(rd, ROUND_DONE, n, ROUND_DONE)
             elif key[1]:  # now partially scheduled: first in its queue from here on
                 if skip:
                     _heappop(ready)
                     _heappush(self._pheap, key[:1] + (0,) + key[2:])
                 else:
                     ready[0] = key[:1] + (0,) + key[2:]
-        for m, e in gpu_end.items():
-            sim.at(e, GPU_IDLE, m, GROUP_IDLE)
         for u in touched:
             if u in opn:
                 opn.remove(u)
+                changed(u, None)
                 if self.oblivious:
                     self._okind[self._kind[u]].remove(u)
-            sim.at(group_end[u], GROUP_IDLE, u, GROUP_IDLE)
+            at(group_end[u], GROUP_IDLE, u, GROUP_IDLE)
