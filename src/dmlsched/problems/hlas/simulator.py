@@ -41,6 +41,7 @@ Tiresias, item 13).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from typing import Sequence
@@ -98,99 +99,169 @@ def _batch(order: list[int], tc: list[float], rem: int, t: float,
     return gpus, starts
 
 
-#: open groups up to which a decision scans them for the fastest (cheaper than the index below
-#: that many; above it the per-profile heaps answer in O(log groups)); both give the same group
+#: open groups up to which a decision scans them for the fastest (cheaper than the index up to
+#: about that many); above it the index answers; both give the same group
 SCAN_MAX = 8
 
 
 class IdleIndex:
     """The fastest idle group for a job profile, kept as GPUs are taken and freed.
 
-    Every open group ``v`` (one with a free GPU that may take work) carries the
-    vector ``speed[v][p]`` of its speed for every job profile ``p``: the sum of
-    ``1/(T^c + T^s)`` over its free GPUs, added in the order of its free list
-    (so the floats, hence the ties, are those of a plain sum over that list).
-    Vectors are looked up by the free list (a dictionary of the lists met so
-    far), so a change of a group costs one lookup whatever the number of
-    profiles.
+    A group's speed for a job profile ``p`` is the sum of ``1/(T^c + T^s)`` over
+    its free GPUs, added in the order of its free list (so the floats, hence the
+    ties, are those of a plain sum over that list).  Every free list met is a
+    *state* (an id; :meth:`state`), and its speed depends only on its *class*,
+    the sequence of its GPU types.  The index keeps, for every class, the open
+    groups in it as a bit mask, so moving a group between states costs ``O(1)``
+    whatever the number of profiles; the transitions of a state when one GPU
+    returns (:meth:`add`) are remembered, so a returning GPU costs one lookup.
 
     :meth:`fastest` answers "the open group with the largest speed for ``p``,
-    ties lowest index".  With at most :data:`SCAN_MAX` open groups it scans
-    them; otherwise it asks a per-profile max-heap of ``(-speed, group,
-    stamp)``.  Heaps are brought up to date lazily: every change of a group
-    bumps its stamp and goes to a journal; a query first pushes the groups
-    changed since that profile's last query (or rebuilds the heap from the open
-    groups when that is shorter), then drops entries whose stamp is stale.  A
-    decision thus costs ``O(log groups)`` amortised, and a change ``O(1)``.
+    ties lowest index".  With at most ``scan_max`` open groups it scans them
+    (one list access each); otherwise it walks the classes in the order of their
+    speed for ``p`` (levels of exactly equal speed together; sorted once per
+    profile, new classes inserted as they appear) to the first level holding an
+    open group, and takes that level's lowest group: ``O(1)`` when the fastest
+    classes are occupied, at most the number of classes.  When the classes
+    outnumber the open groups several times (large groups, whose free lists have
+    many type sequences, and then few groups) it scans the groups instead.
+    ``scan_max < 0`` never scans (tests of the index).
     """
 
-    __slots__ = ("speed", "open", "stamp", "journal", "heaps", "cursor", "vectors", "_sp", "scan_max", "ngroups")
+    __slots__ = ("open", "scan_max", "gclass", "gstate", "cmask", "sfree", "sclass", "bit", "csp", "_sp", "_type",
+                 "_state", "_cls", "_ctypes", "_levels", "_added", "_pos", "_m1")
 
     def __init__(self, groups: Sequence[Sequence[int]], speeds: Sequence[Sequence[float]],
-                 scan_max: int = SCAN_MAX) -> None:
+                 gpu_type: Sequence[int], scan_max: int = SCAN_MAX, pos: Sequence[int] | None = None) -> None:
         self._sp = [list(s) for s in speeds]  # per profile, per GPU
-        self.vectors: dict[tuple[int, ...], list[float]] = {}
-        self.ngroups = len(groups)
-        self.speed: list[list[float] | None] = [self.vector(g) for g in groups]
-        self.open: list[int] = list(range(len(groups)))
-        self.stamp = [0] * len(groups)
-        self.journal: list[int] = []
-        self.heaps: dict[int, list[tuple[float, int, int]]] = {}
-        self.cursor: dict[int, int] = {}
+        self._type = list(gpu_type)  # type index of every GPU
+        self._pos = list(pos) if pos is not None else None  # position of every GPU in its group
+        self._m1 = len(self._type) + 1
+        self._state: dict[tuple[int, ...], int] = {}  # free list -> state id
+        self.sfree: list[list[int]] = []  # state id -> its free list (shared, never changed in place)
+        self.sclass: list[int] = []  # state id -> class id
+        self._cls: dict[tuple[int, ...], int] = {}  # type sequence -> class id
+        self._ctypes: list[tuple[int, ...]] = []  # class id -> a free list of that type sequence
+        self.cmask: list[int] = []  # class id -> bit mask of its open groups
+        self.csp: dict[int, list[float]] = {}  # profile -> speed of every class (see :meth:`speeds`)
+        self._levels: dict[int, tuple[int, list[tuple[float, int]], list[list[int]]]] = {}
+        self._added: dict[int, int] = {}  # state * (M + 1) + GPU -> state with that GPU back
         self.scan_max = scan_max
+        self.open: list[int] = []
+        self.bit = [1 << v for v in range(len(groups))]
+        self.gclass = [-1] * len(groups)
+        self.gstate = [-1] * len(groups)
+        for v, g in enumerate(groups):
+            self.move(v, self.state(g))
+        self.open.extend(range(len(groups)))
 
-    def vector(self, free: Sequence[int]) -> list[float]:
-        """Speeds of the free GPUs ``free`` (in that order) for every profile."""
+    @property
+    def num_classes(self) -> int:
+        return len(self._ctypes)
+
+    def state(self, free: Sequence[int]) -> int:
+        """The id of the free list ``free`` (its GPUs in that order); new lists get new ids."""
         key = tuple(free)
-        v = self.vectors.get(key)
-        if v is None:
-            if len(self.vectors) > 1 << 16:  # a bound on the memory of very large groups
-                self.vectors.clear()
-            v = self.vectors[key] = [sum(sp[m] for m in key) for sp in self._sp]
-        return v
+        s = self._state.get(key)
+        if s is None:
+            s = self._state[key] = len(self.sclass)
+            tkey = tuple(self._type[m] for m in key)
+            c = self._cls.get(tkey)
+            if c is None:
+                c = self._cls[tkey] = len(self._ctypes)
+                self._ctypes.append(key)
+                self.cmask.append(0)
+            self.sclass.append(c)
+            self.sfree.append(list(key))
+        return s
 
-    def changed(self, v: int, speed: list[float] | None) -> None:
-        """Group ``v`` now has the speed vector ``speed`` (``None``: it is closed)."""
-        self.speed[v] = speed
-        self.stamp[v] += 1
-        j = self.journal
-        j.append(v)
-        if len(j) > 1 << 16:  # every profile rebuilds its heap at its next query
-            j.clear()
-            for p in self.cursor:
-                self.cursor[p] = -1
+    def add(self, s: int, m: int) -> int:
+        """The state of free list ``s`` (``-1``: empty) with GPU ``m`` back, in group order."""
+        k = s * self._m1 + m
+        s2 = self._added.get(k)
+        if s2 is None:
+            fl = [m] if s < 0 else self.sfree[s] + [m]
+            if self._pos is not None:
+                fl.sort(key=self._pos.__getitem__)
+            s2 = self._added[k] = self.state(fl)
+        return s2
+
+    def move(self, v: int, s: int) -> None:
+        """Group ``v`` is open with the free list of state ``s``."""
+        c = self.sclass[s]
+        old = self.gclass[v]
+        if old != c:
+            if old >= 0:
+                self.cmask[old] ^= self.bit[v]
+            self.cmask[c] |= self.bit[v]
+            self.gclass[v] = c
+        self.gstate[v] = s
+
+    def close(self, v: int) -> None:
+        """Group ``v`` takes no more work (it has no free GPU, or waits for all of them)."""
+        old = self.gclass[v]
+        if old >= 0:
+            self.cmask[old] ^= self.bit[v]
+            self.gclass[v] = -1
+        self.gstate[v] = -1
+
+    def speeds(self, p: int) -> list[float]:
+        """Speed of every class for profile ``p`` (extended as classes appear)."""
+        csp = self.csp.get(p)
+        if csp is None:
+            csp = self.csp[p] = []
+        if len(csp) < len(self._ctypes):
+            sp = self._sp[p]
+            csp.extend(sum(sp[m] for m in key) for key in self._ctypes[len(csp):])
+        return csp
 
     def fastest(self, p: int) -> int:
         """The open group with the largest speed for profile ``p`` (ties: lowest index)."""
         opn = self.open
-        speed = self.speed
-        if len(opn) <= self.scan_max:
+        csp = self.csp.get(p)
+        if csp is None or len(csp) < len(self._ctypes):
+            csp = self.speeds(p)
+        sm = self.scan_max
+        if len(opn) <= sm or (sm >= 0 and len(csp) > 4 * len(opn) + 16):
+            gclass = self.gclass
             u = -1
             best = -1.0
             for v in opn:
-                s = speed[v][p]
+                s = csp[gclass[v]]
                 if s > best or (s == best and v < u):
                     best, u = s, v
             return u
-        heap = self.heaps.get(p)
-        stamp = self.stamp
-        j = self.journal
-        c = self.cursor.get(p, -1)
-        if heap is None or c < 0 or len(j) - c > len(opn) or len(heap) > 4 * self.ngroups + 64:
-            heap = [(-speed[v][p], v, stamp[v]) for v in opn]
-            heapq.heapify(heap)
-            self.heaps[p] = heap
-        else:
-            for v in j[c:]:
-                s = speed[v]
-                if s is not None:
-                    _heappush(heap, (-s[p], v, stamp[v]))
-        self.cursor[p] = len(j)
-        while True:
-            _, v, st = heap[0]
-            if st == stamp[v]:
-                return v
-            _heappop(heap)
+        lv = self._levels.get(p)
+        if lv is None or lv[0] < len(csp):
+            lv = self._sort(p, csp)
+        cmask = self.cmask
+        for level in lv[2]:
+            if len(level) == 1:
+                mask = cmask[level[0]]
+            else:
+                mask = 0
+                for c in level:
+                    mask |= cmask[c]
+            if mask:
+                return (mask & -mask).bit_length() - 1
+        raise AssertionError("an open group is in no class")  # pragma: no cover
+
+    def _sort(self, p: int, csp: list[float]) -> tuple:
+        """The classes in decreasing speed for ``p``, as levels of equal speed."""
+        old = self._levels.get(p)
+        order = old[1] if old is not None else []
+        for c in range(len(order), len(csp)):
+            bisect.insort(order, (-csp[c], c))
+        levels: list[list[int]] = []
+        last = None
+        for ns, c in order:
+            if ns == last:
+                levels[-1].append(c)
+            else:
+                levels.append([c])
+                last = ns
+        lv = self._levels[p] = (len(csp), order, levels)
+        return lv
 
 
 class HlasSimulator:
@@ -285,8 +356,8 @@ class HlasSimulator:
         self._pat_cache: dict[tuple, tuple] = {}
         self._gsize = [len(g) for g in self.groups]
 
-    # -- engine protocol ------------------------------------------------
-    def start(self, sim: Simulation) -> None:
+    # -- the run ------------------------------------------------------------
+    def _init_state(self) -> None:
         import random
 
         inst = self.inst
@@ -307,8 +378,9 @@ class HlasSimulator:
         if self.gang == "skip":
             self._wheaps = [(w, []) for w in sorted(set(self.gang_width))]
             self._wheap_of = {w: h for w, h in self._wheaps}
-        self.idle = IdleIndex(self.groups, self.speed, self.scan_max)
-        self._full = list(self.idle.speed)  # speed vectors of the whole groups
+        types = {g: i for i, g in enumerate(inst.gpu_types)}
+        self.idle = IdleIndex(self.groups, self.speed, [types[g] for g in inst.gpus], self.scan_max, self.pos)
+        self._full_state = [self.idle.state(g) for g in self.groups]  # free lists of the whole groups
         self.open: list[int] = self.idle.open  # idle groups (shared with the index)
         # oblivious placement: the idle groups of each kind (see __init__)
         self._okind: list[list[int]] = [[] for _ in range(self._nkinds)]
@@ -317,37 +389,243 @@ class HlasSimulator:
         self.free: list[list[int]] = [list(g) for g in self.groups]
         self.group_end = [0.0] * len(self.groups)
         self.assignments = 0
-        for n in sorted(range(n_jobs), key=lambda i: (self.arrival[i], i)):
-            sim.at(self.arrival[n], ARRIVAL, n, ARRIVAL)
 
-    def handle(self, sim: Simulation, kind: int, x: int) -> None:
-        if kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
-            u = self.group_of[x]
-            # a new list: free lists may be shared with cached patterns (their ``rest``)
-            fu = sorted(self.free[u] + [x], key=self.pos.__getitem__)
-            self.free[u] = fu
-            if len(fu) == 1:
-                self.open.append(u)
-                if self.oblivious:
-                    self._okind[self._kind[u]].append(u)
-            self.idle.changed(u, self.idle.vector(fu))
-        elif kind == GROUP_IDLE:
-            self.open.append(x)
-            if self.oblivious:
-                self._okind[self._kind[x]].append(x)
-            self.free[x] = list(self.groups[x])
-            self.idle.changed(x, self._full[x])
-        elif kind == ROUND_DONE:
-            r = self.rounds_run[x] + 1
-            self.rounds_run[x] = r
-            if r == self.rounds[x]:  # the policy learns that no round follows
-                self.recorder.finish_time[x] = sim.now
-            else:
-                self.assigned[x] = 0
-                self.round_done[x] = -math.inf
-                self._push(self.rule.key(x, r, self.service[x]))
-        else:  # ARRIVAL
-            self._push(self.rule.key(x, 0, 0.0))
+    def run(self) -> Simulation:
+        """Simulate to the end; returns the :class:`~dmlsched.sim.Simulation` record
+        (``now``, ``events``, ``decisions``).
+
+        The loop is the engine's (:meth:`dmlsched.sim.Simulation.run`) with the policy
+        fused in: events ordered by ``(time, priority, push order)``; at each instant
+        every event is handled, then one decision fills the idle groups; events pushed
+        at the current instant are handled in it, followed by another decision.  Fusing
+        saves the two calls per event of the generic protocol, about as much time as the
+        event itself costs (``benchmarks/hlas_perf.py``).
+        """
+        self._init_state()
+        sim = Simulation()
+        # state, bound to locals for the loop
+        rule_key = self.rule.key
+        skip = self._wheaps is not None
+        ready = self.ready
+        wheap_of = self._wheap_of if skip else None
+        gang_width = self.gang_width
+        pheap = self._pheap
+        opn = self.open
+        free = self.free
+        group_of = self.group_of
+        okind = self._okind
+        kind_of = self._kind
+        group_end = self.group_end
+        tpr = self.tpr
+        rounds = self.rounds
+        assigned = self.assigned
+        round_done = self.round_done
+        service = self.service
+        gpu_out = self.gpu
+        start_out = self.start_time
+        finish = self.recorder.finish_time
+        first = self.recorder.first_start
+        prof = self.prof
+        offset = self.offset
+        rounds_run = self.rounds_run
+        pat_cache = self._pat_cache
+        pattern = self._pattern
+        trace = self.trace
+        log = self.log
+        any_idle = self.any_idle
+        gang = self.gang
+        oblivious = self.oblivious
+        draw = self._draw
+        pick = self._pick
+        # the idle-group index, its arrays bound here (moves between states are inlined)
+        idle = self.idle
+        fastest = idle.fastest
+        speeds = idle.speeds
+        gstate, gclass, cmask, bit = idle.gstate, idle.gclass, idle.cmask, idle.bit
+        sfree, sclass = idle.sfree, idle.sclass
+        added, add = idle._added, idle.add
+        m1 = len(group_of) + 1
+        full = self._full_state
+        csp_of = idle.csp
+        scan_max = self.scan_max
+        nprof = len(self.tc)
+        rmul = max(tpr, default=0) + 1
+        push, pop = _heappush, _heappop
+        neg_inf = -math.inf
+        assignments = 0
+        # the event queue: (time, priority, seq, kind, payload); priority = kind's (GPU_IDLE: GROUP_IDLE's)
+        heap: list[tuple[float, int, int, int, int]] = []
+        seq = 0
+        for n in sorted(range(self.inst.num_jobs), key=lambda i: (self.arrival[i], i)):
+            heap.append((float(self.arrival[n]), ARRIVAL, seq, ARRIVAL, n))
+            seq += 1
+        heapq.heapify(heap)
+        events = decisions = 0
+        t = 0.0
+        while heap:
+            t = heap[0][0]
+            # every event of this instant
+            while heap and heap[0][0] == t:
+                _, _, _, kind, x = pop(heap)
+                events += 1
+                if kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
+                    u = group_of[x]
+                    s = gstate[u]
+                    s2 = added.get(s * m1 + x)
+                    if s2 is None:
+                        s2 = add(s, x)
+                    free[u] = sfree[s2]
+                    if s < 0:
+                        opn.append(u)
+                        if oblivious:
+                            okind[kind_of[u]].append(u)
+                    c = sclass[s2]
+                    if gclass[u] != c:
+                        if s >= 0:
+                            cmask[gclass[u]] ^= bit[u]
+                        cmask[c] |= bit[u]
+                        gclass[u] = c
+                    gstate[u] = s2
+                elif kind == ROUND_DONE:
+                    r = rounds_run[x] + 1
+                    rounds_run[x] = r
+                    if r == rounds[x]:  # the policy learns that no round follows
+                        finish[x] = t
+                    else:
+                        assigned[x] = 0
+                        round_done[x] = neg_inf
+                        push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, r, service[x]))
+                elif kind == ARRIVAL:
+                    push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, 0, 0.0))
+                else:  # GROUP_IDLE
+                    opn.append(x)
+                    if oblivious:
+                        okind[kind_of[x]].append(x)
+                    s2 = full[x]
+                    free[x] = sfree[s2]
+                    c = sclass[s2]
+                    cmask[c] |= bit[x]
+                    gclass[x] = c
+                    gstate[x] = s2
+            # one decision: fill the idle groups
+            decisions += 1
+            if not opn or (not ready and not skip):
+                continue
+            touched: list[int] = []
+            q = ready
+            while opn:
+                if skip:  # a later job that fits may start (backfilling)
+                    q = pick(len(opn))
+                    if q is None:
+                        break
+                elif not q:
+                    break
+                key = q[0]
+                n = key[-1]
+                if gang == "block" and assigned[n] == 0 and len(opn) < gang_width[n]:
+                    # gang scheduling: a round starts only on min(tasks_per_round, |M|) idle GPUs at
+                    # once (a round larger than the cluster then runs its further tasks as GPUs free);
+                    # the head job waits and nobody overtakes it (Gavel_FIFO)
+                    break
+                p = prof[n]
+                # the idle group fastest for n (over its free GPUs); ties: lowest index
+                if len(opn) == 1:
+                    u = opn[0]
+                elif oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
+                    u = draw(opn)
+                elif len(opn) <= scan_max:
+                    csp = csp_of.get(p)
+                    if csp is None or len(csp) < len(cmask):
+                        csp = speeds(p)
+                    u = -1
+                    best = -1.0
+                    for v in opn:
+                        sv = csp[gclass[v]]
+                        if sv > best or (sv == best and v < u):
+                            best, u = sv, v
+                else:
+                    u = fastest(p)
+                a = assigned[n]
+                k = tpr[n]
+                rem = k - a
+                pat = pat_cache.get((gstate[u] * nprof + p) * rmul + rem)
+                if pat is None:
+                    pat = pattern(u, p, rem, free[u])
+                gpus, offs, tot, end_off, done_off, rest, ends, rest_state = pat
+                c = len(gpus)
+                base = offset[n] + rounds_run[n] * k + a
+                if c == 1:
+                    gpu_out[base] = gpus[0]
+                    start_out[base] = t if offs is None else t + offs[0]
+                else:
+                    gpu_out[base:base + c] = gpus
+                    start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
+                service[n] += tot
+                if any_idle:
+                    # each GPU is free again when its last task's training ends
+                    if offs is None:
+                        for m, _, d in ends:
+                            push(heap, (t + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                            seq += 1
+                    else:
+                        for m, o, d in ends:
+                            push(heap, (t + o + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                            seq += 1
+                elif u in touched:
+                    if t + end_off > group_end[u]:
+                        group_end[u] = t + end_off
+                else:
+                    group_end[u] = t + end_off
+                    touched.append(u)
+                rd = t + done_off
+                if rd < round_done[n]:
+                    rd = round_done[n]
+                round_done[n] = rd
+                if first[n] is None:
+                    first[n] = t
+                if trace:
+                    log.append((t, n, rounds_run[n], u, list(gpus)))
+                assignments += 1
+                # shrink the group's free list, close it when full
+                cu = gclass[u]
+                if rest_state >= 0:
+                    free[u] = rest
+                    c2 = sclass[rest_state]
+                    if cu != c2:
+                        cmask[cu] ^= bit[u]
+                        cmask[c2] |= bit[u]
+                        gclass[u] = c2
+                    gstate[u] = rest_state
+                else:
+                    free[u] = []
+                    opn.remove(u)
+                    cmask[cu] ^= bit[u]
+                    gclass[u] = gstate[u] = -1
+                    if oblivious:
+                        okind[kind_of[u]].remove(u)
+                a += c
+                assigned[n] = a
+                if a == k:
+                    pop(q)
+                    push(heap, (rd, ROUND_DONE, seq, ROUND_DONE, n))
+                    seq += 1
+                elif key[1]:  # now partially scheduled: first in its queue from here on
+                    if skip:
+                        pop(q)
+                        push(pheap, key[:1] + (0,) + key[2:])
+                    else:
+                        q[0] = key[:1] + (0,) + key[2:]
+            for u in touched:
+                if u in opn:
+                    opn.remove(u)
+                    idle.close(u)
+                    if oblivious:
+                        okind[kind_of[u]].remove(u)
+                push(heap, (group_end[u], GROUP_IDLE, seq, GROUP_IDLE, u))
+                seq += 1
+        self.assignments = assignments
+        sim.now, sim.events, sim.decisions = t, events, decisions
+        return sim
 
     def _gpu_order(self, u: int, p: int) -> list[int]:
         """GPUs of group ``u`` fastest-first for profile ``p`` (ties: lower index)."""
@@ -362,12 +640,14 @@ class HlasSimulator:
     def _pattern(self, u: int, p: int, rem: int, fu: list[int]) -> tuple:
         """Assignment of ``rem`` tasks of profile ``p`` to the free GPUs ``fu`` of group ``u``.
 
-        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest, ends)``
+        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest, ends,
+        rest_state)`` (``rest_state``: the index's state of the free list ``rest``, -1 if empty)
         (``ends``: ``(gpu, offset, T^c)`` of the last task on each GPU used, in order of first
         use; that task's training ends at ``(t + offset) + T^c``);
-        cached by ``(u, p, rem, free GPUs)``: patterns only depend on these.
+        cached by ``(free list, p, rem)``: patterns only depend on these.
         """
-        key = (u, p, rem) if len(fu) == len(self.groups[u]) else (u, p, rem, tuple(fu))
+        nprof, rmul = len(self.tc), max(self.tpr, default=0) + 1
+        key = (self.idle.gstate[u] * nprof + p) * rmul + rem  # gstate[u]: the state id of fu
         pat = self._pat_cache.get(key)
         if pat is not None:
             return pat
@@ -398,7 +678,11 @@ class HlasSimulator:
             last[m] = o  # tasks on one GPU follow each other: the last ends last
         zero = all(o == 0.0 for o in offs)
         ends = tuple((m, o, tcp[m]) for m, o in last.items())
-        pat = (gpus, None if zero else offs, tot, end, done, rest, ends)
+        rest_state = -1
+        if rest:
+            rest_state = self.idle.state(rest)
+            rest = self.idle.sfree[rest_state]
+        pat = (gpus, None if zero else offs, tot, end, done, rest, ends, rest_state)
         self._pat_cache[key] = pat
         return pat
 
@@ -412,12 +696,6 @@ class HlasSimulator:
             r -= len(groups)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _push(self, key: tuple) -> None:
-        if self._wheaps is None:
-            _heappush(self.ready, key)
-        else:
-            _heappush(self._wheap_of[self.gang_width[key[-1]]], key)
-
     def _pick(self, nopen: int) -> list[tuple] | None:
         """Gang "skip": the heap whose head is the first job in priority order that can take
         work on ``nopen`` idle GPUs (a partially scheduled job, or a waiting job whose round
@@ -429,125 +707,3 @@ class HlasSimulator:
             if h and (best is None or h[0] < best[0]):
                 best = h
         return best
-
-    def decide(self, sim: Simulation) -> None:
-        ready = self.ready
-        opn = self.open
-        skip = self._wheaps is not None
-        if not opn or (not ready and not skip):
-            return
-        t = sim.now
-        free = self.free
-        group_end = self.group_end
-        tpr = self.tpr
-        assigned = self.assigned
-        round_done = self.round_done
-        service = self.service
-        gpu_out = self.gpu
-        start_out = self.start_time
-        first = self.recorder.first_start
-        prof = self.prof
-        offset = self.offset
-        rounds_run = self.rounds_run
-        pat_cache = self._pat_cache
-        gsize = self._gsize
-        trace = self.trace
-        touched: list[int] = []
-        any_idle = self.any_idle
-        gang = self.gang
-        idle = self.idle
-        fastest = idle.fastest
-        changed = idle.changed
-        vector = idle.vector
-        oblivious = self.oblivious
-        at = sim.at
-        while opn:
-            if skip:  # a later job that fits may start (backfilling)
-                ready = self._pick(len(opn))
-                if ready is None:
-                    break
-            elif not ready:
-                break
-            key = ready[0]
-            n = key[-1]
-            if gang == "block" and assigned[n] == 0 and len(opn) < self.gang_width[n]:
-                # gang scheduling: a round starts only on min(tasks_per_round, |M|) idle GPUs at
-                # once (a round larger than the cluster then runs its further tasks as GPUs free);
-                # the head job waits and nobody overtakes it (Gavel_FIFO)
-                break
-            p = prof[n]
-            # the idle group fastest for n (over its free GPUs); ties: lowest index
-            if len(opn) == 1:
-                u = opn[0]
-            elif oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
-                u = self._draw(opn)
-            else:
-                u = fastest(p)
-            fu = free[u]
-            a = assigned[n]
-            k = tpr[n]
-            rem = k - a
-            pat = pat_cache.get((u, p, rem)) if len(fu) == gsize[u] else None
-            if pat is None:
-                pat = self._pattern(u, p, rem, fu)
-            gpus, offs, tot, end_off, done_off, rest, ends = pat
-            c = len(gpus)
-            base = offset[n] + rounds_run[n] * k + a
-            if c == 1:
-                gpu_out[base] = gpus[0]
-                start_out[base] = t if offs is None else t + offs[0]
-            else:
-                gpu_out[base:base + c] = gpus
-                start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
-            service[n] += tot
-            if any_idle:
-                # the GPUs are free again when their last task's training ends (one event each)
-                if offs is None:
-                    for m, _, d in ends:
-                        at(t + d, GPU_IDLE, m, GROUP_IDLE)
-                else:
-                    for m, o, d in ends:
-                        at(t + o + d, GPU_IDLE, m, GROUP_IDLE)
-            elif u in touched:
-                if t + end_off > group_end[u]:
-                    group_end[u] = t + end_off
-            else:
-                group_end[u] = t + end_off
-                touched.append(u)
-            rd = t + done_off
-            if rd < round_done[n]:
-                rd = round_done[n]
-            round_done[n] = rd
-            if first[n] is None:
-                first[n] = t
-            if trace:
-                self.log.append((t, n, rounds_run[n], u, list(gpus)))
-            self.assignments += 1
-            # shrink the group's free list, close it when full
-            if rest:
-                free[u] = rest
-                changed(u, vector(rest))
-            else:
-                free[u] = []
-                opn.remove(u)
-                changed(u, None)
-                if oblivious:
-                    self._okind[self._kind[u]].remove(u)
-            a += c
-            assigned[n] = a
-            if a == k:
-                _heappop(ready)
-                at(rd, ROUND_DONE, n, ROUND_DONE)
-            elif key[1]:  # now partially scheduled: first in its queue from here on
-                if skip:
-                    _heappop(ready)
-                    _heappush(self._pheap, key[:1] + (0,) + key[2:])
-                else:
-                    ready[0] = key[:1] + (0,) + key[2:]
-        for u in touched:
-            if u in opn:
-                opn.remove(u)
-                changed(u, None)
-                if self.oblivious:
-                    self._okind[self._kind[u]].remove(u)
-            at(group_end[u], GROUP_IDLE, u, GROUP_IDLE)
