@@ -334,6 +334,7 @@ class HlasSimulator:
                 self.speed.append([1.0 / (a + b) for a, b in zip(tcl, tsl)])
             self.prof[n] = p
         self.tpr = [j.tasks_per_round for j in inst.jobs]
+        self._rmul = max(self.tpr, default=0) + 1  # pattern keys: (state * profiles + profile) * _rmul + tasks
         self.rounds = [j.rounds for j in inst.jobs]
         self.arrival = [j.arrival for j in inst.jobs]
         offs, acc = [], 0
@@ -449,7 +450,7 @@ class HlasSimulator:
         csp_of = idle.csp
         scan_max = self.scan_max
         nprof = len(self.tc)
-        rmul = max(tpr, default=0) + 1
+        rmul = self._rmul
         push, pop = _heappush, _heappop
         neg_inf = -math.inf
         assignments = 0
@@ -646,8 +647,7 @@ class HlasSimulator:
         use; that task's training ends at ``(t + offset) + T^c``);
         cached by ``(free list, p, rem)``: patterns only depend on these.
         """
-        nprof, rmul = len(self.tc), max(self.tpr, default=0) + 1
-        key = (self.idle.gstate[u] * nprof + p) * rmul + rem  # gstate[u]: the state id of fu
+        key = (self.idle.gstate[u] * len(self.tc) + p) * self._rmul + rem  # gstate[u]: the state id of fu
         pat = self._pat_cache.get(key)
         if pat is not None:
             return pat
