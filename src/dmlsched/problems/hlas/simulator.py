@@ -55,6 +55,7 @@ GROUP_IDLE, ROUND_DONE, ARRIVAL, GPU_IDLE = 0, 1, 2, 3
 
 _heappush = heapq.heappush
 _heappop = heapq.heappop
+_NONE: list = []  # stands for a list never used (group_idle "any" touches no group)
 
 
 def tbar(inst: HlasInstance, num_groups: int) -> list[float]:
@@ -354,7 +355,9 @@ class HlasSimulator:
         self.trace = trace
         self.log: list[tuple] = []
         self._order_cache: dict[tuple[int, int], list[int]] = {}
-        self._pat_cache: dict[tuple, tuple] = {}
+        self._pat_cache: dict[int, tuple] = {}  # (state * profiles + profile) * _rmul + tasks -> pattern
+        self._ord_cache: dict[int, tuple[list[int], tuple[int, ...]]] = {}  # state * profiles + profile -> order
+        self._shapes: dict[tuple, tuple] = {}  # (profile and GPU types in order, tasks) -> batch
         self._gsize = [len(g) for g in self.groups]
 
     # -- the run ------------------------------------------------------------
@@ -434,7 +437,7 @@ class HlasSimulator:
         trace = self.trace
         log = self.log
         any_idle = self.any_idle
-        gang = self.gang
+        block = self.gang == "block"
         oblivious = self.oblivious
         draw = self._draw
         pick = self._pick
@@ -442,6 +445,7 @@ class HlasSimulator:
         idle = self.idle
         fastest = idle.fastest
         speeds = idle.speeds
+        levels_of = idle._levels
         gstate, gclass, cmask, bit = idle.gstate, idle.gclass, idle.cmask, idle.bit
         sfree, sclass = idle.sfree, idle.sclass
         added, add = idle._added, idle.add
@@ -512,7 +516,7 @@ class HlasSimulator:
             decisions += 1
             if not opn or (not ready and not skip):
                 continue
-            touched: list[int] = []
+            touched: list[int] = [] if not any_idle else _NONE
             q = ready
             while opn:
                 if skip:  # a later job that fits may start (backfilling)
@@ -523,7 +527,7 @@ class HlasSimulator:
                     break
                 key = q[0]
                 n = key[-1]
-                if gang == "block" and assigned[n] == 0 and len(opn) < gang_width[n]:
+                if block and assigned[n] == 0 and len(opn) < gang_width[n]:
                     # gang scheduling: a round starts only on min(tasks_per_round, |M|) idle GPUs at
                     # once (a round larger than the cluster then runs its further tasks as GPUs free);
                     # the head job waits and nobody overtakes it (Gavel_FIFO)
@@ -545,7 +549,22 @@ class HlasSimulator:
                         if sv > best or (sv == best and v < u):
                             best, u = sv, v
                 else:
-                    u = fastest(p)
+                    # the class index: the first level (classes of equal speed) holding an open group
+                    lv = levels_of.get(p)
+                    u = -1
+                    if lv is not None and lv[0] == len(cmask):
+                        for level in lv[2]:
+                            if len(level) == 1:
+                                mask = cmask[level[0]]
+                            else:
+                                mask = 0
+                                for cl in level:
+                                    mask |= cmask[cl]
+                            if mask:
+                                u = (mask & -mask).bit_length() - 1
+                                break
+                    if u < 0:  # classes appeared since the levels were made, or many classes: the general path
+                        u = fastest(p)
                 a = assigned[n]
                 k = tpr[n]
                 rem = k - a
@@ -642,28 +661,53 @@ class HlasSimulator:
         """Assignment of ``rem`` tasks of profile ``p`` to the free GPUs ``fu`` of group ``u``.
 
         Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest, ends,
-        rest_state)`` (``rest_state``: the index's state of the free list ``rest``, -1 if empty)
-        (``ends``: ``(gpu, offset, T^c)`` of the last task on each GPU used, in order of first
-        use; that task's training ends at ``(t + offset) + T^c``);
-        cached by ``(free list, p, rem)``: patterns only depend on these.
+        rest_state)``: ``ends`` holds ``(gpu, offset, T^c)`` of the last task on each GPU
+        used, in order of first use (that task's training ends at ``(t + offset) + T^c``);
+        ``rest_state`` is the index's state of the free list ``rest`` (-1 if empty).
+        Cached by ``(free list, p, rem)``, on which patterns depend; the batch itself
+        depends only on the GPU types of the free GPUs in the job's order, so it is
+        computed once per type sequence (:meth:`_shape`) and mapped onto the GPUs.
         """
-        key = (self.idle.gstate[u] * len(self.tc) + p) * self._rmul + rem  # gstate[u]: the state id of fu
-        pat = self._pat_cache.get(key)
-        if pat is not None:
-            return pat
-        tcp = self.tc[p]
-        tsp = self.ts[p]
-        if len(fu) == 1 and not self.whole_round:
-            gpus, offs, rest = list(fu), [0.0], []
-        else:
+        sid = self.idle.gstate[u]  # the state id of fu
+        nprof = len(self.tc)
+        okey = sid * nprof + p
+        od = self._ord_cache.get(okey)
+        if od is None:
             fs = set(fu)
             order = [m for m in self._gpu_order(u, p) if m in fs]
-            if self.one_per_gpu:  # group mode "gpuset": one task on each of the fastest free GPUs
-                gpus, offs = order[:rem], [0.0] * min(rem, len(order))
-            else:
-                gpus, offs = _batch(order, tcp, rem, 0.0, self.whole_round)
-            used = set(gpus)
-            rest = [m for m in order if m not in used] if len(used) < len(order) else []
+            types = self.idle._type
+            od = self._ord_cache[okey] = (order, (p,) + tuple(types[m] for m in order))
+        order, tkey = od
+        shape = self._shapes.get((tkey, rem))
+        if shape is None:
+            shape = self._shapes[(tkey, rem)] = self._shape(order, p, rem)
+        pos, offs, tot, end, done, rest_pos, ends_pos = shape
+        gpus = [order[i] for i in pos]
+        rest_state = -1
+        rest: list[int] = []
+        if rest_pos:
+            rest_state = self.idle.state([order[i] for i in rest_pos])
+            rest = self.idle.sfree[rest_state]
+        ends = tuple((order[i], o, d) for i, o, d in ends_pos)
+        pat = (gpus, offs, tot, end, done, rest, ends, rest_state)
+        self._pat_cache[okey * self._rmul + rem] = pat
+        return pat
+
+    def _shape(self, order: list[int], p: int, rem: int) -> tuple:
+        """The batch of ``rem`` tasks of profile ``p`` on the free GPUs ``order`` (fastest first),
+        in positions of ``order``: ``(positions, start_offsets or None, sum_tc, train_end_offset,
+        done_offset, rest_positions, ends)`` with ``ends`` = ``(position, offset, T^c)``."""
+        tcp = self.tc[p]
+        tsp = self.ts[p]
+        if len(order) == 1 and not self.whole_round:
+            gpus, offs = list(order), [0.0]
+        elif self.one_per_gpu:  # group mode "gpuset": one task on each of the fastest free GPUs
+            gpus, offs = order[:rem], [0.0] * min(rem, len(order))
+        else:
+            gpus, offs = _batch(order, tcp, rem, 0.0, self.whole_round)
+        at = {m: i for i, m in enumerate(order)}
+        used = set(gpus)
+        rest_pos = [i for i, m in enumerate(order) if m not in used]
         tot = 0.0
         end = 0.0
         done = 0.0
@@ -677,14 +721,8 @@ class HlasSimulator:
                 done = o + d + tsp[m]
             last[m] = o  # tasks on one GPU follow each other: the last ends last
         zero = all(o == 0.0 for o in offs)
-        ends = tuple((m, o, tcp[m]) for m, o in last.items())
-        rest_state = -1
-        if rest:
-            rest_state = self.idle.state(rest)
-            rest = self.idle.sfree[rest_state]
-        pat = (gpus, None if zero else offs, tot, end, done, rest, ends, rest_state)
-        self._pat_cache[key] = pat
-        return pat
+        ends = tuple((at[m], o, tcp[m]) for m, o in last.items())
+        return ([at[m] for m in gpus], None if zero else offs, tot, end, done, rest_pos, ends)
 
     def _draw(self, opn: list[int]) -> int:
         """An idle group drawn uniformly at random, neutral to the order of the GPUs: a
