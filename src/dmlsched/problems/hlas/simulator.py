@@ -1,4 +1,4 @@
-"""The HLAS execution model on the shared engine (:mod:`dmlsched.sim`).
+"""The HLAS execution model: the shared engine's loop (:mod:`dmlsched.sim`) fused with the policy.
 
 Semantics (``models/hlas.md`` has the full list and the reasons):
 
@@ -266,9 +266,16 @@ class IdleIndex:
 
 
 class HlasSimulator:
-    """A :class:`dmlsched.sim.Policy` running a priority :class:`Rule` on groups.
+    """A priority :class:`Rule` run on GPU groups.
 
-    After :meth:`dmlsched.sim.Simulation.run`, ``gpu`` and ``start`` hold the
+    :meth:`run` is :meth:`dmlsched.sim.Simulation.run` with this policy fused
+    into the loop (same order of events, instants and decisions).  How a policy
+    plugs in: a :class:`Rule` (``policies.py``) turns what a non-clairvoyant
+    policy may see into a priority key; :data:`policies.RULES` maps names to
+    rules and the registered methods (``heuristics.py``) pass one here.  The
+    rule is called at each arrival and round end, never per event.
+
+    After :meth:`run`, ``gpu`` and ``start_time`` hold the
     GPU and start time of every task in Hare's global task numbering (task
     ``k`` of a round = the ``k``-th task assigned), ``recorder`` the per-job
     times, and ``log`` (if ``trace``) every assignment as
