@@ -213,3 +213,29 @@ def test_cancelled_entries_are_compacted_and_order_is_kept():
         got.append((t, p, payload))
     assert got == [(t, p, x) for t, p, _, x in expect]
     assert q._dead == len(q._heap)  # what is left is dead, and counted
+
+
+def test_the_run_pauses_the_cyclic_gc_and_restores_it():
+    import gc
+
+    seen = []
+
+    class P:
+        def start(self, sim):
+            sim.at(0.0, "x")
+
+        def handle(self, sim, kind, payload):
+            seen.append(gc.isenabled())
+
+        def decide(self, sim):
+            pass
+
+    assert gc.isenabled()
+    Simulation().run(P())
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        Simulation().run(P())
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()

@@ -46,7 +46,7 @@ import heapq
 import math
 from typing import Sequence
 
-from ...sim import Recorder, Simulation
+from ...sim import Recorder, Simulation, gc_paused
 from .instance import HlasInstance
 from .policies import Rule, View
 
@@ -410,8 +410,13 @@ class HlasSimulator:
         every event is handled, then one decision fills the idle groups; events pushed
         at the current instant are handled in it, followed by another decision.  Fusing
         saves the two calls per event of the generic protocol, about as much time as the
-        event itself costs (``benchmarks/hlas_perf.py``).
+        event itself costs (``benchmarks/hlas_perf.py``).  The cyclic garbage collector is
+        paused meanwhile (:func:`dmlsched.sim.gc_paused`).
         """
+        with gc_paused():
+            return self._run()
+
+    def _run(self) -> Simulation:
         self._init_state()
         sim = Simulation()
         # state, bound to locals for the loop

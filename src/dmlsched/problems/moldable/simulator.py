@@ -35,7 +35,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...sim import Simulation
+from ...sim import Simulation, gc_paused
 from .instance import MoldableInstance
 from .policies import RULES, Alloc, Cluster
 from .solution import MoldableSchedule
@@ -356,9 +356,11 @@ def simulate(
     ms = MoldableSimulator(inst, fn, malleable, current_first)
     ms.preempt_charged = [False] * inst.num_tasks
     sim = Simulation()
-    sim.run(ms, max_events=max_events if max_events is not None else 50 * max(1, inst.num_tasks) + 1000)
-    wall = time.perf_counter() - t0
-    unfinished = [k for k in range(inst.num_tasks) if ms.status[k] != DONE]
-    if unfinished:  # pragma: no cover - every policy eventually serves a lone task
-        raise RuntimeError(f"simulation ended with {len(unfinished)} unfinished tasks")
-    return ms.schedule(), SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)
+    with gc_paused():  # the run and the schedule's arrays: millions of small live objects, no cycles
+        sim.run(ms, max_events=max_events if max_events is not None else 50 * max(1, inst.num_tasks) + 1000)
+        wall = time.perf_counter() - t0
+        unfinished = [k for k in range(inst.num_tasks) if ms.status[k] != DONE]
+        if unfinished:  # pragma: no cover - every policy eventually serves a lone task
+            raise RuntimeError(f"simulation ended with {len(unfinished)} unfinished tasks")
+        sched = ms.schedule()
+    return sched, SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)
