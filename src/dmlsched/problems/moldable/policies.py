@@ -190,19 +190,19 @@ def dedicated_batch(cluster: Cluster, items: list[tuple[int, int]], current, mem
     for k, n in items:
         cur = current.get(k)
         if cur is not None and cur[0] == 1:
-            inter = free.intersection(cur[1])
-            if len(inter) > n:
-                kept = sorted(inter)[:n]
-            else:
-                kept = sorted(inter)
+            kept = [g for g in cur[1] if g in free]  # its current vacant GPUs, lowest first
+            kept.sort()
+            if len(kept) > n:
+                kept = kept[:n]
             free.difference_update(kept)
         else:
             kept = []
         keep.append(kept)
     fill = sorted(free)
     pos = 0
-    chunks: list[list[int]] = []
-    chunk_mem: list[float] = []
+    used: list[int] = []
+    sizes = []
+    mems = []
     for (k, n), kept in zip(items, keep):
         need = n - len(kept)
         if need > len(fill) - pos:
@@ -214,14 +214,15 @@ def dedicated_batch(cluster: Cluster, items: list[tuple[int, int]], current, mem
         else:
             gl = kept
         out[k] = (1, tuple(gl))
-        chunks.append(gl)
-        chunk_mem.append(memory[k])
-    if chunks:
-        ix = np.fromiter((g for gl in chunks for g in gl), dtype=np.int64)
+        used.extend(gl)
+        sizes.append(len(gl))
+        mems.append(memory[k])
+    if used:
+        ix = np.array(used, dtype=np.int64)
         cluster.avl[ix] -= 1.0
         cluster.count[ix] += 1
-        if any(chunk_mem):
-            cluster.mem[ix] -= np.repeat(chunk_mem, [len(gl) for gl in chunks])
+        if any(mems):
+            cluster.mem[ix] -= np.repeat(mems, sizes)
     return out
 
 
