@@ -109,3 +109,91 @@ def test_traces_same_schedules_when_available():
     for inst in insts:
         for cf in (False, True):
             _same(inst, "equi", True, cf, None)
+
+
+def _eq(a, b) -> bool:
+    """Equal, NaN equal to NaN (a task never scheduled has no completion)."""
+    return a == b or (a != a and b != b)
+
+
+def _broken(sched, rng):
+    """A copy of ``sched`` with one random defect (a shifted time, a GPU, a share, a dropped
+    segment), for the validators' messages."""
+    from dmlsched.problems.moldable.solution import MoldableSchedule
+
+    arrays = {f: getattr(sched, f).copy() for f in ("task", "start", "end", "share_den", "gpu_ptr", "gpu_idx")}
+    j = int(rng.integers(sched.num_segments))
+    what = int(rng.integers(5))
+    if what == 0:
+        arrays["start"][j] -= float(rng.uniform(1, 100))
+    elif what == 1:
+        arrays["end"][j] += float(rng.uniform(1, 100))
+    elif what == 2 and arrays["gpu_idx"].size:
+        arrays["gpu_idx"][int(rng.integers(arrays["gpu_idx"].size))] = 0
+    elif what == 3:
+        arrays["share_den"][j] = 2
+    else:
+        keep = np.arange(sched.num_segments) != j
+        lens = np.diff(arrays["gpu_ptr"])
+        starts = arrays["gpu_ptr"][:-1]
+        arrays["gpu_idx"] = np.concatenate([arrays["gpu_idx"][a:a + n] for a, n in zip(starts[keep], lens[keep])]
+                                           or [np.zeros(0, np.int64)])
+        arrays["gpu_ptr"] = np.r_[0, np.cumsum(lens[keep])]
+        for f in ("task", "start", "end", "share_den"):
+            arrays[f] = arrays[f][keep]
+    return MoldableSchedule(**arrays)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_validator_and_evaluator_unchanged(seed):
+    """The shared replay (``solution.check``) gives the old validator's verdicts and messages
+    and the old evaluator's values and metrics, on valid schedules and on broken copies."""
+    from dmlsched.problems.moldable import solution as new
+
+    from . import reference_solution as old
+
+    rng = np.random.default_rng(seed)
+    for inst in (paper_like(seed=seed, num_gpus=6), gpu_workload(seed=seed, num_gpus=6, num_tasks=120,
+                                                                  preemption_overhead=5.0), swf_like(seed, 150, 32)):
+        for malleable in (False, True):
+            sched, _ = simulator.simulate(inst, "equi", malleable=malleable)
+            cases = [sched] + [_broken(sched, rng) for _ in range(12)]
+            for s in cases:
+                try:
+                    old.validate(inst, s)
+                    err_old = None
+                except dmlsched.InvalidSolutionError as e:
+                    err_old = str(e)
+                for _ in range(2):  # the second time from the kept outcome
+                    try:
+                        new.validate(inst, s)
+                        err_new = None
+                    except dmlsched.InvalidSolutionError as e:
+                        err_new = str(e)
+                    assert err_new == err_old
+                try:
+                    ref = old.replay(inst, s, check=False)
+                except Exception:  # noqa: BLE001 - a schedule too broken to replay at all
+                    continue
+                got = new._progress(inst, s)
+                assert np.array_equal(got.completion, ref.completion, equal_nan=True)
+                assert np.array_equal(got.first_start, ref.first_start, equal_nan=True)
+                assert np.array_equal(got.preemptions, ref.preemptions)
+                assert _eq(new.evaluate(inst, s), old.evaluate(inst, s))
+                mn, mo = new.metrics(inst, s), old.metrics(inst, s)
+                assert mn.keys() == mo.keys() and all(_eq(mn[k], mo[k]) for k in mn)
+
+
+def test_changing_a_schedule_runs_the_checks_again():
+    from dmlsched.problems.moldable import solution as new
+
+    inst = paper_like(seed=1, num_gpus=6)
+    sched, _ = simulator.simulate(inst, "equi", malleable=True)
+    new.validate(inst, sched)
+    v = new.evaluate(inst, sched)
+    sched.start[0] -= 10_000.0  # in place: the fingerprint changes
+    with pytest.raises(dmlsched.InvalidSolutionError, match="S1"):
+        new.validate(inst, sched)
+    other = paper_like(seed=2, num_gpus=6)
+    sched2, _ = simulator.simulate(other, "equi", malleable=True)
+    assert new.evaluate(other, sched2) != v
