@@ -192,6 +192,15 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
     m = seg_of.size
     if m == 0:
         return
+    # Only a GPU where intervals overlap, or a task needs more memory than a GPU has, can be
+    # over capacity: elsewhere the load at each start is that segment's own share and memory.
+    suspect = _suspect_gpus(inst, s, seg_of, gpu, mem)
+    if suspect is None:
+        return
+    if suspect is not True:
+        sub = np.isin(gpu, suspect)
+        seg_of, gpu, share, mem = seg_of[sub], gpu[sub], share[sub], mem[sub]
+        m = seg_of.size
     g2 = np.concatenate([gpu, gpu])
     t2 = np.concatenate([s.start[seg_of], s.end[seg_of]])
     kind = np.concatenate([np.ones(m, dtype=np.int64), np.zeros(m, dtype=np.int64)])  # ends (0) first
@@ -228,6 +237,35 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
                 raise InvalidSolutionError(
                     f"(S3) GPU {g} at time {t}: {what} {val} exceeds capacity {cap} (tasks {tasks})"
                 )
+
+
+def _suspect_gpus(inst: MoldableInstance, s: MoldableSchedule, seg_of: np.ndarray, gpu: np.ndarray,
+                  mem: np.ndarray) -> np.ndarray | bool | None:
+    """GPUs of the (non-empty) entries ``gpu`` of segments ``seg_of`` where two intervals
+    overlap or a task's memory exceeds the GPU's (``None``: no GPU; ``True``: too many to
+    be worth a subset).  Entries are put in order of start time (by sorting the segments,
+    not the entries), then by GPU (a stable sort on small integers, a radix sort)."""
+    so = np.argsort(s.start, kind="stable")
+    rank = np.empty(s.num_segments, dtype=np.int64)
+    rank[so] = np.arange(s.num_segments)
+    order = np.argsort(rank[seg_of], kind="stable")
+    g = gpu[order]
+    order = order[np.argsort(g.astype(np.int16) if inst.gpus < 2**15 else g, kind="stable")]
+    g = gpu[order]
+    st = s.start[seg_of[order]]
+    en = s.end[seg_of[order]]
+    bounds = np.r_[0, np.flatnonzero(np.diff(g)) + 1, g.size]
+    bad: list[int] = []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        if b - a > 1 and np.any(st[a + 1:b] < np.maximum.accumulate(en[a:b - 1])):
+            bad.append(int(g[a]))
+    heavy = np.unique(gpu[mem > inst.gpu_memory * (1 + TOL)]).tolist()
+    out = sorted(set(bad) | set(heavy))
+    if not out:
+        return None
+    if len(out) * 2 > len(bounds):
+        return True
+    return np.asarray(out, dtype=np.int64)
 
 
 def _same_alloc_as_prev(s: MoldableSchedule) -> np.ndarray:
