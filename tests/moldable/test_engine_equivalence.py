@@ -197,3 +197,34 @@ def test_changing_a_schedule_runs_the_checks_again():
     other = paper_like(seed=2, num_gpus=6)
     sched2, _ = simulator.simulate(other, "equi", malleable=True)
     assert new.evaluate(other, sched2) != v
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_allocation_checks_unchanged_on_unsorted_and_repeated_gpus(seed):
+    """(S2) on GPU lists in any order, some with a GPU twice: the same verdict and message
+    as the old check (which sorted every segment's list)."""
+    from dmlsched.problems.moldable import solution as new
+    from dmlsched.problems.moldable.solution import MoldableSchedule
+
+    from . import reference_solution as old
+
+    rng = np.random.default_rng(seed)
+    inst = swf_like(seed, tasks=40, gpus=16)
+    sched, _ = simulator.simulate(inst, "equi", malleable=True)
+    for _ in range(20):
+        idx = sched.gpu_idx.copy()
+        for j in rng.choice(sched.num_segments, size=5):
+            a, b = int(sched.gpu_ptr[j]), int(sched.gpu_ptr[j + 1])
+            idx[a:b] = rng.permutation(idx[a:b])
+            if b - a > 1 and rng.random() < 0.3:
+                idx[b - 1] = idx[a]
+        s = MoldableSchedule(task=sched.task, start=sched.start, end=sched.end, share_den=sched.share_den,
+                             gpu_ptr=sched.gpu_ptr, gpu_idx=idx)
+        msgs = []
+        for mod in (old, new):
+            try:
+                mod.validate(inst, s)
+                msgs.append(None)
+            except dmlsched.InvalidSolutionError as e:
+                msgs.append(str(e))
+        assert msgs[0] == msgs[1]

@@ -147,10 +147,17 @@ def _allocations(inst: MoldableInstance, s: MoldableSchedule) -> np.ndarray:
     den = s.share_den
     task = s.task
     seg_of = np.repeat(np.arange(s.num_segments), ngpu)
-    order = np.lexsort((s.gpu_idx, seg_of))
-    dup_seg = seg_of[order][1:][(seg_of[order][1:] == seg_of[order][:-1]) & (s.gpu_idx[order][1:] == s.gpu_idx[order][:-1])]
     dup = np.zeros(s.num_segments, dtype=bool)
-    dup[dup_seg] = True
+    if s.gpu_idx.size > 1:
+        # a GPU listed twice: only in a segment whose list is not strictly increasing
+        gi = s.gpu_idx
+        odd = np.unique(seg_of[1:][(gi[1:] <= gi[:-1]) & (seg_of[1:] == seg_of[:-1])])
+        if odd.size:
+            sel = np.isin(seg_of, odd)
+            so, go = seg_of[sel], gi[sel]
+            order = np.lexsort((go, so))
+            so, go = so[order], go[order]
+            dup[so[1:][(so[1:] == so[:-1]) & (go[1:] == go[:-1])]] = True
     bad = (den < 1) | ((den > 1) & (ngpu != 1)) | (ngpu < 1) | dup
     if s.num_segments:
         bad |= den > inst.pmin_den[task]
