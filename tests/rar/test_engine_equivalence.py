@@ -99,3 +99,44 @@ def test_rand_same_results():
             T = d.finish()
             assert a.solution.start.tolist() == d.start.tolist()
             assert a.objective == float(T.max())
+
+
+@pytest.mark.parametrize("idx", range(len(_instances())))
+def test_checks_shared_and_unchanged(idx):
+    """One simulation per schedule for validate/evaluate (``solution.check``): the old
+    verdicts, messages and values, on schedules found by FF and on broken copies; a changed
+    schedule is checked again."""
+    inst = _instances()[idx]
+    rhat = heuristics.rho_hat(inst)
+    best = heuristics.bisection(inst, lambda th: [lambda j, c=heuristics.first_fit(th): c],
+                                heuristics.job_order(inst, "sjf"), rhat)
+    if best["sched"] is None:
+        pytest.skip("FF finds no schedule")
+    rng = np.random.default_rng(idx)
+    base = best["sched"]
+    cases = [base]
+    for _ in range(8):
+        start = base.start.copy()
+        gpus = list(base.gpus)
+        j = int(rng.integers(inst.num_jobs))
+        if rng.random() < 0.5:
+            start[j] = max(0, int(start[j]) + int(rng.integers(-50, 50)))
+        else:
+            gpus[j] = tuple(sorted(rng.choice(inst.num_gpus, size=len(gpus[j]), replace=False).tolist()))
+        cases.append(solution.RarSchedule(start=start, gpus=tuple(gpus)))
+    for s in cases:
+        msgs = []
+        for mod in (old_s, solution, solution):  # the second call from the kept outcome
+            try:
+                mod.validate(inst, s)
+                msgs.append(None)
+            except dmlsched.InvalidSolutionError as e:
+                msgs.append(str(e))
+        assert msgs[0] == msgs[1] == msgs[2]
+        assert np.array_equal(solution.completion_times(inst, s), old_s.completion_times(inst, s))
+        assert solution.evaluate(inst, s) == old_s.evaluate(inst, s)
+    s = cases[0]
+    solution.validate(inst, s)
+    s.start[int(np.argmax(s.start))] = inst.horizon + 5  # in place: checked again
+    with pytest.raises(dmlsched.InvalidSolutionError, match="horizon"):
+        solution.validate(inst, s)

@@ -27,6 +27,7 @@ Validator (raises :class:`InvalidSolutionError` naming the constraint):
 from __future__ import annotations
 
 import heapq
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -350,16 +351,57 @@ def _shape_check(inst: RarInstance, s: RarSchedule) -> None:
                                            f"{inst.num_gpus} (indices 0..{inst.num_gpus - 1})")
 
 
-def completion_times(inst: RarInstance, s: RarSchedule) -> np.ndarray:
+def _simulated(inst: RarInstance, s: RarSchedule) -> np.ndarray:
     """``T_j`` (9) of every job, by simulation."""
     eng = simulate(inst, s.start, s.gpus)
     return np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
 
 
+def _fingerprint(s: RarSchedule) -> tuple:
+    """What the checks of a schedule depend on: its start slots (type, shape, CRC-32) and placements."""
+    st = np.ascontiguousarray(s.start)
+    return st.dtype.str, st.shape, zlib.crc32(st), hash(s.gpus)
+
+
+def check(inst: RarInstance, s: RarSchedule) -> np.ndarray:
+    """Validate (every constraint below) and return ``T_j``, once per instance and schedule
+    content: the outcome is kept on the schedule with a fingerprint, so :func:`validate`,
+    :func:`evaluate` and :func:`completion_times` of one solution share one simulation
+    (``dmlsched.solve`` validates and evaluates, the method kit evaluates)."""
+    fp = _fingerprint(s)
+    memo = s.__dict__.get("_checked")
+    if memo is not None and memo[0] is inst and memo[1] == fp:
+        if memo[3] is not None:
+            raise memo[3]
+        return memo[2]
+    T, err = None, None
+    try:
+        _shape_check(inst, s)
+        T = _simulated(inst, s)
+        _check_times(inst, s, T)
+    except InvalidSolutionError as e:
+        err = e
+    s.__dict__["_checked"] = (inst, fp, T, err)
+    if err is not None:
+        raise err
+    return T
+
+
+def completion_times(inst: RarInstance, s: RarSchedule) -> np.ndarray:
+    """``T_j`` (9) of every job, by simulation (shared with the checks when the schedule is valid)."""
+    try:
+        return check(inst, s)
+    except InvalidSolutionError:
+        return _simulated(inst, s)
+
+
 def validate(inst: RarInstance, s: RarSchedule) -> None:
     """Raise :class:`InvalidSolutionError` naming the first violated constraint."""
-    _shape_check(inst, s)
-    T = completion_times(inst, s)
+    check(inst, s)
+
+
+def _check_times(inst: RarInstance, s: RarSchedule, T: np.ndarray) -> None:
+    """The horizon and (2) capacity, given ``T_j``."""
     for j, job in enumerate(inst.jobs):
         if T[j] > inst.horizon:
             raise InvalidSolutionError(
