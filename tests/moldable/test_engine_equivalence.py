@@ -228,3 +228,14 @@ def test_allocation_checks_unchanged_on_unsorted_and_repeated_gpus(seed):
             except dmlsched.InvalidSolutionError as e:
                 msgs.append(str(e))
         assert msgs[0] == msgs[1]
+
+
+def test_pickled_schedule_leaves_the_kept_checks_behind():
+    import copy
+    import pickle
+
+    inst = paper_like(seed=1, num_gpus=6)
+    sched, _ = simulator.simulate(inst, "equi", malleable=True)
+    dmlsched.problems.moldable.solution.validate(inst, sched)
+    for other in (pickle.loads(pickle.dumps(sched)), copy.deepcopy(sched)):
+        assert "_checked" not in other.__dict__ and np.array_equal(other.start, sched.start)

@@ -140,3 +140,16 @@ def test_checks_shared_and_unchanged(idx):
     s.start[int(np.argmax(s.start))] = inst.horizon + 5  # in place: checked again
     with pytest.raises(dmlsched.InvalidSolutionError, match="horizon"):
         solution.validate(inst, s)
+
+
+def test_pickled_schedule_leaves_the_kept_checks_behind():
+    import pickle
+
+    inst = paper_instance(seed=0)
+    best = heuristics.sjf_bco_search(inst)
+    s = best["sched"]
+    solution.validate(inst, s)
+    assert "_checked" in s.__dict__
+    s2 = pickle.loads(pickle.dumps(s))
+    assert "_checked" not in s2.__dict__ and s2.gpus == s.gpus
+    assert solution.evaluate(inst, s2) == solution.evaluate(inst, s)

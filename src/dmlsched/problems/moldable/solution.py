@@ -74,6 +74,10 @@ class MoldableSchedule:
         self.gpu_ptr = np.asarray(self.gpu_ptr, dtype=np.int64)
         self.gpu_idx = np.asarray(self.gpu_idx, dtype=np.int64)
 
+    def __getstate__(self) -> dict:
+        """Pickled and copied without the kept outcome of the checks (:func:`check`)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_checked"}
+
     @property
     def num_segments(self) -> int:
         return int(self.task.shape[0])

@@ -49,6 +49,10 @@ class RarSchedule:
         self.start = np.asarray(self.start, dtype=np.int64)
         self.gpus = tuple(tuple(int(g) for g in gs) for gs in self.gpus)
 
+    def __getstate__(self) -> dict:
+        """Pickled and copied without the kept outcome of the checks (:func:`check`)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_checked"}
+
 
 def counts_of(inst: RarInstance, gpus: tuple[int, ...]) -> dict[int, int]:
     """``y_js``: GPUs per server of one job's placement."""
