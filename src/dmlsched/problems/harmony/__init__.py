@@ -29,7 +29,7 @@ SPEC = register_family(
     default_reference="brute-force",
 )
 
-from . import bruteforce, heuristics, models, oracle  # noqa: E402,F401  (register the methods)
+from . import bruteforce, heuristics, isolated, models, oracle  # noqa: E402,F401  (register the methods)
 
 __all__ = [
     "FIG_4_17_RATIO",
