@@ -25,7 +25,7 @@ SPEC = register_family(
     default_reference="offline-exact",
 )
 
-from . import bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
+from . import baselines, bounds, bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
 from .heuristics import simulate, task_gpu_time  # noqa: E402
 
 __all__ = ["HlasInstance", "HlasJob", "HlasRun", "completion_times", "jcts", "metrics", "simulate",
