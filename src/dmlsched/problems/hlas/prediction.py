@@ -17,7 +17,7 @@ U(0.05, 0.5) and ``b0 = (1 / EPSILON - 1) / R_n``, so that the job converges
 its ``R_n`` rounds; each observed loss carries Gaussian noise of ``NOISE``
 times the initial excess loss.  After ``r >= MIN_POINTS`` rounds the fit
 (least squares over a grid of ``b2`` below the smallest observed loss, linear
-in ``1 / (l - b2) = b0 k + b1`` for each) predicts ``R^ = b1 (1/EPSILON - 1) /
+in ``1 / (l - b2) = b0 k + b1`` for each, refined by golden section) predicts ``R^ = b1 (1/EPSILON - 1) /
 b0`` rounds in all; it is refitted at rounds ``MIN_POINTS, ...`` growing by
 half each time.  ``EPSILON`` (the convergence threshold) is known to the
 predictor; the curve and the noise are seeded per job.  The noise level and
@@ -90,19 +90,27 @@ def fit_prediction(losses: np.ndarray, epsilon: float = EPSILON) -> int:
     k = np.arange(1, len(y) + 1, dtype=float)
     lo, hi = float(y.min()), float(y.max())
     span = max(hi - lo, 1e-9)
-    b2s = lo - span * np.geomspace(1e-3, 4.0, GRID)
-    best = (math.inf, 0.0, 1.0)
     km = k.mean()
     kk = ((k - km) ** 2).sum()
-    for b2 in b2s:
+
+    def fit(b2: float) -> tuple[float, float, float]:
         z = 1.0 / (y - b2)
-        b0 = float(((k - km) * (z - z.mean())).sum() / kk) if kk > 0 else 0.0
-        b0 = max(b0, 1e-12)
+        b0 = max(float(((k - km) * (z - z.mean())).sum() / kk) if kk > 0 else 0.0, 1e-12)
         b1 = max(float(z.mean() - b0 * km), 1e-12)
-        sse = float(((1.0 / (b0 * k + b1) + b2 - y) ** 2).sum())
-        if sse < best[0]:
-            best = (sse, b0, b1)
-    _, b0, b1 = best
+        return float(((1.0 / (b0 * k + b1) + b2 - y) ** 2).sum()), b0, b1
+
+    offs = span * np.geomspace(1e-3, 4.0, GRID)  # b2 = lo - offset
+    sses = [fit(lo - o)[0] for o in offs]
+    i = int(np.argmin(sses))
+    a, c = offs[max(i - 1, 0)], offs[min(i + 1, GRID - 1)]
+    g = (math.sqrt(5.0) - 1.0) / 2.0  # golden-section refinement between the neighbours
+    for _ in range(40):
+        m1, m2 = c - g * (c - a), a + g * (c - a)
+        if fit(lo - m1)[0] <= fit(lo - m2)[0]:
+            c = m2
+        else:
+            a = m1
+    _, b0, b1 = min(fit(lo - offs[i]), fit(lo - (a + c) / 2.0))
     pred = b1 * (1.0 / epsilon - 1.0) / b0
     return int(min(MAX_PREDICTION, max(1.0, math.ceil(pred))))
 
