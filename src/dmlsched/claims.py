@@ -418,7 +418,7 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
         return "not run", "no covered point was run"
     u, tol = part.unit, part.tolerance
     if part.kind == "value":
-        off = [p for p in pts if abs(p.ours - part.paper) > tol * abs(part.paper)]
+        off = [p for p in pts if abs(p.ours - part.paper) > tol * abs(part.paper) * (1 + 1e-9)]
         if not off:
             return "holds", f"within {fmt(tol, 'reduction')} of {fmt(part.paper, u)} at every covered point"
         return "fails", f"{_labels(off)}: {fmt(off[0].ours, u)}, not within {fmt(tol, 'reduction')} of {fmt(part.paper, u)}"
@@ -433,7 +433,7 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
         empty = [p for p in pts if cap[id(p)] is not None and cap[id(p)] <= 1e-9]
         if empty and len(empty) == len(pts):
             return "unreachable", "no schedule can differ from the baseline here: the comparison is empty"
-        far = [p for p in pts if abs(eff[id(p)]) > tol]
+        far = [p for p in pts if abs(eff[id(p)]) > tol * (1 + 1e-9)]
         if far:
             return "fails", f"not close at {_labels(far)} ({fmt(far[0].ours, u)})"
         return "holds", f"within {fmt(tol, 'reduction')} at every covered point"
@@ -448,7 +448,8 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
     if part.paper is None:  # "always better", "grows"
         return "holds", "the right sign at every covered point"
     big = effect(part.paper, u)
-    lo, hi = big * (1 - tol), big * (1 + tol)
+    eps = 1e-9 * abs(big)  # the band's ends in floating point (1.085 - 1 < 0.085)
+    lo, hi = big * (1 - tol) - eps, big * (1 + tol) + eps
     beyond = [p for p in pts if cap[id(p)] is not None and cap[id(p)] < lo]
     if beyond:
         return "unreachable", (f"the ceiling {fmt(beyond[0].ceiling, u)} at {_labels(beyond)} is below the "
