@@ -111,7 +111,7 @@ def test_generate_writes_the_rule_a_summary_and_one_section_per_paper(toy_plugin
     assert f"| **{word}** |" in row and "toy setup xxx" in row and len(row.split(" | ")[-1]) <= 102
     assert "first is within \\| 2% of exact" in text  # a | in a quote cannot break a table
     assert "| substitute | not as published: a substitute workload |" in text
-    assert f"inconclusive (a substitute workload); with this setup: {word}" in text
+    assert f"| inconclusive; with this setup: {word} |" in text and "substitute: inconclusive" in text
     assert "scale: **quick**" in text and "machine:" in text and "versions: Python" in text
     assert "**not run**" in text and "the judge failed: RuntimeError: judge bug" in text
     assert "`plain` (default): the first value. From Sec. 1" in text

@@ -345,8 +345,10 @@ def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
         lines += ["**Parts** (declared from the text):", "", "| part | kind | paper | covers | tolerance | from the text |",
                   "|---|---|---|---|---|---|"]
         for p in c.parts:
+            tol = "-" if p.kind in ("always better", "grows") or (p.kind in ("at most", "bound") and not p.tolerance) \
+                else f"{100 * p.tolerance:g}%"
             lines.append(_fit_row([p.what, p.kind, p.paper_text(), p.covers + (f": {p.aggregate}" if p.aggregate else ""),
-                                   f"{100 * p.tolerance:g}%", f"\"{p.source}\"" if p.source else "-"]))
+                                   tol, f"\"{p.source}\"" if p.source else "-"]))
         lines.append("")
     if c.default_reason:
         lines += [_para(f"**Default reading.** {c.default_reason}."), ""]
@@ -355,7 +357,8 @@ def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
         for rv in j.readings:
             setup = "as published" if rv.published else f"not as published: {rv.why}"
             outs = "; ".join(f"{pr.part.key}: {pr.outcome} ({pr.ours_text()})" for pr in rv.parts)
-            lines.append(_fit_row([rv.name + (" (default)" if rv.default else ""), setup, outs, rv.text()]))
+            word = rv.word + (f"; with this setup: {rv.setup_word}" if rv.word == "inconclusive" else "")
+            lines.append(_fit_row([rv.name + (" (default)" if rv.default else ""), setup, outs, word]))
         lines.append("")
     if j.rows:
         lines += ["**Measured:**", "", "| what | ours | outcome | note |", "|---|---|---|---|"]
