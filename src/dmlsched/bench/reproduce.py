@@ -196,6 +196,8 @@ def _runs_line(cr: ClaimRun) -> str:
 
 #: longest line the report writes (a table row is shortened cell by cell to fit)
 MAX_LINE = 1000
+#: most points listed per part in a claim's section
+MAX_POINTS = 40
 
 
 def _fit_row(cells: list[str], limit: int = MAX_LINE) -> str:
@@ -359,6 +361,19 @@ def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
             outs = "; ".join(f"{pr.part.key}: {pr.outcome} ({pr.ours_text()})" for pr in rv.parts)
             word = rv.word + (f"; with this setup: {rv.setup_word}" if rv.word == "inconclusive" else "")
             lines.append(_fit_row([rv.name + (" (default)" if rv.default else ""), setup, outs, word]))
+        lines.append("")
+    d = next((r for r in j.readings if r.default), None)
+    if d is not None and any(pr.points for pr in d.parts):
+        from ..claims import fmt
+
+        lines += ["**Points under the default readings** (ours and the ceiling at each covered point):", "",
+                  "| part | point | ours | ceiling |", "|---|---|---|---|"]
+        for pr in d.parts:
+            for pt in pr.points[:MAX_POINTS]:
+                lines.append(_fit_row([pr.part.key, pt.label, fmt(pt.ours, pr.part.unit),
+                                       fmt(pt.ceiling, pr.part.unit) if pt.ceiling is not None else "-"]))
+            if len(pr.points) > MAX_POINTS:
+                lines.append(_fit_row([pr.part.key, f"... {len(pr.points) - MAX_POINTS} more", "", ""]))
         lines.append("")
     if j.rows:
         lines += ["**Measured:**", "", "| what | ours | outcome | note |", "|---|---|---|---|"]
