@@ -39,6 +39,12 @@ Each part gets an **outcome** (:func:`judge_part`), in this order:
                  outside the tolerance (short of an "at least" number, away from
                  an "about" number).
 
+A part stating a value (``"value"``, ``"at most"``, ``"bound"``) holds or fails;
+a ``"close"`` part (A and B within the tolerance, either way) holds or fails,
+and is ``unreachable`` when no schedule can differ from the baseline at all
+(the comparison is empty).  A sign is strict unless the part says "no better"
+(:attr:`Part.strict`).
+
 A claim's **word** (:func:`claim_word`), in this fixed order: ``inconclusive``
 if the setup is not as published or the claim contradicts itself, whatever
 the sign (the parts' outcomes are still printed after "with this setup:");
