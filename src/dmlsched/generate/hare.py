@@ -173,20 +173,23 @@ def testbed(*, seed: int = 0, num_jobs: int = 20, load: float = 100.0, **params:
 SIMULATION_LOAD = 0.9
 
 
-def simulation_rate(load: float = SIMULATION_LOAD, *, num_gpus: int = 160, heterogeneity: str = "high") -> float:
+def simulation_rate(load: float = SIMULATION_LOAD, *, num_gpus: int = 160, heterogeneity: str = "high",
+                    rounds: tuple[int, int] = (2, 5), tasks_per_round: tuple[int, ...] = (1, 2, 4)) -> float:
     """Arrival rate (jobs per second) at which the mean job of the Table 2 mix
-    (rounds 2..5, tasks {1, 2, 4}) offers ``load`` to the cluster."""
+    (rounds uniform on ``rounds``, tasks uniform in ``tasks_per_round``) offers
+    ``load`` to the cluster."""
     from .hlas import DOMAINS, JOB_TYPES, job_times
 
     gpus = cluster(num_gpus, heterogeneity)
     counts = {g: gpus.count(g) for g in dict.fromkeys(gpus)}
+    mean_size = (rounds[0] + rounds[1]) / 2 * sum(tasks_per_round) / len(tasks_per_round)
     mean_work = 0.0
     for d in DOMAINS:
         models = [m for m, spec in JOB_TYPES.items() if spec[0] == d]
         for m in models:
             tr, sy = job_times(m)
             speed = sum(c / (tr[g] + sy[g]) for g, c in counts.items())
-            mean_work += (3.5 * (7 / 3)) / speed / (len(DOMAINS) * len(models))
+            mean_work += mean_size / speed / (len(DOMAINS) * len(models))
     return load / mean_work
 
 
@@ -196,9 +199,10 @@ def simulation(*, seed: int = 0, num_jobs: int = 200, num_gpus: int = 160, heter
     heterogeneity level (:func:`cluster`).
 
     Arrivals: by default Poisson at the fixed rate :func:`simulation_rate` of
-    the default point (200 jobs on 160 high-heterogeneity GPUs at offered load
-    :data:`SIMULATION_LOAD`), so that, as in Figs. 14-16, more jobs (or fewer
-    GPUs) mean more contention; ``load`` or ``arrival_rate`` override it.
+    the default point (200 jobs of this job mix on 160 high-heterogeneity GPUs
+    at offered load :data:`SIMULATION_LOAD`), so that, as in Figs. 14-16, more
+    jobs (or fewer GPUs) mean more contention; ``load`` or ``arrival_rate``
+    override it.
     Other ``params`` as :func:`generate`'s.
     """
     a = Args("generate.hare.simulation")
@@ -209,8 +213,9 @@ def simulation(*, seed: int = 0, num_jobs: int = 200, num_gpus: int = 160, heter
     load = a.optional_number("load", load, positive=True)
     arrival_rate = a.optional_number("arrival_rate", arrival_rate, positive=True)
     gpus = cluster(num_gpus, heterogeneity)
-    if load is None and arrival_rate is None:
-        arrival_rate = simulation_rate()
+    if load is None and arrival_rate is None:  # the default point's rate, for this job mix
+        arrival_rate = simulation_rate(rounds=tuple(params.get("rounds", (2, 5))),
+                                       tasks_per_round=tuple(params.get("tasks_per_round", (1, 2, 4))))
     kw: dict[str, Any] = {"arrival_rate": arrival_rate} if arrival_rate is not None else {"load": load}
     tag = f"rate{arrival_rate:.4g}" if arrival_rate is not None else f"load{load:g}"
     return generate(seed=seed, num_jobs=num_jobs, gpus=gpus,
