@@ -110,7 +110,8 @@ def check_hlas_fig23(recs: list[dict]) -> list[tuple]:
         size = r.get("size") or {}
         if ok(r) and "hlas:generate" in str(r.get("source")) and size.get("gpus") == 160:
             p, seed = params(r)
-            if p.get("num_jobs") == size.get("jobs") and "load_gpus" not in p:
+            # Fig. 23's points: 160 GPUs in 40 groups (Fig. 24 varies the groups on the same jobs)
+            if p.get("num_jobs") == size.get("jobs") and "load_gpus" not in p and p.get("num_groups") == 40:
                 pts[size["jobs"]][seed][variant(r)] = float(r["objective"])
     out = []
     outcomes = []

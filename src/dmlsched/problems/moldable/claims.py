@@ -445,7 +445,8 @@ def judge_competitive(records: list[dict], scale: Scale) -> Judgement:
                         pts.append(Point(str(r.get("instance_name") or r.get("instance_hash", ""))[:24], float(x)))
     pr = PartResult(EDMONDS_PART, pts)
     v = ReadingVerdict("default", [pr], EDMONDS_SETUP.published, EDMONDS_SETUP.why, default=True)
-    return judgement([v], ours=f"worst ratio {pr.ours_text()}", ceiling="-",
+    worst = max((p.ours for p in pts), default=float("nan"))
+    return judgement([v], ours=f"worst ratio {worst:.3g} on {len(pts)} instances", ceiling="-",
                      caveat="a cited theorem (Edmonds), not an evaluation of the paper", rows=rows, caveats=[
                          "A theory check, not an evaluation claim: the paper cites Edmonds' result as its reason for "
                          "Equipartition. The result assumes continuous equal shares, free re-partitioning and batch "
