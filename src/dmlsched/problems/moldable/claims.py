@@ -14,12 +14,20 @@ with its setup at the paper's scale, its readings and a judge (see
   loaded (|G| >= 24) and loses it when heavily loaded (|G| <= 12).  The paper's
   GPU trace is not public: :func:`dmlsched.generate.moldable.gpu_workload`
   builds a workload with its published statistics at its scale (77,677 tasks).
-* ``moldable-sec7a-2-competitive`` -- Section VII-A: "Edmonds [9] revealed that
+* ``moldable-sec7a-edmonds`` -- Section VII-A: "Edmonds [9] revealed that
   if all the tasks have a strictly sublinear speedup curve, then the
-  Equipartition algorithm yields a 2-competitive schedule"; judged by
-  ``check`` verdicts (optimum or bound from ``exact-cp``) on small instances in
-  the setting of the quoted result and in the paper's own, and against the
-  best lower bound and the best feasible schedule at the paper's scale.
+  Equipartition algorithm yields a 2-competitive schedule": a cited theorem,
+  one theory check (Malleable Equipartition on batch instances, against
+  ``exact-cp``); the paper's Moldable Equipartition and online arrivals are
+  context rows;
+* ``moldable-abstract`` -- the abstract: moldable/malleable Equipartition
+  shorten the average flow time by at least 15.1%/42.5% against Rigid FCFS
+  (one GPU per task), on the substitute GPU workload at the paper's scale,
+  with the ``preemptive-lb`` ceiling.
+
+Every claim is judged by the evidence rule of :mod:`dmlsched.claims`: the
+workloads stand in for traces we do not have (HPC2N, the paper's GPU trace),
+so those claims are ``inconclusive`` whatever the sign.
 """
 
 from __future__ import annotations
