@@ -356,8 +356,14 @@ def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
         lines += [_para(f"**Default reading.** {c.default_reason}."), ""]
     if j.readings:
         lines += ["**Verdict per reading:**", "", "| reading | setup | part outcomes | word |", "|---|---|---|---|"]
+        first_why = None
         for rv in j.readings:
-            setup = "as published" if rv.published else f"not as published: {rv.why}"
+            if rv.published:
+                setup = "as published"
+            elif rv.why == first_why:
+                setup = "not as published (as above)"
+            else:
+                setup, first_why = f"not as published: {rv.why}", rv.why
             outs = "; ".join(f"{pr.part.key}: {pr.outcome} ({pr.ours_text()})" for pr in rv.parts)
             word = rv.word + (f"; with this setup: {rv.setup_word}" if rv.word == "inconclusive" else "")
             lines.append(_fit_row([rv.name + (" (default)" if rv.default else ""), setup, outs, word]))

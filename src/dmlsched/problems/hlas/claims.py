@@ -273,7 +273,8 @@ def _judge(pts: dict, build, setup: Setup, alternates: dict, caveat: str, caveat
         prs = build(pts, hlas, alt)
         verdicts.append(ReadingVerdict(name, prs, setup.published, setup.why, default=name == "default",
                                        contradicts=contradicts))
-        rows += [Row(f"{name}: {pr.part.what}", _cell(pr), pr.outcome, pr.reason) for pr in prs]
+        if name == "default":  # the other readings' parts are in the report's reading table
+            rows += [Row(pr.part.what, _cell(pr), pr.outcome, pr.reason) for pr in prs]
     if not verdicts or not verdicts[0].default:
         return Judgement("not run", rows, ["no run of the default readings in the records"])
     d = verdicts[0]
