@@ -270,7 +270,7 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
     lines += [
         f"- scale: **{scale}**" + (" (the papers' own scale, load and baselines where we have them)" if scale == "full"
                                    else " (a small version of every claim for CI: a smoke test, not the result)"),
-        f"- machine: {machine_line()}",
+        f"- machine: {machine_line()}" + _load_text(),
         f"- versions: {versions_line()}",
         f"- engine: {engine}; every run through the `dmlsched bench` engine",
     ]
@@ -328,6 +328,14 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
             lines.append(_para(f"- `{f}`: its claims module failed to import ({_cell(err)}): nothing is judged here."))
         lines.append("")
     return "\n".join(lines)
+
+
+def _load_text() -> str:
+    """``"; load average 1.2, 1.5, 1.1 when written"`` (nothing where the OS has none)."""
+    try:
+        return "; load average {:.1f}, {:.1f}, {:.1f} when written".format(*os.getloadavg())
+    except (AttributeError, OSError):
+        return ""
 
 
 def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
