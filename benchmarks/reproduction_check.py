@@ -141,8 +141,9 @@ def check_hare_fig15(recs: list[dict]) -> list[tuple]:
     by: dict[str, dict[str, float]] = defaultdict(dict)
     for r in recs:
         p, seed = params(r)
+        # the default setup: Poisson arrivals (no load given), 2-5 rounds (no rounds given)
         if ":simulation?" in str(r.get("source")) and ok(r) and p.get("num_jobs") == 300 and "load" not in p \
-                and p.get("num_gpus") == 160:
+                and "rounds" not in p and p.get("num_gpus") == 160:
             by[r["instance_hash"]][variant(r)] = float(r["objective"])
     out, reds, caps = [], [], []
     for b in ("fifo", "srtf", "homo", "allox"):
