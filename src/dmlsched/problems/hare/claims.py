@@ -126,10 +126,13 @@ SETUP_TESTBED = Setup("testbed", False, "the testbed's per-GPU times (Fig. 2's p
 SETUP_SIM = Setup("simulation", False, "the Google-trace arrivals and the jobs' rounds are not in the paper")
 
 
-def _options(extra: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+def _options(methods: list[str], extra: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The options of the list-scheduling entries among ``methods`` (a suite's options
+    name only methods it runs: another would be a typo, refused by the bench)."""
     lo = {**LIST_OPTIONS, **(extra or {})}
-    return {"list": dict(lo), "list@earliest-available": {**lo, "placement": "earliest-available"},
-            "list-eft": dict(lo)}
+    out = {"list": dict(lo), "list@earliest-available": {**lo, "placement": "earliest-available"},
+           "list-eft": dict(lo)}
+    return {k: v for k, v in out.items() if k in methods}
 
 
 # ---------------------------------------------------------------------------
@@ -287,7 +290,7 @@ def _suite_fig12(scale: Scale) -> Suite:
         sources=[Source("generator", generator="dmlsched.generate.hare:testbed", params=params, seeds=seeds,
                         name="testbed")],
         name=f"claim-hare-fig12-{scale}", methods=list(METHODS), reference=None,
-        time_limit=1800 if scale == "full" else 120, options=_options(),
+        time_limit=1800 if scale == "full" else 120, options=_options(list(METHODS)),
     )
 
 
@@ -385,7 +388,7 @@ def _sim_suite(kind: str) -> Any:
         extra = None if scale == "full" else {"max_master_nonzeros": 0}
         methods = list(METHODS) if kind in READING_FIGS else list(DEFAULT_METHODS)
         return Suite(sources=_sim_sources(kind, scale), name=f"claim-hare-{kind}-{scale}", methods=methods,
-                     reference=None, time_limit=900 if scale == "full" else 120, options=_options(extra))
+                     reference=None, time_limit=900 if scale == "full" else 120, options=_options(methods, extra))
     return suite
 
 
