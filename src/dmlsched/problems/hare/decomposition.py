@@ -40,7 +40,9 @@ from .pricing import JobTable, Segment, job_cost, price, segment, sequence_count
 #: default deterministic work limits (options of ``relaxation`` and ``list``)
 DEFAULT_PRICING_ROUNDS = 400
 DEFAULT_LP_ITERATIONS = 200_000
-DEFAULT_MILP_NODES = 200
+DEFAULT_MILP_NODES = 10
+#: the segment MILP frees every job (not only the fractional ones) when the gap is above this
+FULL_MILP_GAP = 1e-3
 DEFAULT_SEARCH_MOVES = 2_000
 DEFAULT_SEARCH_LPS = 400
 #: relative gap at which column generation stops (the bound is then within it of the master)
@@ -324,12 +326,12 @@ class TypePoint:
 
 
 def select_segments(master: Master, rho: np.ndarray, *, nodes: int = DEFAULT_MILP_NODES, oa_rounds: int = 8,
-                    deadline: Deadline | None = None) -> tuple[TypePoint, dict[str, Any]]:
-    """One generated segment per job, its completion time free in its interval (a small MILP).
+                    free_all: bool = False, deadline: Deadline | None = None) -> tuple[TypePoint, dict[str, Any]]:
+    """One generated segment per job, its completion time free in its interval (a MILP).
 
     Jobs whose LP weight sits on one segment keep it (a basic LP point has at
-    most as many fractional jobs as tangent rows); each *fractional* job picks
-    one of its generated segments: binaries ``z_s`` and ``u_s = z_s C``
+    most as many fractional jobs as tangent rows) unless ``free_all``; each
+    *free* job picks one of its generated segments: binaries ``z_s`` and ``u_s = z_s C``
     (``c_min z <= u <= c_max z``, the convex hull of the segment's interval,
     exact).  Objective ``sum w C``; rows: one convexity row per fractional
     job and the type-level tangent rows in disaggregated form, re-separated
@@ -347,7 +349,7 @@ def select_segments(master: Master, rho: np.ndarray, *, nodes: int = DEFAULT_MIL
     seg_w = np.bincount(col_seg, weights=_padded(rho, len(col_seg)), minlength=len(master.segs))
     seg_job = np.array([s.job for s in master.segs], dtype=np.int64)
     chosen = np.array([master.keys[s.key()] for s in rnd.segs], dtype=np.int64)
-    frac = np.flatnonzero(seg_w[chosen] < 1 - 1e-6)
+    frac = np.flatnonzero(seg_w[chosen] < 1 - 1e-6) if not free_all else np.arange(J)
     info: dict[str, Any] = {"fractional_jobs": int(len(frac)), "milp_solves": 0}
     fixed = np.setdiff1d(np.arange(J), frac)
     # variables: C of every fixed job, then (z, u) of every segment of the fractional jobs
@@ -850,6 +852,11 @@ def improve_assignment(inst: HareInstance, types: np.ndarray, x: np.ndarray, c_u
     return best[0], best[1], stats
 
 
+def _gap(lb: float, candidates: list[tuple[str, np.ndarray, Retimed]]) -> float:
+    v = min(rt.value for _, _, rt in candidates)
+    return (v - lb) / v if v > 0 else 0.0
+
+
 @dataclass
 class DecompositionResult:
     """Outcome of :func:`solve_decomposition` (see ``RelaxationResult`` for the fields' use)."""
@@ -892,14 +899,20 @@ def solve_decomposition(inst: HareInstance, c_up: np.ndarray, incumbent_gpu: np.
     inc = retime(inst, incumbent_gpu, c_cap=c_up)
     candidates.append(("incumbent", np.asarray(incumbent_gpu, dtype=np.int64), inc))
     if len(cg.rho) and not dl.expired():
-        point, info = select_segments(cg.master, cg.rho, nodes=milp_nodes, deadline=dl)
-        details["milp"] = info
-        details["type_level_value"] = float(tab.w @ point.C)
-        types, x = point_types(inst, tab, point)
-        gpu, rt, stats = improve_assignment(inst, types, x, c_up, moves=search_moves, lps=search_lps,
-                                            deadline=dl)
-        details.update(stats)
-        candidates.append(("decomposition", gpu, rt))
+        for free_all in (False, True):
+            if free_all and (dl.expired() or _gap(lb, candidates) <= FULL_MILP_GAP):
+                break
+            point, info = select_segments(cg.master, cg.rho, nodes=milp_nodes, deadline=dl, free_all=free_all,
+                                          oa_rounds=0 if free_all else 8)
+            tag = "_all_jobs" if free_all else ""
+            details[f"milp{tag}"] = info
+            details[f"type_level_value{tag}"] = float(tab.w @ point.C)
+            types, x = point_types(inst, tab, point)
+            gpu, rt, stats = improve_assignment(inst, types, x, c_up, moves=search_moves, lps=search_lps,
+                                                deadline=dl)
+            for key, val in stats.items():
+                details[key] = details.get(key, 0) + val
+            candidates.append(("decomposition-all-jobs" if free_all else "decomposition", gpu, rt))
     best = None
     for source, gpu, rt in candidates:
         try:
