@@ -642,7 +642,8 @@ def point_types(inst: HareInstance, tab: JobTable, point: TypePoint) -> tuple[np
 
 
 def balance(inst: HareInstance, types: np.ndarray, x: np.ndarray, gpu: np.ndarray, *,
-            moves: int = DEFAULT_SEARCH_MOVES, partners: int = 4) -> tuple[np.ndarray, int]:
+            moves: int = DEFAULT_SEARCH_MOVES, partners: int = 4,
+            deadline: Deadline | None = None) -> tuple[np.ndarray, int]:
     """Local search on the dealing of tasks to the GPUs of their type.
 
     Minimises the total *deficit* ``sum_m max(0, s_m^2/2 - f_m)`` of (9)
@@ -669,7 +670,7 @@ def balance(inst: HareInstance, types: np.ndarray, x: np.ndarray, gpu: np.ndarra
     def deficit(sv: np.ndarray | float, fv: np.ndarray | float) -> np.ndarray:
         return np.maximum(0.0, 0.5 * np.asarray(sv) ** 2 - np.asarray(fv))
 
-    while done < moves:
+    while done < moves and not (deadline is not None and deadline.expired()):
         d = deficit(s, f)
         d[list(stuck)] = 0.0
         m1 = int(np.argmax(d))
@@ -755,7 +756,7 @@ def round_master(master: Master, rho: np.ndarray) -> TypePoint:
 
 
 def spread(inst: HareInstance, gpu: np.ndarray, current: Retimed, *, evaluations: int,
-           candidates: int = 12) -> tuple[np.ndarray, Retimed, int]:
+           candidates: int = 12, deadline: Deadline | None = None) -> tuple[np.ndarray, Retimed, int]:
     """Local search on the assignment with the fixed-assignment LP as the judge.
 
     For every type and the ``candidates`` jobs whose delay raises ``f`` on
@@ -783,7 +784,8 @@ def spread(inst: HareInstance, gpu: np.ndarray, current: Retimed, *, evaluations
             TT = np.bincount(nj[tasks], weights=T[tasks], minlength=inst.num_jobs)
             ratio = np.where(TT > 0, inst.weight / np.maximum(TT, 1e-300), np.inf)
             for n in np.lexsort((np.arange(inst.num_jobs), ratio))[:candidates].tolist():
-                if not np.isfinite(ratio[n]) or used >= evaluations or best.duals is None:
+                if not np.isfinite(ratio[n]) or used >= evaluations or best.duals is None or (
+                        deadline is not None and deadline.expired()):
                     break
                 g2 = _move_job(inst, bg, best, n, k, T)
                 if np.array_equal(g2, bg):
@@ -836,10 +838,10 @@ def improve_assignment(inst: HareInstance, types: np.ndarray, x: np.ndarray, c_u
             break
         stats["improve_rounds"] += 1
         gpu = deal_to_gpus(inst, types, x)
-        gpu, done = balance(inst, types, x, gpu, moves=moves)
+        gpu, done = balance(inst, types, x, gpu, moves=moves, deadline=deadline)
         stats["balance_moves"] += done
         rt = retime(inst, gpu, c_cap=c_up)
-        gpu, rt, used = spread(inst, gpu, rt, evaluations=budget)
+        gpu, rt, used = spread(inst, gpu, rt, evaluations=budget, deadline=deadline)
         budget -= used
         stats["spread_lps"] += used
         if best is not None and rt.value >= best[1].value * (1 - 1e-9):
