@@ -55,7 +55,7 @@ import dmlsched  # noqa: E402
 from dmlsched.generate import hare as gen  # noqa: E402
 from dmlsched.problems.hare import relaxation as rel_mod  # noqa: E402
 from dmlsched.problems.hare.box import horizon  # noqa: E402
-from dmlsched.problems.hare.decomposition import _right_justified  # noqa: E402
+from dmlsched.problems.hare.gpupoint import _right_justified  # noqa: E402
 from dmlsched.problems.hare.listsched import list_schedule, middle_completion_priority, priority_order  # noqa: E402
 from dmlsched.problems.hare.relaxation import check_relaxed  # noqa: E402
 from dmlsched.problems.hare.solution import evaluate  # noqa: E402

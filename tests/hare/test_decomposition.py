@@ -18,6 +18,7 @@ import dmlsched
 from dmlsched import Status
 from dmlsched.generate import hare as gen
 from dmlsched.problems.hare import decomposition as dec
+from dmlsched.problems.hare import gpupoint
 from dmlsched.problems.hare import relaxation
 from dmlsched.problems.hare.box import horizon
 from dmlsched.problems.hare.formulation import round_groups
@@ -267,10 +268,10 @@ def test_retime_is_rl_optimal_for_the_assignment():
     for inst in TINY:
         for _ in range(3):
             gpu = rng.integers(0, inst.num_gpus, inst.num_tasks)
-            r = dec.retime(inst, gpu)
+            r = gpupoint.retime(inst, gpu)
             v = check_relaxed(inst, r.x, gpu, "rl")
             assert abs(v - _rl_lp(inst, tuple(gpu))) <= 1e-7 * max(1.0, v)
-            q = dec.retime(inst, gpu, kind="queyranne", rounds=100)
+            q = gpupoint.retime(inst, gpu, kind="queyranne", rounds=100)
             vq = check_relaxed(inst, q.x, gpu, "queyranne")
             f = build_relaxation_master(inst, horizon(inst, relaxation=True, scale=4.0))
             calls = _Calls(None, "highs", 0, None, Deadline(None), {})

@@ -213,13 +213,6 @@ class Priced:
     C: np.ndarray
 
 
-def round_order(mu: np.ndarray, T: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Types by non-decreasing ``mu_k T_k / p_k`` (ties by type index): the order
-    in which a job's rounds run in its cheapest schedule (fact 3)."""
-    key = mu * T / p
-    return np.lexsort((np.arange(len(key)), key))
-
-
 def price(tab: JobTable, alpha: np.ndarray, mu: np.ndarray, jobs: np.ndarray | None = None) -> Priced:
     """Exact minimum of every job's Lagrangian cost (facts 1-3 of the module docstring).
 

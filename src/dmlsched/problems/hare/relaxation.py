@@ -34,6 +34,7 @@ from ...kit import Deadline, Option, Run, method
 from ...result import Result, Status
 from ...tolerance import TOL
 from . import decomposition as dec
+from . import gpupoint
 from .box import Horizon, horizon
 from .formulation import HareFormulation, model_size, round_groups
 from .instance import HareInstance
@@ -75,9 +76,9 @@ RELAXATION_OPTIONS: tuple[Option, ...] = (
            "deterministic limit: column-generation rounds of the decomposition", minimum=1),
     Option("milp_nodes", int, dec.DEFAULT_MILP_NODES,
            "deterministic limit: branch-and-bound nodes of the decomposition's segment MILP", minimum=1),
-    Option("search_moves", int, dec.DEFAULT_SEARCH_MOVES,
+    Option("search_moves", int, gpupoint.DEFAULT_SEARCH_MOVES,
            "deterministic limit: balancing moves per round of the decomposition's GPU-level search", minimum=0),
-    Option("search_lps", int, dec.DEFAULT_SEARCH_LPS,
+    Option("search_lps", int, gpupoint.DEFAULT_SEARCH_LPS,
            "deterministic limit: fixed-assignment LPs of the decomposition's GPU-level search", minimum=0),
     Option("oa_check_nonzeros", int, DEFAULT_OA_CHECK_NONZEROS,
            "with the decomposition: when its gap is open, the outer approximation (the exact per-GPU model) "
@@ -361,8 +362,8 @@ def solve_relaxation(
     max_master_nonzeros: int = DEFAULT_MAX_MASTER_NONZEROS,
     pricing_rounds: int = dec.DEFAULT_PRICING_ROUNDS,
     milp_nodes: int = dec.DEFAULT_MILP_NODES,
-    search_moves: int = dec.DEFAULT_SEARCH_MOVES,
-    search_lps: int = dec.DEFAULT_SEARCH_LPS,
+    search_moves: int = gpupoint.DEFAULT_SEARCH_MOVES,
+    search_lps: int = gpupoint.DEFAULT_SEARCH_LPS,
     oa_check_nonzeros: int = DEFAULT_OA_CHECK_NONZEROS,
     horizon_scale: float = 1.0,
     box: str = "relaxation",
@@ -630,7 +631,7 @@ def _queyranne_repair(inst: HareInstance, d: _Decomposed, hz: Horizon,
     if d.point is None:
         return None
     gpu = d.point[1]
-    rt = dec.retime(inst, gpu, c_cap=hz.c_upper, kind="queyranne", rounds=limits["repair_rounds"])
+    rt = gpupoint.retime(inst, gpu, c_cap=hz.c_upper, kind="queyranne", rounds=limits["repair_rounds"])
     return rt.x, gpu
 
 
