@@ -224,6 +224,7 @@ def test_lagrangian_bound_is_valid_at_any_multipliers(rl_optima):
             assert _le(lb, opt), (inst.name, lb, opt)
 
 
+@pytest.mark.slow
 def test_relaxation_default_solves_tiny_instances(rl_optima):
     """``relaxation`` (decomposition, then the outer approximation when the gap
     is open on a small master) reaches RL's optimum on the tiny instances."""

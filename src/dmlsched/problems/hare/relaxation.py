@@ -1,15 +1,20 @@
 """The relaxations of Hare_Sched (Hare, HPDC'22, Section 5.2, Step 1):
-Hare_Sched_RL ((4)-(7) + (9)) and the full Queyranne relaxation, solved by
-outer approximation (a sequence of MILP masters with tangent cuts), or (9) as
-a non-convex MIQCP for Gurobi.
+Hare_Sched_RL ((4)-(7) + (9)) and the full Queyranne relaxation.  RL is
+solved by default by decomposition by job (:mod:`.decomposition`, a proven
+bound and a checked point with the gap between them); both by outer
+approximation (a sequence of MILP masters with tangent cuts: the exact
+per-GPU model, also the cross-check on small instances); (9) as a non-convex
+MIQCP for Gurobi.
 
-Specification with proofs: ``models/hare.md`` sections 5-7.
+Specification with proofs: ``models/hare.md`` sections 5-7,
+``models/hare-decomposition.md``.
 
 **Deterministic work limits.**  Algorithm 1 (``list``) and its variants
 solve a relaxation and their schedule depends on where that solve stops.  So
 that the same instance, options and seed give the same schedule at any
-machine load, the solve is bounded by work, not time: at most
-``oa_iterations`` masters, each with at most ``master_nodes``
+machine load, the solve is bounded by work, not time: the decomposition's
+pricing rounds, MILP nodes, search moves and LPs; the outer approximation's
+at most ``oa_iterations`` masters, each with at most ``master_nodes``
 branch-and-bound nodes (HiGHS ``mip_max_nodes``, Gurobi ``NodeLimit``), and at
 most ``repair_rounds`` LPs for the fixed-assignment repair.  The wall-clock
 deadline stays as a safety net; when it cuts a solve, the result says so
@@ -735,7 +740,8 @@ def relaxation_kwargs(run: Run) -> dict[str, Any]:
 
 @method(
     "hare", "relaxation", kind="bound", uses_solver=True,
-    description="lower bound: Hare_Sched_RL (9) or the Queyranne relaxation, by outer approximation",
+    description="lower bound: Hare_Sched_RL (9) by decomposition with a certified gap, or the Queyranne "
+                "relaxation by outer approximation",
     options=[Option("kind", str, "rl", "rl (Hare_Sched_RL, the paper's (9)) or queyranne (every subset "
                     "inequality, by separation)", choices=("rl", "queyranne")),
              *RELAXATION_OPTIONS,
@@ -745,9 +751,12 @@ def solve_relaxation_method(inst: HareInstance, run: Run) -> Result:
     """A proven lower bound on Hare_Sched's optimum from a relaxation.
 
     ``objective`` is the relaxation's value when proven optimal (else the
-    proven bound); ``bound`` the proven bound.  Deterministic work limits
-    (``oa_iterations``, ``master_nodes``, ``repair_rounds``); the deadline is a
-    safety net.
+    proven bound); ``bound`` the proven bound; ``details["value"]`` the value
+    of the checked relaxed point and ``details["x_hat"]["gap"]`` the gap the
+    bound certifies for it.  Deterministic work limits (the decomposition's
+    ``pricing_rounds``, ``milp_nodes``, ``search_moves``, ``search_lps``; the
+    outer approximation's ``oa_iterations``, ``master_nodes``,
+    ``repair_rounds``); the deadline is a safety net.
     """
     rel = solve_relaxation(inst, kind=run.options["kind"], solver=run.solver or "highs", seed=run.seed,
                            horizon_scale=run.options["horizon_scale"], run=run, deadline=run.deadline,
