@@ -504,6 +504,17 @@ def _gap(lb: float, candidates: list[tuple[str, np.ndarray, Retimed]]) -> float:
     return (v - lb) / v if v > 0 else 0.0
 
 
+def memory_estimate(inst: HareInstance, pricing_rounds: int = DEFAULT_PRICING_ROUNDS) -> float:
+    """Bytes the decomposition needs, about: per task a few kilobytes (its
+    columns' task arrays, the LPs' rows, the search's arrays), and the master
+    LP's nonzeros (two columns per job and round, each on the job's row and on
+    about two tangent rows per type and round), for at most 50 rounds (it
+    converges in 10-30 on the benchmark's instances)."""
+    rounds = min(int(pricing_rounds), 50)
+    K = len(inst.gpu_types)
+    return 2_000.0 * inst.num_tasks + 48.0 * inst.num_jobs * rounds * (1 + 2 * K * rounds) + 32 * 2**20
+
+
 @dataclass
 class DecompositionResult:
     """Outcome of :func:`solve_decomposition` (see ``RelaxationResult`` for the fields' use)."""

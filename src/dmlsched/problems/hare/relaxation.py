@@ -501,6 +501,8 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
     extra: list[tuple[str, Any]] = []
     rl_bound = -math.inf
     if formulation == "decomposition" or kind == "queyranne":
+        if run is not None:
+            run.require(memory_bytes=dec.memory_estimate(inst, limits["pricing_rounds"]), what="the decomposition")
         d = _decomposition(inst, hz, limits, dl, details, calls)
         rl_bound = d.lower_bound
         if kind == "queyranne":
