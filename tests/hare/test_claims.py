@@ -47,6 +47,11 @@ def test_xhat_accessor_reads_old_and_new_records():
     assert C.xhat_of({"details": CERTIFIED}) == ("decomposition", 5e-4)  # the new field wins
     assert C.xhat_of({"details": {"x_hat": {"source": "rl", "gap": None}}}) == ("rl", None)
     assert [C.xhat_code({"details": d}) for d in (SOLVED, HEURISTIC, CERTIFIED, LOOSE, {})] == ["R", "H", "R", "P", "?"]
+    # the names relaxation.py writes into details["x_hat"]: the box's heuristic schedule is H
+    from dmlsched.problems.hare.relaxation import x_hat_provenance
+    box = {"x_hat": x_hat_provenance("rl", "heuristic", 10.0, 5.0), "x_hat_source": "heuristic"}
+    dec = {"x_hat": x_hat_provenance("rl", "decomposition", 10.0, 9.9995)}
+    assert [C.xhat_code({"details": d}) for d in (box, dec)] == ["H", "R"]
 
 
 def test_setup_rule_needs_the_papers_workload_and_a_certified_xhat():

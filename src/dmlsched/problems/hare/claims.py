@@ -176,7 +176,7 @@ def xhat_code(r: dict) -> str:
     src, gap = xhat_of(r)
     if gap is not None and gap <= XHAT_GAP:
         return "R"
-    if src.startswith("heuristic"):
+    if src in ("heuristic", "box-heuristic"):  # old x_hat_source; the x_hat field's name (relaxation.X_HAT_SOURCES)
         return "H"
     if src in ("unknown", "None", ""):
         return "?"
