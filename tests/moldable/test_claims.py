@@ -115,7 +115,7 @@ def test_judge_competitive_counts_verdicts_and_best_policy():
 def test_quick_form_runs_and_is_judged(key):
     claim = next(c for c in CLAIMS if c.key == key)
     recs = run_sweep(claim.suite("quick"), workers=0, progress=False).records
-    assert recs and all(r["status"] in ("optimal", "feasible") for r in recs), [r.get("error") for r in recs]
+    assert recs and all(r["status"] in ("optimal", "feasible", "bound") for r in recs), [r.get("error") for r in recs]
     j = claim.judge(recs, "quick")
     assert any(j.verdict.startswith(v) for v in VERDICTS if v != "not run"), j.verdict
     assert j.rows
