@@ -460,17 +460,22 @@ class Run:
     def solve_model(self, model: Any, *, work_limit: dict[str, Any] | None = None,
                     rel_gap: float | None = None, abs_gap: float | None = None,
                     what: str = "the solver", deadline: Deadline | None = None,
-                    guard_handoff: bool = False) -> Any:
+                    guard_handoff: bool = False, defaults: dict[str, dict[str, Any]] | None = None) -> Any:
         """Solve a Pyomo model by the remaining deadline (or ``deadline``);
         see :func:`dmlsched.solvers.solve_model`.  A time limit that stops the
         solver is recorded with :meth:`cut`.  With ``guard_handoff`` (for a
         method that builds one large model, timed as the stage ``build``), the
         solve is not started when less time is left than Pyomo's translation
         is expected to take (:data:`HANDOFF_PER_BUILD` x the build's time):
-        status ``time_limit``, recorded as a cut."""
+        status ``time_limit``, recorded as a cut.  ``defaults``: the method's own
+        solver options by solver name (``{"highs": {...}, "gurobi": {...}}``),
+        under the user's ``solver_options``."""
         from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, SolveOutcome, solve_model
 
         extra, threads = self.solver_settings()
+        mine = (defaults or {}).get(self.solver or "highs")
+        if mine:
+            extra = {**mine, **(extra or {})}
         dl = deadline or self.deadline
         rem = dl.remaining()
         built = self.details.get("stages", {}).get("build") if guard_handoff else None
