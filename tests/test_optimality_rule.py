@@ -274,3 +274,26 @@ def test_memory_with_seven_decimals_is_checked_exactly_and_respected_by_the_mip(
         res = dmlsched.solve(inst, "exact", solver=solver)
         assert res.solution is not None and res.objective >= 9.8749212 * (1 - 1e-9)
     assert dmlsched.solve(inst, "exact-cp").objective == pytest.approx(9.8749212, rel=1e-9)
+
+
+def test_rar_fractional_rates_on_their_grid_are_exact():
+    """The one scaling rule on the rates 1/tau of fractional mode: taus 0.35, 0.75, 0.45,
+    0.25 give rates 20/7, 4/3, 20/9, 4 -- exact at scale 63 (they were rounded up at 1000,
+    and one unit too high even where 1000/tau is an integer)."""
+    import json
+    from pathlib import Path
+
+    from dmlsched.problems.rar.cp import one_server_rate, progress_scale, rate_table
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "instances" / "rar" / "two-job-contention.json").read_text())
+    data["progress"] = "fractional"
+    inst = dmlsched.from_dict(data)
+    scale, exact = progress_scale(inst)
+    assert exact and scale % 63 == 0
+    for j in range(inst.num_jobs):
+        tau = inst.tau(j, 1, 0)
+        assert one_server_rate(inst, j, scale) == round(scale / tau) and one_server_rate(inst, j, 1000) >= 1000 / tau
+        assert rate_table(inst, j, 2, 2, scale)[2] == round(scale / inst.tau(j, 2, 2))
+    cp = dmlsched.solve(inst, "exact-cp", dp=False)
+    dp = dmlsched.solve(inst, "exact-dp")
+    assert cp.status == dp.status == Status.OPTIMAL and cp.objective == dp.objective
