@@ -242,20 +242,17 @@ def test_oblivious_placement_is_speed_neutral_and_seeded(gang):
 
 @pytest.mark.parametrize("policy", ["fifo", "2d-las", "hlas"])
 def test_per_gpu_fast_path_matches_the_generic_group_choice(policy):
-    """One group per GPU uses a precomputed fastest-GPU rank; the generic loop over idle
-    groups (group speed, ties lowest index) must choose exactly the same GPUs."""
+    """One group per GPU: the class index of idle groups (``scan_max=-1``) and the plain loop
+    over idle groups (group speed, ties lowest index) must choose exactly the same GPUs."""
     from dmlsched.problems.hlas.policies import RULES
     from dmlsched.problems.hlas.simulator import HlasSimulator
-    from dmlsched.sim import Simulation
 
     inst = generate(num_jobs=40, num_gpus=12, seed=6, num_groups=None, load=1.5, rounds=(2, 6))
     groups = [[g] for g in range(inst.num_gpus)]
     runs = []
-    for fast in (True, False):
-        sim = HlasSimulator(inst, RULES[policy](), groups, trace=True)
-        if not fast:
-            sim._rank = None
-        Simulation().run(sim)
+    for scan_max in (-1, 10**6):
+        sim = HlasSimulator(inst, RULES[policy](), groups, trace=True, scan_max=scan_max)
+        sim.run()
         runs.append((sim.log, sim.gpu, sim.start_time))
     assert runs[0] == runs[1]
 

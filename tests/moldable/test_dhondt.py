@@ -94,3 +94,39 @@ def test_caps_respected_and_sequential(pairs, seats):
         seated = [Fraction(v, s) for v, s in zip(votes, got) if s > 0]
         if seated:
             assert nxt <= min(seated)
+
+
+def _seat_by_seat(votes, seats, caps=None):
+    """The seat-by-seat D'Hondt the library used before issue 23 (a max-heap of candidates
+    keyed on (quotient, votes, -index)): the reference for the class-based algorithm."""
+    import heapq
+
+    got = [0] * len(votes)
+    heap = [(-float(v), -float(v), i) for i, v in enumerate(votes) if v > 0 and (caps is None or caps[i] > 0)]
+    heapq.heapify(heap)
+    left = seats
+    while left > 0 and heap:
+        _, negv, i = heapq.heappop(heap)
+        got[i] += 1
+        left -= 1
+        if caps is None or got[i] < caps[i]:
+            heapq.heappush(heap, (negv / (got[i] + 1), negv, i))
+    return got
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 1, 2, 3, 4, 6, 8, 12, 256]), st.integers(0, 9)), min_size=1, max_size=30),
+       st.integers(0, 120), st.booleans())
+def test_classes_of_equal_votes_give_the_seat_by_seat_result(cands, seats, capped):
+    """Property: the round-by-class algorithm equals seat-by-seat D'Hondt, ties included
+    (few distinct votes, so classes are large and quotients of different classes tie)."""
+    votes = [v for v, _ in cands]
+    caps = [c for _, c in cands] if capped else None
+    assert dhondt(votes, seats, caps=caps) == _seat_by_seat(votes, seats, caps)
+
+
+def test_classes_scale_with_rounds_not_seats():
+    """Equipartition's case 3 on a large cluster: 3 classes of p_max, caps p_max - 1."""
+    votes = [4] * 500 + [16] * 300 + [256] * 200
+    caps = [v - 1 for v in votes]
+    assert dhondt(votes, 5000, caps=caps) == _seat_by_seat(votes, 5000, caps)

@@ -191,3 +191,51 @@ def test_recorder_records_and_weights():
     assert rec[0].to_json("A")["job"] == "A"
     with pytest.raises(ValueError):
         Recorder([0.0], [1.0, 2.0])
+
+
+def test_cancelled_entries_are_compacted_and_order_is_kept():
+    """A policy that cancels almost everything it pushes (a malleable policy re-planning each
+    completion) keeps a heap of about its live size, and events come out in the same order."""
+    rng = random.Random(3)
+    q = EventQueue()
+    live = {}
+    for i in range(20_000):
+        h = q.push(rng.random() * 100, "k", i, priority=rng.randint(0, 2))
+        live[i] = h
+        if len(live) > 50:  # cancel a random live event: most pushes end up cancelled
+            j = rng.choice(list(live))
+            assert q.cancel(live.pop(j))
+        assert len(q._heap) <= (engine_mod.COMPACT_FACTOR + 1) * len(q) + 1025
+    expect = sorted((h[0], h[1], h[2], h[4]) for h in live.values())
+    got = []
+    while q:
+        t, _, payload, p = q.pop()
+        got.append((t, p, payload))
+    assert got == [(t, p, x) for t, p, _, x in expect]
+    assert q._dead == len(q._heap)  # what is left is dead, and counted
+
+
+def test_the_run_pauses_the_cyclic_gc_and_restores_it():
+    import gc
+
+    seen = []
+
+    class P:
+        def start(self, sim):
+            sim.at(0.0, "x")
+
+        def handle(self, sim, kind, payload):
+            seen.append(gc.isenabled())
+
+        def decide(self, sim):
+            pass
+
+    assert gc.isenabled()
+    Simulation().run(P())
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        Simulation().run(P())
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()

@@ -50,7 +50,7 @@ Example
 [(0.0, 3), (1.5, 2), (3.0, 1), (4.5, 0)]
 """
 
-from .engine import CANCELLED, EventQueue, Policy, Simulation
+from .engine import CANCELLED, EventQueue, Policy, Simulation, gc_paused
 from .recorder import JobRecord, Recorder
 
-__all__ = ["CANCELLED", "EventQueue", "JobRecord", "Policy", "Recorder", "Simulation"]
+__all__ = ["CANCELLED", "EventQueue", "JobRecord", "Policy", "Recorder", "Simulation", "gc_paused"]

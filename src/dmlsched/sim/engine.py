@@ -3,19 +3,27 @@
 Design for speed: the queue is a ``heapq`` of small lists
 ``[time, priority, seq, kind, payload]``; nothing else is allocated per
 event.  Cancelling an event marks its entry dead (lazy deletion); dead entries
-are dropped when they reach the top of the heap.
+are dropped when they reach the top of the heap, and the heap is compacted
+(rebuilt from its live entries) once the dead outnumber the live ones by
+:data:`COMPACT_FACTOR`, so a policy that cancels most of what it pushes (a
+malleable policy re-planning every completion) keeps a heap of its live size.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import heapq
 import math
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Iterator, Protocol, runtime_checkable
 
-__all__ = ["EventQueue", "Simulation", "Policy", "CANCELLED"]
+__all__ = ["EventQueue", "Simulation", "Policy", "CANCELLED", "gc_paused"]
 
 #: ``kind`` of an entry that was cancelled
 CANCELLED: Any = object()
+#: the heap is rebuilt from its live entries when dead entries exceed this many times the live
+#: ones (plus a constant); the order of events does not change (it is a total order)
+COMPACT_FACTOR = 2
 
 _push = heapq.heappush
 _pop = heapq.heappop
@@ -40,12 +48,13 @@ class EventQueue:
     ['a', 'c']
     """
 
-    __slots__ = ("_heap", "_seq", "_live")
+    __slots__ = ("_heap", "_seq", "_live", "_dead")
 
     def __init__(self) -> None:
         self._heap: list[list[Any]] = []
         self._seq = 0
         self._live = 0
+        self._dead = 0  # cancelled entries still in the heap
 
     def push(self, time: float, kind: Any, payload: Any = None, priority: int = 0) -> list[Any]:
         """Add an event; returns its handle (for :meth:`cancel`)."""
@@ -62,12 +71,23 @@ class EventQueue:
         handle[3] = CANCELLED
         handle[4] = None
         self._live -= 1
+        self._dead += 1
+        if self._dead > COMPACT_FACTOR * self._live + 1024:
+            self.compact()
         return True
+
+    def compact(self) -> None:
+        """Rebuild the heap from its live entries, in place (the list object is kept)."""
+        heap = self._heap
+        heap[:] = [e for e in heap if e[3] is not CANCELLED]
+        heapq.heapify(heap)
+        self._dead = 0
 
     def _drop_dead(self) -> None:
         heap = self._heap
         while heap and heap[0][3] is CANCELLED:
             _pop(heap)
+            self._dead -= 1
 
     def peek_time(self) -> float:
         """Time of the next live event (``math.inf`` when empty)."""
@@ -86,6 +106,7 @@ class EventQueue:
                 self._live -= 1
                 e[3], kind = CANCELLED, e[3]  # a popped event can no longer be cancelled
                 return e[0], kind, e[4], e[1]
+            self._dead -= 1
 
     def __len__(self) -> int:
         """Number of live (not cancelled, not yet popped) events."""
@@ -93,6 +114,25 @@ class EventQueue:
 
     def __bool__(self) -> bool:
         return self._live > 0
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector within the block (restored after).
+
+    A simulation allocates millions of small objects that stay alive (schedule
+    entries, event tuples) and makes no reference cycles; the collector's
+    passes over them cost 20-40% of a large run (``benchmarks/hlas_perf.py``,
+    ``benchmarks/moldable_perf.py``).  Reference counting still frees
+    everything that is not in a cycle.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @runtime_checkable
@@ -185,17 +225,24 @@ class Simulation:
             Safety valve: raise ``RuntimeError`` when more events are handled
             (catches policies that loop forever).
         """
-        q = self.queue
-        heap = q._heap
-        pop = _pop
         handle = policy.handle
         decide = policy.decide
         cap = math.inf if max_events is None else max_events
+        with gc_paused():
+            self._loop(policy, handle, decide, until, cap, max_events)
+        return self
+
+    def _loop(self, policy: Policy, handle: Any, decide: Any, until: float, cap: float,
+              max_events: int | None) -> None:
+        q = self.queue
+        heap = q._heap
+        pop = _pop
         policy.start(self)
         self._stopped = False
         while q._live and not self._stopped:
             while heap[0][3] is CANCELLED:
                 pop(heap)
+                q._dead -= 1
             t = heap[0][0]
             if t > until:
                 break
@@ -205,6 +252,7 @@ class Simulation:
                 e = pop(heap)
                 kind = e[3]
                 if kind is CANCELLED:
+                    q._dead -= 1
                     continue
                 q._live -= 1
                 e[3] = CANCELLED
@@ -214,4 +262,3 @@ class Simulation:
                 raise RuntimeError(f"more than {max_events} events: policy does not terminate?")
             self.decisions += 1
             decide(self)
-        return self

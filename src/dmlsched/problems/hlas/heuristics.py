@@ -46,7 +46,6 @@ from typing import Sequence
 
 from ...kit import Option, Run, incumbent_sink, method
 from ...result import Result
-from ...sim import Simulation
 from .instance import HlasInstance
 from .policies import RULES
 from .simulator import HlasSimulator
@@ -154,7 +153,7 @@ def simulate(
     sim_policy = HlasSimulator(inst, rule, groups, trace=trace, whole_round=group_mode == "round",
                                one_per_gpu=group_mode == "gpuset", any_idle=group_idle == "any",
                                tbar_groups=tbar_groups, gang=gang, placement=placement, seed=seed)
-    sim = Simulation().run(sim_policy)
+    sim = sim_policy.run()
     sim_s = time.perf_counter() - t0
     rec = sim_policy.recorder
     if rec.unfinished():  # pragma: no cover - the model always finishes every job

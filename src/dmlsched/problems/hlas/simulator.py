@@ -1,4 +1,4 @@
-"""The HLAS execution model on the shared engine (:mod:`dmlsched.sim`).
+"""The HLAS execution model: the shared engine's loop (:mod:`dmlsched.sim`) fused with the policy.
 
 Semantics (``models/hlas.md`` has the full list and the reasons):
 
@@ -41,11 +41,12 @@ Tiresias, item 13).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from typing import Sequence
 
-from ...sim import Recorder, Simulation
+from ...sim import Recorder, Simulation, gc_paused
 from .instance import HlasInstance
 from .policies import Rule, View
 
@@ -54,6 +55,7 @@ GROUP_IDLE, ROUND_DONE, ARRIVAL, GPU_IDLE = 0, 1, 2, 3
 
 _heappush = heapq.heappush
 _heappop = heapq.heappop
+_NONE: list = []  # stands for a list never used (group_idle "any" touches no group)
 
 
 def tbar(inst: HlasInstance, num_groups: int) -> list[float]:
@@ -98,20 +100,195 @@ def _batch(order: list[int], tc: list[float], rem: int, t: float,
     return gpus, starts
 
 
-class HlasSimulator:
-    """A :class:`dmlsched.sim.Policy` running a priority :class:`Rule` on groups.
+#: open groups up to which a decision scans them for the fastest (cheaper than the index up to
+#: about that many); above it the index answers; both give the same group
+SCAN_MAX = 8
 
-    After :meth:`dmlsched.sim.Simulation.run`, ``gpu`` and ``start`` hold the
+
+class IdleIndex:
+    """The fastest idle group for a job profile, kept as GPUs are taken and freed.
+
+    A group's speed for a job profile ``p`` is the sum of ``1/(T^c + T^s)`` over
+    its free GPUs, added in the order of its free list (so the floats, hence the
+    ties, are those of a plain sum over that list).  Every free list met is a
+    *state* (an id; :meth:`state`), and its speed depends only on its *class*,
+    the sequence of its GPU types.  The index keeps, for every class, the open
+    groups in it as a bit mask, so moving a group between states costs ``O(1)``
+    whatever the number of profiles; the transitions of a state when one GPU
+    returns (:meth:`add`) are remembered, so a returning GPU costs one lookup.
+
+    :meth:`fastest` answers "the open group with the largest speed for ``p``,
+    ties lowest index".  With at most ``scan_max`` open groups it scans them
+    (one list access each); otherwise it walks the classes in the order of their
+    speed for ``p`` (levels of exactly equal speed together; sorted once per
+    profile, new classes inserted as they appear) to the first level holding an
+    open group, and takes that level's lowest group: ``O(1)`` when the fastest
+    classes are occupied, at most the number of classes.  When the classes
+    outnumber the open groups several times (large groups, whose free lists have
+    many type sequences, and then few groups) it scans the groups instead.
+    ``scan_max < 0`` never scans (tests of the index).
+    """
+
+    __slots__ = ("open", "scan_max", "gclass", "gstate", "cmask", "sfree", "sclass", "bit", "csp", "_sp", "_type",
+                 "_state", "_cls", "_ctypes", "_levels", "_added", "_pos", "_m1")
+
+    def __init__(self, groups: Sequence[Sequence[int]], speeds: Sequence[Sequence[float]],
+                 gpu_type: Sequence[int], scan_max: int = SCAN_MAX, pos: Sequence[int] | None = None) -> None:
+        self._sp = [list(s) for s in speeds]  # per profile, per GPU
+        self._type = list(gpu_type)  # type index of every GPU
+        self._pos = list(pos) if pos is not None else None  # position of every GPU in its group
+        self._m1 = len(self._type) + 1
+        self._state: dict[tuple[int, ...], int] = {}  # free list -> state id
+        self.sfree: list[list[int]] = []  # state id -> its free list (shared, never changed in place)
+        self.sclass: list[int] = []  # state id -> class id
+        self._cls: dict[tuple[int, ...], int] = {}  # type sequence -> class id
+        self._ctypes: list[tuple[int, ...]] = []  # class id -> a free list of that type sequence
+        self.cmask: list[int] = []  # class id -> bit mask of its open groups
+        self.csp: dict[int, list[float]] = {}  # profile -> speed of every class (see :meth:`speeds`)
+        self._levels: dict[int, tuple[int, list[tuple[float, int]], list[list[int]]]] = {}
+        self._added: dict[int, int] = {}  # state * (M + 1) + GPU -> state with that GPU back
+        self.scan_max = scan_max
+        self.open: list[int] = []
+        self.bit = [1 << v for v in range(len(groups))]
+        self.gclass = [-1] * len(groups)
+        self.gstate = [-1] * len(groups)
+        for v, g in enumerate(groups):
+            self.move(v, self.state(g))
+        self.open.extend(range(len(groups)))
+
+    @property
+    def num_classes(self) -> int:
+        return len(self._ctypes)
+
+    def state(self, free: Sequence[int]) -> int:
+        """The id of the free list ``free`` (its GPUs in that order); new lists get new ids."""
+        key = tuple(free)
+        s = self._state.get(key)
+        if s is None:
+            s = self._state[key] = len(self.sclass)
+            tkey = tuple(self._type[m] for m in key)
+            c = self._cls.get(tkey)
+            if c is None:
+                c = self._cls[tkey] = len(self._ctypes)
+                self._ctypes.append(key)
+                self.cmask.append(0)
+            self.sclass.append(c)
+            self.sfree.append(list(key))
+        return s
+
+    def add(self, s: int, m: int) -> int:
+        """The state of free list ``s`` (``-1``: empty) with GPU ``m`` back, in group order."""
+        k = s * self._m1 + m
+        s2 = self._added.get(k)
+        if s2 is None:
+            fl = [m] if s < 0 else self.sfree[s] + [m]
+            if self._pos is not None:
+                fl.sort(key=self._pos.__getitem__)
+            s2 = self._added[k] = self.state(fl)
+        return s2
+
+    def move(self, v: int, s: int) -> None:
+        """Group ``v`` is open with the free list of state ``s``."""
+        c = self.sclass[s]
+        old = self.gclass[v]
+        if old != c:
+            if old >= 0:
+                self.cmask[old] ^= self.bit[v]
+            self.cmask[c] |= self.bit[v]
+            self.gclass[v] = c
+        self.gstate[v] = s
+
+    def close(self, v: int) -> None:
+        """Group ``v`` takes no more work (it has no free GPU, or waits for all of them)."""
+        old = self.gclass[v]
+        if old >= 0:
+            self.cmask[old] ^= self.bit[v]
+            self.gclass[v] = -1
+        self.gstate[v] = -1
+
+    def speeds(self, p: int) -> list[float]:
+        """Speed of every class for profile ``p`` (extended as classes appear)."""
+        csp = self.csp.get(p)
+        if csp is None:
+            csp = self.csp[p] = []
+        if len(csp) < len(self._ctypes):
+            sp = self._sp[p]
+            csp.extend(sum(sp[m] for m in key) for key in self._ctypes[len(csp):])
+        return csp
+
+    def fastest(self, p: int) -> int:
+        """The open group with the largest speed for profile ``p`` (ties: lowest index)."""
+        opn = self.open
+        csp = self.csp.get(p)
+        if csp is None or len(csp) < len(self._ctypes):
+            csp = self.speeds(p)
+        sm = self.scan_max
+        if len(opn) <= sm or (sm >= 0 and len(csp) > 4 * len(opn) + 16):
+            gclass = self.gclass
+            u = -1
+            best = -1.0
+            for v in opn:
+                s = csp[gclass[v]]
+                if s > best or (s == best and v < u):
+                    best, u = s, v
+            return u
+        lv = self._levels.get(p)
+        if lv is None or lv[0] < len(csp):
+            lv = self._sort(p, csp)
+        cmask = self.cmask
+        for level in lv[2]:
+            if len(level) == 1:
+                mask = cmask[level[0]]
+            else:
+                mask = 0
+                for c in level:
+                    mask |= cmask[c]
+            if mask:
+                return (mask & -mask).bit_length() - 1
+        raise AssertionError("an open group is in no class")  # pragma: no cover
+
+    def _sort(self, p: int, csp: list[float]) -> tuple:
+        """The classes in decreasing speed for ``p``, as levels of equal speed."""
+        old = self._levels.get(p)
+        order = old[1] if old is not None else []
+        for c in range(len(order), len(csp)):
+            bisect.insort(order, (-csp[c], c))
+        levels: list[list[int]] = []
+        last = None
+        for ns, c in order:
+            if ns == last:
+                levels[-1].append(c)
+            else:
+                levels.append([c])
+                last = ns
+        lv = self._levels[p] = (len(csp), order, levels)
+        return lv
+
+
+class HlasSimulator:
+    """A priority :class:`Rule` run on GPU groups.
+
+    :meth:`run` is :meth:`dmlsched.sim.Simulation.run` with this policy fused
+    into the loop (same order of events, instants and decisions).  How a policy
+    plugs in: a :class:`Rule` (``policies.py``) turns what a non-clairvoyant
+    policy may see into a priority key; :data:`policies.RULES` maps names to
+    rules and the registered methods (``heuristics.py``) pass one here.  The
+    rule is called at each arrival and round end, never per event.
+
+    After :meth:`run`, ``gpu`` and ``start_time`` hold the
     GPU and start time of every task in Hare's global task numbering (task
     ``k`` of a round = the ``k``-th task assigned), ``recorder`` the per-job
     times, and ``log`` (if ``trace``) every assignment as
     ``(time, job, round, group, [gpus])``.
+
+    The fastest idle group is kept by an :class:`IdleIndex` (``scan_max``:
+    see :data:`SCAN_MAX`; the answer does not depend on it).
     """
 
     def __init__(self, inst: HlasInstance, rule: Rule, groups: Sequence[Sequence[int]], *,
                  trace: bool = False, whole_round: bool = False, one_per_gpu: bool = False,
                  tbar_groups: int | None = None, gang: str | None = None, any_idle: bool = False,
-                 placement: str = "fastest", seed: int = 0) -> None:
+                 placement: str = "fastest", seed: int = 0, scan_max: int = SCAN_MAX) -> None:
         self.inst = inst
         if gang is not None:
             if gang not in ("block", "skip"):
@@ -123,6 +300,7 @@ class HlasSimulator:
             raise ValueError(f"placement must be 'fastest' or 'oblivious', got {placement!r}")
         self.oblivious = placement == "oblivious"
         self.seed = seed
+        self.scan_max = scan_max
         # an idle group is drawn by the kind of GPUs it holds (kinds in sorted order of their type
         # names, each with probability proportional to its idle groups), then the first idle group of
         # that kind: the draw depends on the multiset of idle GPU types, never on the order the
@@ -164,6 +342,7 @@ class HlasSimulator:
                 self.speed.append([1.0 / (a + b) for a, b in zip(tcl, tsl)])
             self.prof[n] = p
         self.tpr = [j.tasks_per_round for j in inst.jobs]
+        self._rmul = max(self.tpr, default=0) + 1  # pattern keys: (state * profiles + profile) * _rmul + tasks
         self.rounds = [j.rounds for j in inst.jobs]
         self.arrival = [j.arrival for j in inst.jobs]
         offs, acc = [], 0
@@ -183,23 +362,13 @@ class HlasSimulator:
         self.trace = trace
         self.log: list[tuple] = []
         self._order_cache: dict[tuple[int, int], list[int]] = {}
-        self._pat_cache: dict[tuple[int, int, int], tuple] = {}
-        self._speed_cache: dict[tuple[int, int], float] = {}
+        self._pat_cache: dict[int, tuple] = {}  # (state * profiles + profile) * _rmul + tasks -> pattern
+        self._ord_cache: dict[int, tuple[list[int], tuple[int, ...]]] = {}  # state * profiles + profile -> order
+        self._shapes: dict[tuple, tuple] = {}  # (profile and GPU types in order, tasks) -> batch
         self._gsize = [len(g) for g in self.groups]
-        # one group per GPU: a group's speed is its GPU's, so the fastest idle group is the
-        # idle group of smallest rank in a per-profile order by (-speed, index)
-        self._rank: list[list[int]] | None = None
-        if all(n == 1 for n in self._gsize):
-            self._rank = []
-            for sp in self.speed:
-                order = sorted(range(len(self.groups)), key=lambda v: (-sp[self.groups[v][0]], v))
-                rk = [0] * len(order)
-                for i, v in enumerate(order):
-                    rk[v] = i
-                self._rank.append(rk)
 
-    # -- engine protocol ------------------------------------------------
-    def start(self, sim: Simulation) -> None:
+    # -- the run ------------------------------------------------------------
+    def _init_state(self) -> None:
         import random
 
         inst = self.inst
@@ -220,7 +389,10 @@ class HlasSimulator:
         if self.gang == "skip":
             self._wheaps = [(w, []) for w in sorted(set(self.gang_width))]
             self._wheap_of = {w: h for w, h in self._wheaps}
-        self.open: list[int] = list(range(len(self.groups)))  # idle groups
+        types = {g: i for i, g in enumerate(inst.gpu_types)}
+        self.idle = IdleIndex(self.groups, self.speed, [types[g] for g in inst.gpus], self.scan_max, self.pos)
+        self._full_state = [self.idle.state(g) for g in self.groups]  # free lists of the whole groups
+        self.open: list[int] = self.idle.open  # idle groups (shared with the index)
         # oblivious placement: the idle groups of each kind (see __init__)
         self._okind: list[list[int]] = [[] for _ in range(self._nkinds)]
         for u in self.open:
@@ -228,35 +400,264 @@ class HlasSimulator:
         self.free: list[list[int]] = [list(g) for g in self.groups]
         self.group_end = [0.0] * len(self.groups)
         self.assignments = 0
-        for n in sorted(range(n_jobs), key=lambda i: (self.arrival[i], i)):
-            sim.at(self.arrival[n], ARRIVAL, n, ARRIVAL)
 
-    def handle(self, sim: Simulation, kind: int, x: int) -> None:
-        if kind == GROUP_IDLE:
-            self.open.append(x)
-            if self.oblivious:
-                self._okind[self._kind[x]].append(x)
-            self.free[x] = list(self.groups[x])
-        elif kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
-            u = self.group_of[x]
-            # a new list: free lists may be shared with cached patterns (their ``rest``)
-            fu = sorted(self.free[u] + [x], key=self.pos.__getitem__)
-            self.free[u] = fu
-            if len(fu) == 1:
-                self.open.append(u)
-                if self.oblivious:
-                    self._okind[self._kind[u]].append(u)
-        elif kind == ROUND_DONE:
-            r = self.rounds_run[x] + 1
-            self.rounds_run[x] = r
-            if r == self.rounds[x]:  # the policy learns that no round follows
-                self.recorder.finish_time[x] = sim.now
-            else:
-                self.assigned[x] = 0
-                self.round_done[x] = -math.inf
-                self._push(self.rule.key(x, r, self.service[x]))
-        else:  # ARRIVAL
-            self._push(self.rule.key(x, 0, 0.0))
+    def run(self) -> Simulation:
+        """Simulate to the end; returns the :class:`~dmlsched.sim.Simulation` record
+        (``now``, ``events``, ``decisions``).
+
+        The loop is the engine's (:meth:`dmlsched.sim.Simulation.run`) with the policy
+        fused in: events ordered by ``(time, priority, push order)``; at each instant
+        every event is handled, then one decision fills the idle groups; events pushed
+        at the current instant are handled in it, followed by another decision.  Fusing
+        saves the two calls per event of the generic protocol, about as much time as the
+        event itself costs (``benchmarks/hlas_perf.py``).  The cyclic garbage collector is
+        paused meanwhile (:func:`dmlsched.sim.gc_paused`).
+        """
+        with gc_paused():
+            return self._run()
+
+    def _run(self) -> Simulation:
+        self._init_state()
+        sim = Simulation()
+        # state, bound to locals for the loop
+        rule_key = self.rule.key
+        skip = self._wheaps is not None
+        ready = self.ready
+        wheap_of = self._wheap_of if skip else None
+        gang_width = self.gang_width
+        pheap = self._pheap
+        opn = self.open
+        free = self.free
+        group_of = self.group_of
+        okind = self._okind
+        kind_of = self._kind
+        group_end = self.group_end
+        tpr = self.tpr
+        rounds = self.rounds
+        assigned = self.assigned
+        round_done = self.round_done
+        service = self.service
+        gpu_out = self.gpu
+        start_out = self.start_time
+        finish = self.recorder.finish_time
+        first = self.recorder.first_start
+        prof = self.prof
+        offset = self.offset
+        rounds_run = self.rounds_run
+        pat_cache = self._pat_cache
+        pattern = self._pattern
+        trace = self.trace
+        log = self.log
+        any_idle = self.any_idle
+        block = self.gang == "block"
+        oblivious = self.oblivious
+        draw = self._draw
+        pick = self._pick
+        # the idle-group index, its arrays bound here (moves between states are inlined)
+        idle = self.idle
+        fastest = idle.fastest
+        speeds = idle.speeds
+        levels_of = idle._levels
+        gstate, gclass, cmask, bit = idle.gstate, idle.gclass, idle.cmask, idle.bit
+        sfree, sclass = idle.sfree, idle.sclass
+        added, add = idle._added, idle.add
+        m1 = len(group_of) + 1
+        full = self._full_state
+        csp_of = idle.csp
+        scan_max = self.scan_max
+        nprof = len(self.tc)
+        rmul = self._rmul
+        push, pop = _heappush, _heappop
+        neg_inf = -math.inf
+        assignments = 0
+        # the event queue: (time, priority, seq, kind, payload); priority = kind's (GPU_IDLE: GROUP_IDLE's)
+        heap: list[tuple[float, int, int, int, int]] = []
+        seq = 0
+        for n in sorted(range(self.inst.num_jobs), key=lambda i: (self.arrival[i], i)):
+            heap.append((float(self.arrival[n]), ARRIVAL, seq, ARRIVAL, n))
+            seq += 1
+        heapq.heapify(heap)
+        events = decisions = 0
+        t = 0.0
+        while heap:
+            t = heap[0][0]
+            # every event of this instant
+            while heap and heap[0][0] == t:
+                _, _, _, kind, x = pop(heap)
+                events += 1
+                if kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
+                    u = group_of[x]
+                    s = gstate[u]
+                    s2 = added.get(s * m1 + x)
+                    if s2 is None:
+                        s2 = add(s, x)
+                    free[u] = sfree[s2]
+                    if s < 0:
+                        opn.append(u)
+                        if oblivious:
+                            okind[kind_of[u]].append(u)
+                    c = sclass[s2]
+                    if gclass[u] != c:
+                        if s >= 0:
+                            cmask[gclass[u]] ^= bit[u]
+                        cmask[c] |= bit[u]
+                        gclass[u] = c
+                    gstate[u] = s2
+                elif kind == ROUND_DONE:
+                    r = rounds_run[x] + 1
+                    rounds_run[x] = r
+                    if r == rounds[x]:  # the policy learns that no round follows
+                        finish[x] = t
+                    else:
+                        assigned[x] = 0
+                        round_done[x] = neg_inf
+                        push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, r, service[x]))
+                elif kind == ARRIVAL:
+                    push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, 0, 0.0))
+                else:  # GROUP_IDLE
+                    opn.append(x)
+                    if oblivious:
+                        okind[kind_of[x]].append(x)
+                    s2 = full[x]
+                    free[x] = sfree[s2]
+                    c = sclass[s2]
+                    cmask[c] |= bit[x]
+                    gclass[x] = c
+                    gstate[x] = s2
+            # one decision: fill the idle groups
+            decisions += 1
+            if not opn or (not ready and not skip):
+                continue
+            touched: list[int] = [] if not any_idle else _NONE
+            q = ready
+            while opn:
+                if skip:  # a later job that fits may start (backfilling)
+                    q = pick(len(opn))
+                    if q is None:
+                        break
+                elif not q:
+                    break
+                key = q[0]
+                n = key[-1]
+                if block and assigned[n] == 0 and len(opn) < gang_width[n]:
+                    # gang scheduling: a round starts only on min(tasks_per_round, |M|) idle GPUs at
+                    # once (a round larger than the cluster then runs its further tasks as GPUs free);
+                    # the head job waits and nobody overtakes it (Gavel_FIFO)
+                    break
+                p = prof[n]
+                # the idle group fastest for n (over its free GPUs); ties: lowest index
+                if len(opn) == 1:
+                    u = opn[0]
+                elif oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
+                    u = draw(opn)
+                elif len(opn) <= scan_max:
+                    csp = csp_of.get(p)
+                    if csp is None or len(csp) < len(cmask):
+                        csp = speeds(p)
+                    u = -1
+                    best = -1.0
+                    for v in opn:
+                        sv = csp[gclass[v]]
+                        if sv > best or (sv == best and v < u):
+                            best, u = sv, v
+                else:
+                    # the class index: the first level (classes of equal speed) holding an open group
+                    lv = levels_of.get(p)
+                    u = -1
+                    if lv is not None and lv[0] == len(cmask):
+                        for level in lv[2]:
+                            if len(level) == 1:
+                                mask = cmask[level[0]]
+                            else:
+                                mask = 0
+                                for cl in level:
+                                    mask |= cmask[cl]
+                            if mask:
+                                u = (mask & -mask).bit_length() - 1
+                                break
+                    if u < 0:  # classes appeared since the levels were made, or many classes: the general path
+                        u = fastest(p)
+                a = assigned[n]
+                k = tpr[n]
+                rem = k - a
+                pat = pat_cache.get((gstate[u] * nprof + p) * rmul + rem)
+                if pat is None:
+                    pat = pattern(u, p, rem, free[u])
+                gpus, offs, tot, end_off, done_off, rest, ends, rest_state = pat
+                c = len(gpus)
+                base = offset[n] + rounds_run[n] * k + a
+                if c == 1:
+                    gpu_out[base] = gpus[0]
+                    start_out[base] = t if offs is None else t + offs[0]
+                else:
+                    gpu_out[base:base + c] = gpus
+                    start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
+                service[n] += tot
+                if any_idle:
+                    # each GPU is free again when its last task's training ends
+                    if offs is None:
+                        for m, _, d in ends:
+                            push(heap, (t + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                            seq += 1
+                    else:
+                        for m, o, d in ends:
+                            push(heap, (t + o + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                            seq += 1
+                elif u in touched:
+                    if t + end_off > group_end[u]:
+                        group_end[u] = t + end_off
+                else:
+                    group_end[u] = t + end_off
+                    touched.append(u)
+                rd = t + done_off
+                if rd < round_done[n]:
+                    rd = round_done[n]
+                round_done[n] = rd
+                if first[n] is None:
+                    first[n] = t
+                if trace:
+                    log.append((t, n, rounds_run[n], u, list(gpus)))
+                assignments += 1
+                # shrink the group's free list, close it when full
+                cu = gclass[u]
+                if rest_state >= 0:
+                    free[u] = rest
+                    c2 = sclass[rest_state]
+                    if cu != c2:
+                        cmask[cu] ^= bit[u]
+                        cmask[c2] |= bit[u]
+                        gclass[u] = c2
+                    gstate[u] = rest_state
+                else:
+                    free[u] = []
+                    opn.remove(u)
+                    cmask[cu] ^= bit[u]
+                    gclass[u] = gstate[u] = -1
+                    if oblivious:
+                        okind[kind_of[u]].remove(u)
+                a += c
+                assigned[n] = a
+                if a == k:
+                    pop(q)
+                    push(heap, (rd, ROUND_DONE, seq, ROUND_DONE, n))
+                    seq += 1
+                elif key[1]:  # now partially scheduled: first in its queue from here on
+                    if skip:
+                        pop(q)
+                        push(pheap, key[:1] + (0,) + key[2:])
+                    else:
+                        q[0] = key[:1] + (0,) + key[2:]
+            for u in touched:
+                if u in opn:
+                    opn.remove(u)
+                    idle.close(u)
+                    if oblivious:
+                        okind[kind_of[u]].remove(u)
+                push(heap, (group_end[u], GROUP_IDLE, seq, GROUP_IDLE, u))
+                seq += 1
+        self.assignments = assignments
+        sim.now, sim.events, sim.decisions = t, events, decisions
+        return sim
 
     def _gpu_order(self, u: int, p: int) -> list[int]:
         """GPUs of group ``u`` fastest-first for profile ``p`` (ties: lower index)."""
@@ -271,29 +672,58 @@ class HlasSimulator:
     def _pattern(self, u: int, p: int, rem: int, fu: list[int]) -> tuple:
         """Assignment of ``rem`` tasks of profile ``p`` to the free GPUs ``fu`` of group ``u``.
 
-        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest)``;
-        cached by ``(u, p, rem, free GPUs)``: patterns only depend on these.
+        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest, ends,
+        rest_state)``: ``ends`` holds ``(gpu, offset, T^c)`` of the last task on each GPU
+        used, in order of first use (that task's training ends at ``(t + offset) + T^c``);
+        ``rest_state`` is the index's state of the free list ``rest`` (-1 if empty).
+        Cached by ``(free list, p, rem)``, on which patterns depend; the batch itself
+        depends only on the GPU types of the free GPUs in the job's order, so it is
+        computed once per type sequence (:meth:`_shape`) and mapped onto the GPUs.
         """
-        key = (u, p, rem) if len(fu) == len(self.groups[u]) else (u, p, rem, tuple(fu))
-        pat = self._pat_cache.get(key)
-        if pat is not None:
-            return pat
-        tcp = self.tc[p]
-        tsp = self.ts[p]
-        if len(fu) == 1 and not self.whole_round:
-            gpus, offs, rest = list(fu), [0.0], []
-        else:
+        sid = self.idle.gstate[u]  # the state id of fu
+        nprof = len(self.tc)
+        okey = sid * nprof + p
+        od = self._ord_cache.get(okey)
+        if od is None:
             fs = set(fu)
             order = [m for m in self._gpu_order(u, p) if m in fs]
-            if self.one_per_gpu:  # group mode "gpuset": one task on each of the fastest free GPUs
-                gpus, offs = order[:rem], [0.0] * min(rem, len(order))
-            else:
-                gpus, offs = _batch(order, tcp, rem, 0.0, self.whole_round)
-            used = set(gpus)
-            rest = [m for m in order if m not in used] if len(used) < len(order) else []
+            types = self.idle._type
+            od = self._ord_cache[okey] = (order, (p,) + tuple(types[m] for m in order))
+        order, tkey = od
+        shape = self._shapes.get((tkey, rem))
+        if shape is None:
+            shape = self._shapes[(tkey, rem)] = self._shape(order, p, rem)
+        pos, offs, tot, end, done, rest_pos, ends_pos = shape
+        gpus = [order[i] for i in pos]
+        rest_state = -1
+        rest: list[int] = []
+        if rest_pos:
+            rest_state = self.idle.state([order[i] for i in rest_pos])
+            rest = self.idle.sfree[rest_state]
+        ends = tuple((order[i], o, d) for i, o, d in ends_pos)
+        pat = (gpus, offs, tot, end, done, rest, ends, rest_state)
+        self._pat_cache[okey * self._rmul + rem] = pat
+        return pat
+
+    def _shape(self, order: list[int], p: int, rem: int) -> tuple:
+        """The batch of ``rem`` tasks of profile ``p`` on the free GPUs ``order`` (fastest first),
+        in positions of ``order``: ``(positions, start_offsets or None, sum_tc, train_end_offset,
+        done_offset, rest_positions, ends)`` with ``ends`` = ``(position, offset, T^c)``."""
+        tcp = self.tc[p]
+        tsp = self.ts[p]
+        if len(order) == 1 and not self.whole_round:
+            gpus, offs = list(order), [0.0]
+        elif self.one_per_gpu:  # group mode "gpuset": one task on each of the fastest free GPUs
+            gpus, offs = order[:rem], [0.0] * min(rem, len(order))
+        else:
+            gpus, offs = _batch(order, tcp, rem, 0.0, self.whole_round)
+        at = {m: i for i, m in enumerate(order)}
+        used = set(gpus)
+        rest_pos = [i for i, m in enumerate(order) if m not in used]
         tot = 0.0
         end = 0.0
         done = 0.0
+        last: dict[int, float] = {}
         for m, o in zip(gpus, offs):
             d = tcp[m]
             tot += d
@@ -301,23 +731,10 @@ class HlasSimulator:
                 end = o + d
             if o + d + tsp[m] > done:
                 done = o + d + tsp[m]
+            last[m] = o  # tasks on one GPU follow each other: the last ends last
         zero = all(o == 0.0 for o in offs)
-        pat = (gpus, None if zero else offs, tot, end, done, rest)
-        self._pat_cache[key] = pat
-        return pat
-
-    def _group_speed(self, v: int, p: int, fv: list[int]) -> float:
-        if len(fv) == 1:
-            return self.speed[p][fv[0]]
-        if len(fv) == len(self.groups[v]):
-            key = (v, p)
-            s = self._speed_cache.get(key)
-            if s is None:
-                sp = self.speed[p]
-                s = self._speed_cache[key] = sum(sp[m] for m in fv)
-            return s
-        sp = self.speed[p]
-        return sum(sp[m] for m in fv)
+        ends = tuple((at[m], o, tcp[m]) for m, o in last.items())
+        return ([at[m] for m in gpus], None if zero else offs, tot, end, done, rest_pos, ends)
 
     def _draw(self, opn: list[int]) -> int:
         """An idle group drawn uniformly at random, neutral to the order of the GPUs: a
@@ -328,12 +745,6 @@ class HlasSimulator:
                 return groups[r]
             r -= len(groups)
         raise AssertionError("unreachable")  # pragma: no cover
-
-    def _push(self, key: tuple) -> None:
-        if self._wheaps is None:
-            _heappush(self.ready, key)
-        else:
-            _heappush(self._wheap_of[self.gang_width[key[-1]]], key)
 
     def _pick(self, nopen: int) -> list[tuple] | None:
         """Gang "skip": the heap whose head is the first job in priority order that can take
@@ -346,121 +757,3 @@ class HlasSimulator:
             if h and (best is None or h[0] < best[0]):
                 best = h
         return best
-
-    def decide(self, sim: Simulation) -> None:
-        ready = self.ready
-        opn = self.open
-        skip = self._wheaps is not None
-        if not opn or (not ready and not skip):
-            return
-        t = sim.now
-        free = self.free
-        group_end = self.group_end
-        tpr = self.tpr
-        assigned = self.assigned
-        round_done = self.round_done
-        service = self.service
-        gpu_out = self.gpu
-        start_out = self.start_time
-        first = self.recorder.first_start
-        prof = self.prof
-        offset = self.offset
-        rounds_run = self.rounds_run
-        pat_cache = self._pat_cache
-        gsize = self._gsize
-        trace = self.trace
-        touched: list[int] = []
-        any_idle = self.any_idle
-        gpu_end: dict[int, float] = {}
-        gang = self.gang
-        rank = self._rank
-        while opn:
-            if skip:  # a later job that fits may start (backfilling)
-                ready = self._pick(len(opn))
-                if ready is None:
-                    break
-            elif not ready:
-                break
-            key = ready[0]
-            n = key[-1]
-            if gang == "block" and assigned[n] == 0 and len(opn) < self.gang_width[n]:
-                # gang scheduling: a round starts only on min(tasks_per_round, |M|) idle GPUs at
-                # once (a round larger than the cluster then runs its further tasks as GPUs free);
-                # the head job waits and nobody overtakes it (Gavel_FIFO)
-                break
-            p = prof[n]
-            # the idle group fastest for n (over its free GPUs); ties: lowest index
-            if len(opn) == 1:
-                u = opn[0]
-            elif self.oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
-                u = self._draw(opn)
-            elif rank is not None:
-                u = min(opn, key=rank[p].__getitem__)
-            else:
-                u = -1
-                best = -1.0
-                for v in opn:
-                    s = self._group_speed(v, p, free[v])
-                    if s > best or (s == best and v < u):
-                        best, u = s, v
-            fu = free[u]
-            a = assigned[n]
-            k = tpr[n]
-            rem = k - a
-            pat = pat_cache.get((u, p, rem)) if len(fu) == gsize[u] else None
-            if pat is None:
-                pat = self._pattern(u, p, rem, fu)
-            gpus, offs, tot, end_off, done_off, rest = pat
-            c = len(gpus)
-            base = offset[n] + rounds_run[n] * k + a
-            gpu_out[base:base + c] = gpus
-            start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
-            service[n] += tot
-            if any_idle:
-                tcp = self.tc[p]
-                for i, m in enumerate(gpus):
-                    e = t + (0.0 if offs is None else offs[i]) + tcp[m]
-                    if e > gpu_end.get(m, -1.0):
-                        gpu_end[m] = e
-            elif u in touched:
-                if t + end_off > group_end[u]:
-                    group_end[u] = t + end_off
-            else:
-                group_end[u] = t + end_off
-                touched.append(u)
-            rd = t + done_off
-            if rd < round_done[n]:
-                rd = round_done[n]
-            round_done[n] = rd
-            if first[n] is None:
-                first[n] = t
-            if trace:
-                self.log.append((t, n, rounds_run[n], u, list(gpus)))
-            self.assignments += 1
-            # shrink the group's free list, close it when full
-            if rest:
-                free[u] = rest
-            else:
-                free[u] = []
-                opn.remove(u)
-                if self.oblivious:
-                    self._okind[self._kind[u]].remove(u)
-            a += c
-            assigned[n] = a
-            if a == k:
-                _heappop(ready)
-                sim.at(rd, ROUND_DONE, n, ROUND_DONE)
-            elif key[1]:  # now partially scheduled: first in its queue from here on
-                if skip:
-                    _heappop(ready)
-                    _heappush(self._pheap, key[:1] + (0,) + key[2:])
-                else:
-                    ready[0] = key[:1] + (0,) + key[2:]
-        for m, e in gpu_end.items():
-            sim.at(e, GPU_IDLE, m, GROUP_IDLE)
-        for u in touched:
-            if u in opn:
-                opn.remove(u)
-                if self.oblivious:
-                    self._okind[self._kind[u]].remove(u)
-            sim.at(group_end[u], GROUP_IDLE, u, GROUP_IDLE)

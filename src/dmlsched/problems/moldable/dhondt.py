@@ -67,16 +67,33 @@ def dhondt(
         need = q + (1 if r else 0)
         if caps is None or min(caps) >= need:
             return [q + (1 if i < r else 0) for i in range(n)]
-    # max-heap keyed on (quotient, votes, -index); quotient compared exactly as
-    # fractions votes/(s+1) via cross-multiplication would be slower, floats of
-    # equal exact values are equal here since votes and divisors are exact.
-    heap = [(-float(v), -float(v), i) for i, v in enumerate(votes) if v > 0 and (caps is None or caps[i] > 0)]
+    # Candidates of equal votes form a class; inside a class the quotients tie round after
+    # round, so round j of a class (its members holding j seats, quotient votes / (j + 1))
+    # gives one seat to each member still below its cap, in index order.  A heap of classes
+    # keyed on (quotient, votes) hands out whole rounds: the exact seat-by-seat order, whose
+    # ties go to more votes and then to the lower index, in O(rounds log classes).
+    classes: dict[float, list[int]] = {}
+    for i, v in enumerate(votes):
+        if v > 0 and (caps is None or caps[i] > 0):
+            classes.setdefault(float(v), []).append(i)
+    heap = [(-v, -v, v) for v in classes]  # (-(v / (j + 1)), -v, v) of each class's next round j = 0
     heapq.heapify(heap)
+    rnd = dict.fromkeys(classes, 0)  # next round of every class
     left = seats
     while left > 0 and heap:
-        _, negv, i = heapq.heappop(heap)
-        got[i] += 1
-        left -= 1
-        if caps is None or got[i] < caps[i]:
-            heapq.heappush(heap, (negv / (got[i] + 1), negv, i))
+        _, negv, v = heapq.heappop(heap)
+        j = rnd[v]
+        members = classes[v]  # those below their cap, in index order
+        if len(members) >= left:  # the last seats: the first members of this round
+            for i in members[:left]:
+                got[i] += 1
+            break
+        for i in members:
+            got[i] += 1
+        left -= len(members)
+        rnd[v] = j + 1
+        if caps is not None:
+            members = classes[v] = [i for i in members if caps[i] > j + 1]
+        if members:
+            heapq.heappush(heap, (negv / (j + 2), negv, v))
     return got

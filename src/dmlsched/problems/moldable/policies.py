@@ -159,27 +159,50 @@ def dedicated_batch(cluster: Cluster, items: list[tuple[int, int]], current, mem
     (its lowest-index ones; so an unchanged amount means an unchanged
     allocation, not a migration); the rest are the lowest-index vacant GPUs
     left, in the order of ``items``.  Items that no longer fit are left out.
+    Without current allocations the tasks get consecutive runs of the vacant
+    GPUs, in the order of ``items``.
     """
     count = cluster.count
-    free = set(np.flatnonzero(count == 0).tolist())
+    vac = np.flatnonzero(count == 0)
+    out: dict[int, Alloc] = {}
+    if not current:
+        fill = vac.tolist()
+        nf = len(fill)
+        pos = 0
+        sizes: list[int] = []
+        mems: list[float] = []
+        for k, n in items:
+            if n > nf - pos:
+                continue
+            out[k] = (1, tuple(fill[pos:pos + n]))
+            pos += n
+            sizes.append(n)
+            mems.append(memory[k])
+        if pos:
+            ix = vac[:pos]
+            cluster.avl[ix] -= 1.0
+            count[ix] += 1
+            if any(mems):
+                cluster.mem[ix] -= np.repeat(mems, sizes)
+        return out
+    free = set(vac.tolist())
     keep: list[list[int]] = []
     for k, n in items:
-        cur = current.get(k) if current else None
+        cur = current.get(k)
         if cur is not None and cur[0] == 1:
-            inter = free.intersection(cur[1])
-            if len(inter) > n:
-                kept = sorted(inter)[:n]
-            else:
-                kept = sorted(inter)
+            kept = [g for g in cur[1] if g in free]  # its current vacant GPUs, lowest first
+            kept.sort()
+            if len(kept) > n:
+                kept = kept[:n]
             free.difference_update(kept)
         else:
             kept = []
         keep.append(kept)
     fill = sorted(free)
     pos = 0
-    out: dict[int, Alloc] = {}
-    chunks: list[list[int]] = []
-    chunk_mem: list[float] = []
+    used: list[int] = []
+    sizes = []
+    mems = []
     for (k, n), kept in zip(items, keep):
         need = n - len(kept)
         if need > len(fill) - pos:
@@ -191,14 +214,15 @@ def dedicated_batch(cluster: Cluster, items: list[tuple[int, int]], current, mem
         else:
             gl = kept
         out[k] = (1, tuple(gl))
-        chunks.append(gl)
-        chunk_mem.append(memory[k])
-    if chunks:
-        ix = np.fromiter((g for gl in chunks for g in gl), dtype=np.int64)
+        used.extend(gl)
+        sizes.append(len(gl))
+        mems.append(memory[k])
+    if used:
+        ix = np.array(used, dtype=np.int64)
         cluster.avl[ix] -= 1.0
         cluster.count[ix] += 1
-        if any(chunk_mem):
-            cluster.mem[ix] -= np.repeat(chunk_mem, [len(gl) for gl in chunks])
+        if any(mems):
+            cluster.mem[ix] -= np.repeat(mems, sizes)
     return out
 
 
@@ -303,6 +327,43 @@ def _all_blocked(inst: MoldableInstance, failed: list[tuple[int, float]], no_vac
     return all(any(fd >= cd and fm <= cm for fd, fm in failed) for cd, cm in classes)
 
 
+def _case1_whole(cluster: Cluster, queue, current, mems: list[float]) -> dict[int, Alloc]:
+    """Case 1 when every task of ``queue`` takes whole GPUs (``p_min = 1``): one vacant GPU
+    each in queue order (a task's current GPU first, if vacant), until none is left.  The
+    general loop of :func:`_common_cases` with the counts in a list and the cluster updated
+    once at the end (the same values)."""
+    cnt = cluster.count.tolist()
+    vac = [g for g, c in enumerate(cnt) if c == 0]
+    nv = len(vac)
+    vi = 0
+    out: dict[int, Alloc] = {}
+    gs: list[int] = []
+    ms: list[float] = []
+    for k in queue:
+        cur = current.get(k) if current else None
+        g = -1
+        if cur is not None and len(cur[1]) == 1 and cnt[cur[1][0]] == 0:
+            g = cur[1][0]
+        else:
+            while vi < nv and cnt[vac[vi]] != 0:
+                vi += 1
+            if vi < nv:
+                g = vac[vi]
+        if g < 0:
+            break  # no vacant GPU left, and no task can take a share
+        cnt[g] += 1
+        gs.append(g)
+        ms.append(mems[k])
+        out[k] = (1, (g,))
+    if gs:
+        ix = np.array(gs, dtype=np.int64)
+        cluster.avl[ix] -= 1.0
+        cluster.count[ix] += 1
+        if any(ms):
+            cluster.mem[ix] -= np.array(ms)
+    return out
+
+
 def _common_cases(inst, cluster, queue, current) -> dict[int, Alloc] | None:
     """Cases 1 and 2 of Section IV; ``None`` when neither applies."""
     dens = inst._pmin_den_list
@@ -328,6 +389,8 @@ def _common_cases(inst, cluster, queue, current) -> dict[int, Alloc] | None:
             max_den = max(map(dens.__getitem__, queue))
             min_mem = min(map(mems.__getitem__, queue))
         count, avl, mem = cluster.count, cluster.avl, cluster.mem
+        if max_den == 1:
+            return _case1_whole(cluster, queue, current, mems)
         vac = np.flatnonzero(count == 0).tolist()
         vi = 0  # vac[:vi] examined; taken vacant GPUs are marked in count
         no_vacant = False
@@ -399,11 +462,9 @@ def equipartition(inst: MoldableInstance, cluster: Cluster, queue: Sequence[int]
     vac = cluster.vacant()
     if len(queue) <= vac.size:
         # case 3: one vacant GPU each, then D'Hondt on the remaining vacant GPUs
-        extra = dhondt(
-            [inst.tasks[k].p_max for k in queue],
-            int(vac.size) - len(queue),
-            caps=[inst.tasks[k].p_max - 1 for k in queue],
-        )
+        pmx = inst._pmax_list
+        votes = [pmx[k] for k in queue]
+        extra = dhondt(votes, int(vac.size) - len(queue), caps=[v - 1 for v in votes])
         # always fits: sum of (1 + e) <= |A|
         return dedicated_batch(cluster, [(k, 1 + e) for k, e in zip(queue, extra)], current, inst._memory_list)
     # case 4: pre-assign to least loaded GPUs, then largest unit fraction <= p_avl/|R'_i|

@@ -26,17 +26,21 @@ The recorded segments are exactly what :func:`.solution.validate` checks and
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
 
-from ...sim import Simulation
+from ...sim import Simulation, gc_paused
 from .instance import MoldableInstance
 from .policies import RULES, Alloc, Cluster
 from .solution import MoldableSchedule
 
-ARRIVAL, COMPLETION = 0, 1
+ARRIVAL, COMPLETION, WAKE = 0, 1, 2
 QUEUED, RUNNING, DONE = 1, 2, 3
 
 
@@ -79,6 +83,14 @@ class MoldableSimulator:
         self.tp = float(inst.preemption_overhead)
         self.thr = float(inst.preemption_min_remaining)
         self.mem = [float(m) for m in inst.memory]
+        # malleable setting: completions wait in the policy's own heap of (time, seq, task,
+        # version), invalidated lazily (an entry counts while its version is the task's); the
+        # engine holds one WAKE event at the earliest valid completion
+        self._done: list[tuple[float, int, int, int]] = []
+        self._dseq = 0
+        self._ver = [0] * n
+        self._wake: list | None = None
+        self._wake_t = -math.inf
 
     # -- engine protocol ---------------------------------------------------
     def start(self, sim: Simulation) -> None:
@@ -91,17 +103,58 @@ class MoldableSimulator:
             self.active[k] = None
             if not self.malleable:
                 self.queued[k] = None
-        else:
-            self._stop(k, sim.now)
-            self.vrem[k] = 0.0
-            self.status[k] = DONE
-            self.hnd[k] = None
-            del self.active[k]
+        elif kind == COMPLETION:
+            self._complete(k, sim.now)
+        else:  # WAKE: every valid completion due now, in the order they were scheduled
+            t = sim.now
+            done, ver = self._done, self._ver
+            n = 0
+            while done:
+                f, _, k, v = done[0]
+                if v != ver[k]:
+                    heapq.heappop(done)
+                    continue
+                if f != t:
+                    break
+                heapq.heappop(done)
+                self._complete(k, t)
+                n += 1
+            sim.events += n - 1  # each completion counts as one event, as when it had its own
+            self._wake = None
+            self._wake_t = -math.inf
+
+    def _complete(self, k: int, t: float) -> None:
+        self._stop(k, t)
+        self.vrem[k] = 0.0
+        self.status[k] = DONE
+        self.hnd[k] = None
+        self._ver[k] += 1
+        del self.active[k]
+
+    def _rewake(self, sim: Simulation) -> None:
+        """Keep the engine's WAKE event at the earliest valid completion (malleable setting)."""
+        done, ver = self._done, self._ver
+        while done and done[0][3] != ver[done[0][2]]:
+            heapq.heappop(done)
+        if len(done) > 2 * len(self.running) + 1024:  # mostly stale: rebuild from the valid entries
+            done[:] = [e for e in done if e[3] == ver[e[2]]]
+            heapq.heapify(done)
+        f = done[0][0] if done else None
+        if f == self._wake_t:
+            return
+        if self._wake is not None:
+            sim.cancel(self._wake)
+            self._wake = None
+            self._wake_t = -math.inf
+        if f is not None:
+            self._wake = sim.at(f, WAKE, 0, -1)
+            self._wake_t = f
 
     def decide(self, sim: Simulation) -> None:
         t = sim.now
         if self.malleable:
             self._decide_malleable(sim, t)
+            self._rewake(sim)
         else:
             if not self.queued or (self.cluster.avl.max() <= 1e-9):
                 return
@@ -178,46 +231,113 @@ class MoldableSimulator:
         self.hnd[k] = sim.at(self.finish[k], COMPLETION, k, -1)
 
     def _decide_malleable(self, sim: Simulation, t: float) -> None:
+        """Re-partition at ``t``: every running task is brought up to date (:meth:`_progress`);
+        those with at most ``preemption_min_remaining`` left keep their allocation (pinned), the
+        rest and the waiting tasks go to the rule; a task whose allocation changes is stopped
+        (:meth:`_stop`) and restarted (:meth:`_start`) with the new one.  The bodies of those
+        methods are inlined here (same operations, same order): this is the simulator's hot path."""
         inst = self.inst
         base = Cluster.empty(inst.gpus, inst.gpu_memory)
         current: dict[int, Alloc | None] = {}
         pinned = set()
         thr = self.thr
+        vrem, debt, anchor, speed, alloc, mem = self.vrem, self.debt, self.anchor, self.speed, self.alloc, self.mem
         for k in self.running:
-            self._progress(k, t)
-            if self.vrem[k] <= thr:
-                base.take(self.alloc[k], self.mem[k])
+            el = t - anchor[k]
+            if el > 0:
+                pay = min(debt[k], el)
+                debt[k] -= pay
+                vrem[k] -= (el - pay) * speed[k]
+            anchor[k] = t
+            if vrem[k] <= thr:
+                base.take(alloc[k], mem[k])
                 pinned.add(k)
             else:
-                current[k] = self.alloc[k]
+                current[k] = alloc[k]
         queue = [k for k in self.active if k not in pinned] if pinned else list(self.active)
         if not queue:
             return
         base.now = t
-        out = self.rule(inst, base, queue, self.vrem, current if self.current_first else None)
+        out = self.rule(inst, base, queue, vrem, current if self.current_first else None)
+        segments, seg_start, charged, status, running = (self.segments, self.seg_start, self.preempt_charged,
+                                                         self.status, self.running)
+        finish, ver, done = self.finish, self._ver, self._done
+        tp = self.tp
+        push = heapq.heappush
+        dseq = self._dseq
+        uncharged = 0
         for k in current:  # running tasks that lose or change their allocation
             new = out.get(k)
-            if new != self.alloc[k]:
-                self._stop(k, t)
-                if new is None and self.hnd[k] is not None:
-                    sim.cancel(self.hnd[k])
-                    self.hnd[k] = None
+            a = alloc[k]
+            if new != a:
+                # _stop(k, t) (its _progress is a no-op: k was brought to t above)
+                segs = segments[k]
+                if t > seg_start[k]:
+                    segs.append([seg_start[k], t, a[1], a[0]])
+                elif segs and charged[k]:
+                    # zero-length segment: undo its overhead charge
+                    debt[k] -= tp
+                    uncharged += 1
+                alloc[k] = None
+                status[k] = QUEUED
+                del running[k]
+                if new is None:  # suspended: its completion is void
+                    ver[k] += 1
+        self.preemptions -= uncharged
+        cache = self._speed_cache
+        sp_of = inst.speedup.speed
+        started = 0
         for k, new in out.items():
-            if self.alloc[k] is None:
-                self._start(sim, k, new, t)
+            if alloc[k] is not None:
+                continue
+            # _start(sim, k, new, t)
+            segs = segments[k]
+            anchor[k] = t
+            charged[k] = False
+            if segs:
+                last = segs[-1]
+                if last[1] == t and last[2] == new[1] and last[3] == new[0]:
+                    # continuation with the identical allocation: merge
+                    segs.pop()
+                    seg_start[k] = last[0]
+                else:
+                    debt[k] += tp
+                    started += 1
+                    charged[k] = True
+                    seg_start[k] = t
+            else:
+                seg_start[k] = t
+            alloc[k] = new
+            status[k] = RUNNING
+            running[k] = None
+            den = new[0]
+            p = float(len(new[1])) if den == 1 else 1.0 / den
+            s = cache.get(p)
+            if s is None:
+                s = cache[p] = sp_of(p)
+            speed[k] = s
+            finish[k] = f = t + debt[k] + max(vrem[k], 0.0) / s
+            v = ver[k] = ver[k] + 1  # the previous completion of k is void
+            push(done, (f, dseq, k, v))
+            dseq += 1
+        self.preemptions += started
+        self._dseq = dseq
 
     # -- results -----------------------------------------------------------
     def schedule(self) -> MoldableSchedule:
-        task, start, end, den, ptr, idx = [], [], [], [], [0], []
-        for k, segs in enumerate(self.segments):
-            for st, en, gpus, d in segs:
-                task.append(k)
-                start.append(st)
-                end.append(en)
-                den.append(d)
-                idx.extend(gpus)
-                ptr.append(len(idx))
-        return MoldableSchedule(task=task, start=start, end=end, share_den=den, gpu_ptr=ptr, gpu_idx=idx)
+        """The recorded segments as a :class:`MoldableSchedule` (tasks in index order)."""
+        segs = self.segments
+        flat = [x for task_segs in segs for x in task_segs]
+        task = np.repeat(np.arange(len(segs), dtype=np.int64), [len(x) for x in segs])
+        if not flat:
+            return MoldableSchedule(task=task, start=np.zeros(0), end=np.zeros(0), share_den=np.zeros(0, np.int64),
+                                    gpu_ptr=np.zeros(1, np.int64), gpu_idx=np.zeros(0, np.int64))
+        start, end, gpus, den = zip(*flat)
+        ptr = np.zeros(len(flat) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, gpus), dtype=np.int64, count=len(gpus)), out=ptr[1:])
+        idx = np.fromiter(itertools.chain.from_iterable(gpus), dtype=np.int64, count=int(ptr[-1]))
+        return MoldableSchedule(task=task, start=np.array(start, dtype=float), end=np.array(end, dtype=float),
+                                share_den=np.array(den, dtype=np.int64), gpu_ptr=ptr, gpu_idx=idx)
 
 
 def simulate(
@@ -236,9 +356,11 @@ def simulate(
     ms = MoldableSimulator(inst, fn, malleable, current_first)
     ms.preempt_charged = [False] * inst.num_tasks
     sim = Simulation()
-    sim.run(ms, max_events=max_events if max_events is not None else 50 * max(1, inst.num_tasks) + 1000)
-    wall = time.perf_counter() - t0
-    unfinished = [k for k in range(inst.num_tasks) if ms.status[k] != DONE]
-    if unfinished:  # pragma: no cover - every policy eventually serves a lone task
-        raise RuntimeError(f"simulation ended with {len(unfinished)} unfinished tasks")
-    return ms.schedule(), SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)
+    with gc_paused():  # the run and the schedule's arrays: millions of small live objects, no cycles
+        sim.run(ms, max_events=max_events if max_events is not None else 50 * max(1, inst.num_tasks) + 1000)
+        wall = time.perf_counter() - t0
+        unfinished = [k for k in range(inst.num_tasks) if ms.status[k] != DONE]
+        if unfinished:  # pragma: no cover - every policy eventually serves a lone task
+            raise RuntimeError(f"simulation ended with {len(unfinished)} unfinished tasks")
+        sched = ms.schedule()
+    return sched, SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)

@@ -32,6 +32,8 @@ segments and the speedup curve.  Comparisons use :mod:`dmlsched.tolerance`.
 
 from __future__ import annotations
 
+import math
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +73,10 @@ class MoldableSchedule:
         self.share_den = np.asarray(self.share_den, dtype=np.int64)
         self.gpu_ptr = np.asarray(self.gpu_ptr, dtype=np.int64)
         self.gpu_idx = np.asarray(self.gpu_idx, dtype=np.int64)
+
+    def __getstate__(self) -> dict:
+        """Pickled and copied without the kept outcome of the checks (:func:`check`)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_checked"}
 
     @property
     def num_segments(self) -> int:
@@ -145,10 +151,17 @@ def _allocations(inst: MoldableInstance, s: MoldableSchedule) -> np.ndarray:
     den = s.share_den
     task = s.task
     seg_of = np.repeat(np.arange(s.num_segments), ngpu)
-    order = np.lexsort((s.gpu_idx, seg_of))
-    dup_seg = seg_of[order][1:][(seg_of[order][1:] == seg_of[order][:-1]) & (s.gpu_idx[order][1:] == s.gpu_idx[order][:-1])]
     dup = np.zeros(s.num_segments, dtype=bool)
-    dup[dup_seg] = True
+    if s.gpu_idx.size > 1:
+        # a GPU listed twice: only in a segment whose list is not strictly increasing
+        gi = s.gpu_idx
+        odd = np.unique(seg_of[1:][(gi[1:] <= gi[:-1]) & (seg_of[1:] == seg_of[:-1])])
+        if odd.size:
+            sel = np.isin(seg_of, odd)
+            so, go = seg_of[sel], gi[sel]
+            order = np.lexsort((go, so))
+            so, go = so[order], go[order]
+            dup[so[1:][(so[1:] == so[:-1]) & (go[1:] == go[:-1])]] = True
     bad = (den < 1) | ((den > 1) & (ngpu != 1)) | (ngpu < 1) | dup
     if s.num_segments:
         bad |= den > inst.pmin_den[task]
@@ -190,6 +203,15 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
     m = seg_of.size
     if m == 0:
         return
+    # Only a GPU where intervals overlap, or a task needs more memory than a GPU has, can be
+    # over capacity: elsewhere the load at each start is that segment's own share and memory.
+    suspect = _suspect_gpus(inst, s, seg_of, gpu, mem)
+    if suspect is None:
+        return
+    if suspect is not True:
+        sub = np.isin(gpu, suspect)
+        seg_of, gpu, share, mem = seg_of[sub], gpu[sub], share[sub], mem[sub]
+        m = seg_of.size
     g2 = np.concatenate([gpu, gpu])
     t2 = np.concatenate([s.start[seg_of], s.end[seg_of]])
     kind = np.concatenate([np.ones(m, dtype=np.int64), np.zeros(m, dtype=np.int64)])  # ends (0) first
@@ -243,6 +265,35 @@ def _exceeds(what: str, dens: np.ndarray, mems: np.ndarray, capacity: float) -> 
     return sum(rational(float(v)) for v in mems) > rational(float(capacity))
 
 
+def _suspect_gpus(inst: MoldableInstance, s: MoldableSchedule, seg_of: np.ndarray, gpu: np.ndarray,
+                  mem: np.ndarray) -> np.ndarray | bool | None:
+    """GPUs of the (non-empty) entries ``gpu`` of segments ``seg_of`` where two intervals
+    overlap or a task's memory exceeds the GPU's (``None``: no GPU; ``True``: too many to
+    be worth a subset).  Entries are put in order of start time (by sorting the segments,
+    not the entries), then by GPU (a stable sort on small integers, a radix sort)."""
+    so = np.argsort(s.start, kind="stable")
+    rank = np.empty(s.num_segments, dtype=np.int64)
+    rank[so] = np.arange(s.num_segments)
+    order = np.argsort(rank[seg_of], kind="stable")
+    g = gpu[order]
+    order = order[np.argsort(g.astype(np.int16) if inst.gpus < 2**15 else g, kind="stable")]
+    g = gpu[order]
+    st = s.start[seg_of[order]]
+    en = s.end[seg_of[order]]
+    bounds = np.r_[0, np.flatnonzero(np.diff(g)) + 1, g.size]
+    bad: list[int] = []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        if b - a > 1 and np.any(st[a + 1:b] < np.maximum.accumulate(en[a:b - 1])):
+            bad.append(int(g[a]))
+    heavy = np.unique(gpu[mem > inst.gpu_memory * (1 + TOL)]).tolist()
+    out = sorted(set(bad) | set(heavy))
+    if not out:
+        return None
+    if len(out) * 2 > len(bounds):
+        return True
+    return np.asarray(out, dtype=np.int64)
+
+
 def _same_alloc_as_prev(s: MoldableSchedule) -> np.ndarray:
     """``same[j]``: segment ``j`` has the same task, share and GPU list as ``j-1``."""
     n = s.num_segments
@@ -258,8 +309,7 @@ def _same_alloc_as_prev(s: MoldableSchedule) -> np.ndarray:
     ee = e[check]
     if ee.size:
         diff = s.gpu_idx[ee] != s.gpu_idx[ee - ng[seg_of[ee]]]
-        bad_seg = np.unique(seg_of[ee][diff])
-        same[bad_seg] = False
+        same[seg_of[ee][diff]] = False
     return same
 
 
@@ -272,6 +322,19 @@ class TaskProgress:
     preemptions: np.ndarray
 
 
+def _contiguous(s: MoldableSchedule) -> np.ndarray:
+    """``cont[j]``: segment ``j`` continues segment ``j-1`` (same task and allocation, and it
+    starts where ``j-1`` ends up to float rounding: 64 units in the last place of the larger
+    of the two times, or of 1)."""
+    same = _same_alloc_as_prev(s)
+    if s.num_segments < 2:
+        return same
+    st, pe = s.start[1:], s.end[:-1]
+    mag = np.maximum(np.maximum(np.abs(st), np.abs(pe)), 1.0)
+    same[1:] &= np.abs(st - pe) <= 64.0 * np.spacing(mag)
+    return same
+
+
 def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -> TaskProgress:
     """Recompute every task's completion from its segments and the speedup curve.
 
@@ -281,27 +344,40 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
     comp = np.full(n, np.nan)
     first = np.full(n, np.nan)
     npre = np.zeros(n, dtype=np.int64)
-    amount = s.amount()
+    nseg = s.num_segments
+    if nseg == 0:
+        if check and n:
+            raise InvalidSolutionError(f"task {_name(inst, 0)} is never scheduled")
+        return TaskProgress(completion=comp, first_start=first, preemptions=npre)
+    amount = s.amount().tolist()
     speed_cache: dict[float, float] = {}
+    speed_of = inst.speedup.speed
     tp = inst.preemption_overhead
     thr = inst.preemption_min_remaining
     eps = _eps(inst, s)
-    bounds = np.r_[0, np.flatnonzero(np.diff(s.task)) + 1, s.num_segments] if s.num_segments else np.zeros(1, np.int64)
-    same_alloc = _same_alloc_as_prev(s).tolist()
+    task = s.task
+    bounds = np.r_[0, np.flatnonzero(np.diff(task)) + 1, nseg].tolist()
+    cont = _contiguous(s).tolist()
     starts, ends = s.start.tolist(), s.end.tolist()
+    tasks_of = task[np.asarray(bounds[:-1], dtype=np.int64)].tolist()
+    volume = inst.volume.tolist()
+    arrival = inst.arrival.tolist()
+    comp_l = [math.nan] * n
+    first_l = [math.nan] * n
+    npre_l = [0] * n
     for b in range(len(bounds) - 1):
-        lo, hi = int(bounds[b]), int(bounds[b + 1])
-        k = int(s.task[lo])
-        t = inst.tasks[k]
-        v = t.volume
+        lo, hi = bounds[b], bounds[b + 1]
+        k = tasks_of[b]
+        v = volume[k]
         done = 0.0
         debt = 0.0
-        prev_end = None
-        first[k] = s.start[lo]
-        if check and s.start[lo] < t.arrival - eps:
+        first_l[k] = starts[lo]
+        if check and starts[lo] < arrival[k] - eps:
             raise InvalidSolutionError(
-                f"(S1) task {_name(inst, k)} starts at {s.start[lo]} before its arrival {t.arrival}"
+                f"(S1) task {_name(inst, k)} starts at {starts[lo]} before its arrival {arrival[k]}"
             )
+        npk = 0
+        prev_end = None
         for j in range(lo, hi):
             st, en = starts[j], ends[j]
             if prev_end is not None:
@@ -311,29 +387,28 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
                     )
                 # a continuation is contiguous up to float rounding only: a short real
                 # gap (a suspension resumed a moment later) is a preemption (S4)
-                continuation = same_alloc[j] and abs(st - prev_end) <= 64.0 * float(
-                    np.spacing(max(abs(st), abs(prev_end), 1.0)))
-                if not continuation:
+                if not cont[j]:
                     rem = v - done
                     if check and rem <= thr - TOL * max(1.0, thr, v):
                         raise InvalidSolutionError(
                             f"(S5) task {_name(inst, k)} preempted at {prev_end} with remaining volume "
                             f"{rem} <= preemption_min_remaining {thr}"
                         )
-                    npre[k] += 1
+                    npk += 1
                     debt += tp
-            p = float(amount[j])
+            p = amount[j]
             sp = speed_cache.get(p)
             if sp is None:
-                sp = speed_cache[p] = inst.speedup.speed(p)
-            dur = max(0.0, en - st)
-            pay = min(debt, dur)
+                sp = speed_cache[p] = speed_of(p)
+            dur = en - st
+            if not dur > 0.0:  # max(0.0, en - st)
+                dur = 0.0
+            pay = dur if dur < debt else debt  # min(debt, dur)
             debt -= pay
-            work = (dur - pay) * sp
             if j == hi - 1:
                 rem = v - done
                 c = st + pay + rem / sp
-                comp[k] = c
+                comp_l[k] = c
                 if check and rem <= -TOL * max(1.0, v):
                     raise InvalidSolutionError(f"(S6) task {_name(inst, k)} completed before its last segment")
                 if check and abs(c - en) > 10 * eps:
@@ -342,12 +417,16 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
                         f"gives completion at {c}"
                     )
             else:
-                done += work
+                done += (dur - pay) * sp
                 if check and done >= v + TOL * max(1.0, v) * 10:
                     raise InvalidSolutionError(
                         f"(S6) task {_name(inst, k)} completes before its segment ending at {en}"
                     )
             prev_end = en
+        npre_l[k] = npk
+    comp = np.array(comp_l)
+    first = np.array(first_l)
+    npre = np.array(npre_l, dtype=np.int64)
     if check:
         missing = np.flatnonzero(np.isnan(comp))
         if missing.size:
@@ -355,16 +434,56 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
     return TaskProgress(completion=comp, first_start=first, preemptions=npre)
 
 
+def _fingerprint(s: MoldableSchedule) -> tuple:
+    """What the checks of a schedule depend on: every array's type, shape and CRC-32."""
+    return tuple((a.dtype.str, a.shape, zlib.crc32(np.ascontiguousarray(a)))
+                 for a in (s.task, s.start, s.end, s.share_den, s.gpu_ptr, s.gpu_idx))
+
+
+def check(inst: MoldableInstance, s: MoldableSchedule) -> TaskProgress:
+    """Validate (S1)-(S6) and replay, once per instance and schedule content.
+
+    The outcome (the replay's :class:`TaskProgress`, or the first violation) is kept on the
+    schedule with a fingerprint of its arrays, so :func:`validate`, :func:`evaluate` and
+    :func:`metrics` of one solution share one replay (``dmlsched.solve`` validates and
+    evaluates, the method kit evaluates, the policies report metrics).  Changing the
+    schedule's arrays changes the fingerprint, and the checks run again.
+    """
+    fp = _fingerprint(s)
+    memo = s.__dict__.get("_checked")
+    if memo is not None and memo[0] is inst and memo[1] == fp:
+        if memo[3] is not None:
+            raise memo[3]
+        return memo[2]
+    progress, err = None, None
+    try:
+        _structure(inst, s)
+        _allocations(inst, s)
+        progress = replay(inst, s, check=True)
+        _capacity(inst, s)
+    except InvalidSolutionError as e:
+        err = e
+    s.__dict__["_checked"] = (inst, fp, progress, err)
+    if err is not None:
+        raise err
+    return progress
+
+
+def _progress(inst: MoldableInstance, s: MoldableSchedule) -> TaskProgress:
+    """The shared replay of a valid schedule; an invalid one is replayed without checks."""
+    try:
+        return check(inst, s)
+    except InvalidSolutionError:
+        return replay(inst, s, check=False)
+
+
 def validate(inst: MoldableInstance, s: MoldableSchedule) -> None:
     """Raise :class:`InvalidSolutionError` naming the first violated constraint (S1)-(S6)."""
-    _structure(inst, s)
-    _allocations(inst, s)
-    replay(inst, s, check=True)
-    _capacity(inst, s)
+    check(inst, s)
 
 
 def completion_times(inst: MoldableInstance, s: MoldableSchedule) -> np.ndarray:
-    return replay(inst, s, check=False).completion
+    return _progress(inst, s).completion
 
 
 def evaluate(inst: MoldableInstance, s: MoldableSchedule) -> float:
@@ -406,7 +525,7 @@ def metrics(inst: MoldableInstance, s: MoldableSchedule, *, job_gap: float = 60.
     * utilisation ``u = sum v / (|G| (max t^cmp - min t^arr))``;
     * makespan ``max t^cmp`` (absolute) and ``span = max t^cmp - min t^arr``.
     """
-    pr = replay(inst, s, check=False)
+    pr = _progress(inst, s)
     flow = pr.completion - inst.arrival
     stretch = flow / inst.volume
     job = jobs_of(inst, pr.first_start, pr.completion, job_gap)

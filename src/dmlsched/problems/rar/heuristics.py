@@ -48,6 +48,7 @@ class Dispatch:
         self.O = np.asarray(inst.servers, dtype=np.int64)
         self.placed = 0  # number of placements (keys the LBSGF server-order cache)
         self.lb_cache: tuple | None = None
+        self.off = [int(x) for x in inst.offsets]  # first global GPU of every server (and the end)
 
     def place(self, j: int, choose: Chooser, cutoff: int) -> bool:
         """Place job ``j`` at the earliest clock time the rule allows.
@@ -155,24 +156,28 @@ def lbsgf(theta: float, lam: float) -> Chooser:
             cache = d.lb_cache = (d.placed, srv, np.cumsum(O[srv]))
         _, srv, cum = cache
         m = int(np.searchsorted(cum, lam * g, side="left")) + 1
-        picked: list[np.ndarray] = []
-        count = possible = 0
+        picked: list[int] = []
+        possible = 0
         lim = theta - d.rhat[j]
-        off = inst.offsets
+        off = d.off
+        U, busy = d.U, d.busy
         for s in srv[:m].tolist():
-            lo, hi = int(off[s]), int(off[s + 1])
-            Us = d.U[lo:hi]
-            ok = Us <= lim
-            possible += int(np.count_nonzero(ok))
-            loc = np.flatnonzero(ok & ~d.busy[lo:hi])
-            if len(loc):
+            lo, hi = off[s], off[s + 1]
+            Us = U[lo:hi].tolist()
+            bs = busy[lo:hi].tolist()
+            loc = []
+            for i, u in enumerate(Us):
+                if u <= lim:
+                    possible += 1
+                    if not bs[i]:
+                        loc.append(i)
+            if loc:
                 if len(loc) > 1:
-                    loc = loc[np.argsort(Us[loc], kind="stable")]
-                picked.append(loc + lo)
-                count += len(loc)
-        if count < g:
+                    loc.sort(key=Us.__getitem__)  # stable: ties keep the GPU order
+                picked.extend(i + lo for i in loc)
+        if len(picked) < g:
             return NEVER if possible < g else None
-        return np.concatenate(picked)[:g]
+        return np.array(picked[:g], dtype=np.int64)
 
     return choose
 

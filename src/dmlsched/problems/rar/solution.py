@@ -27,6 +27,7 @@ Validator (raises :class:`InvalidSolutionError` naming the constraint):
 from __future__ import annotations
 
 import heapq
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,10 @@ class RarSchedule:
         self.start = np.asarray(self.start, dtype=np.int64)
         self.gpus = tuple(tuple(int(g) for g in gs) for gs in self.gpus)
 
+    def __getstate__(self) -> dict:
+        """Pickled and copied without the kept outcome of the checks (:func:`check`)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_checked"}
+
 
 def counts_of(inst: RarInstance, gpus: tuple[int, ...]) -> dict[int, int]:
     """``y_js``: GPUs per server of one job's placement."""
@@ -67,41 +72,55 @@ class Engine:
     completion slot is ``t + ceil(remaining / phi_j)``; when a start or an end
     changes a job's contention its remaining work is brought up to date and its
     completion is recomputed.  Only jobs split over several servers interact.
+
+    The refresh is incremental: a start or an end touches only the split jobs
+    sharing a server with it, and among those only the ones whose ``p_j``
+    changes (kept per job with a histogram of its servers' contention); a job's
+    progress rate for a given ``p_j`` is computed once (``(j, p)`` cache), a job
+    on one server never changes rate; completions are a heap invalidated
+    lazily (an entry counts while its version is the job's).
     """
 
     def __init__(self, inst: RarInstance, record: bool = False):
+        J = inst.num_jobs
         self.inst = inst
         self.t = 0
         self.split_at: list[set[int]] = [set() for _ in range(inst.num_servers)]
-        self.servers: dict[int, tuple[int, ...]] = {}
-        self.rate: dict[int, float] = {}
-        self.rem: dict[int, float] = {}
-        self.t_at: dict[int, int] = {}
-        self.version: dict[int, int] = {}
+        self.servers: list[tuple[int, ...] | None] = [None] * J
+        self.rate: list[float | None] = [None] * J
+        self.rem = [0.0] * J
+        self.t_at = [0] * J
+        self.version = [0] * J  # -1 once finished
         self.finish: dict[int, int] = {}
         self.heap: list[tuple[int, int, int]] = []
         self.record = record
         self.trace: dict[int, list[dict[str, float]]] = {}
-        self.pv: dict[int, int] = {}  # current p_j of every active job, kept incrementally
-        self.hist: dict[int, dict[int, int]] = {}  # split job -> {count c: #its servers with c split jobs}
+        self.pv = [0] * J  # current p_j of every active job, kept incrementally
+        self.hist: list[dict[int, int] | None] = [None] * J  # split job -> {count c: #its servers with c split jobs}
+        self.nactive = 0
         self._exch = inst.exch_coef.tolist()
         self._base = inst.base_time.tolist()
+        self._F = [float(f) for f in inst.F]
+        # (p * (S + 1) + n) * J + j -> progress rate of job j split over n servers at contention p
+        self._rates: dict[int, float] = {}
+        self._single: list[float | None] = [None] * J  # rate of job j on one server
 
     def copy(self) -> "Engine":
         """An independent copy of the simulator state (for forking runs)."""
         e = Engine.__new__(Engine)
         e.__dict__.update(self.__dict__)
         e.split_at = [set(x) for x in self.split_at]
-        for name in ("servers", "rate", "rem", "t_at", "version", "finish", "pv"):
-            setattr(e, name, dict(getattr(self, name)))
+        for name in ("servers", "rate", "rem", "t_at", "version", "pv"):
+            setattr(e, name, list(getattr(self, name)))
+        e.finish = dict(self.finish)
         e.heap = list(self.heap)
         e.trace = {k: list(v) for k, v in self.trace.items()}
-        e.hist = {k: dict(v) for k, v in self.hist.items()}
+        e.hist = [dict(h) if h is not None else None for h in self.hist]
         return e
 
     @property
     def active(self) -> int:
-        return len(self.servers)
+        return self.nactive
 
     def p(self, j: int) -> int:
         """``p_j`` (6) under the current active set."""
@@ -110,54 +129,75 @@ class Engine:
             return 0
         return max(len(self.split_at[s]) for s in ss)
 
+    def _rate(self, j: int, ns: int, p: int, t: int) -> tuple[float, float]:
+        """``(tau_j, phi_j)`` of job ``j`` on ``ns`` servers with contention ``p`` (8)-(9)."""
+        inst = self.inst
+        if ns <= 1:
+            tau = self._exch[j] / inst.bw_intra + self._base[j] + inst.xi2
+        else:
+            tau = self._exch[j] * inst.degradation(p) / inst.bw_inter + self._base[j] + inst.xi2 * ns
+        rate = inst.rate(tau)
+        if not rate > 0:
+            raise InvalidSolutionError(
+                f"job {inst.jobs[j].id!r} makes no progress from slot {t}: tau = {tau:.6g} > 1 slot with "
+                f"p = {p} contenders, more than any capacity-feasible schedule allows ((2) capacity)"
+            )
+        return tau, rate
+
     def _refresh(self, jobs, t: int) -> None:
         inst = self.inst
-        servers, rates = self.servers, self.rate
-        exch, base, xi2, floor = self._exch, self._base, inst.xi2, inst.progress == "floor"
+        servers, rates, rem, t_at, version, pv = self.servers, self.rate, self.rem, self.t_at, self.version, self.pv
+        cache, single = self._rates, self._single
+        J = inst.num_jobs
+        S1 = inst.num_servers + 1
+        floor = inst.progress == "floor"
+        heap = self.heap
         for j in jobs:
-            ss = servers.get(j)
+            ss = servers[j]
             if ss is None:
                 continue
             ns = len(ss)
-            p = self.pv[j]
+            p = pv[j]
             if ns <= 1:
-                tau = exch[j] / inst.bw_intra + base[j] + xi2
+                rate = single[j]
+                if rate is None:
+                    rate = single[j] = self._rate(j, ns, p, t)[1]
             else:
-                tau = exch[j] * inst.degradation(p) / inst.bw_inter + base[j] + xi2 * ns
-            rate = inst.rate(tau)
-            if not rate > 0:
-                raise InvalidSolutionError(
-                    f"job {inst.jobs[j].id!r} makes no progress from slot {t}: tau = {tau:.6g} > 1 slot with "
-                    f"p = {p} contenders, more than any capacity-feasible schedule allows ((2) capacity)"
-                )
+                key = (p * S1 + ns) * J + j
+                rate = cache.get(key)
+                if rate is None:
+                    rate = cache[key] = self._rate(j, ns, p, t)[1]
             if self.record:
                 tr = self.trace.setdefault(j, [])
                 if not tr or tr[-1]["p"] != p:
-                    tr.append({"t": t, "p": p, "k": inst.xi1 * p, "tau": tau, "phi": rate})
-            old = rates.get(j)
+                    tr.append({"t": t, "p": p, "k": inst.xi1 * p, "tau": self._rate(j, ns, p, t)[0], "phi": rate})
+            old = rates[j]
             if old is not None:
                 if rate == old:
                     continue
-                self.rem[j] -= old * (t - self.t_at[j])
-            self.t_at[j] = t
+                rem[j] -= old * (t - t_at[j])
+            t_at[j] = t
             rates[j] = rate
-            v = self.version[j] = self.version.get(j, 0) + 1
-            rem = self.rem[j]
+            v = version[j] = version[j] + 1
+            r = rem[j]
             if floor:
-                r = int(rate)
-                need = -(-int(round(rem)) // r)
+                need = -(-int(round(r)) // int(rate))
             else:
-                need = inst.slots_needed(rem, rate)
-            heapq.heappush(self.heap, (t + need, v, j))
+                need = inst.slots_needed(r, rate)
+            heapq.heappush(heap, (t + need, v, j))
 
     def start(self, j: int, servers: tuple[int, ...], t: int) -> None:
         """Start job ``j`` at slot ``t`` on ``servers`` (the servers it uses)."""
         if t < self.t:
             raise ValueError("starts must come at non-decreasing times")
-        self.advance(t)
+        h = self.heap
+        if h and h[0][0] <= t:
+            self.advance(t)
         self.t = t
         changed = [j]
-        self.servers[j] = tuple(servers)
+        servers = tuple(servers)
+        self.servers[j] = servers
+        self.nactive += 1
         pv = self.pv
         hist = self.hist
         pj = 0
@@ -184,39 +224,49 @@ class Engine:
                     pj = c
             hist[j] = hj
         pv[j] = pj
-        self.rem[j] = float(self.inst.F[j])
+        self.rem[j] = self._F[j]
+        self.rate[j] = None
         self._refresh(changed, t)
 
     def next_exit(self) -> int | None:
         """Time of the next completion (``None`` if nothing runs)."""
         h = self.heap
-        while h and self.version.get(h[0][2]) != h[0][1]:
+        version = self.version
+        while h and version[h[0][2]] != h[0][1]:
             heapq.heappop(h)
         return h[0][0] if h else None
 
     def advance(self, t: int) -> list[int]:
         """Process every completion at a time ``<= t``; return the jobs that ended."""
         ended: list[int] = []
+        heap = self.heap
+        version = self.version
+        servers = self.servers
+        pv, hist, split_at = self.pv, self.hist, self.split_at
+        pop = heapq.heappop
         while True:
-            te = self.next_exit()
-            if te is None or te > t:
+            while heap and version[heap[0][2]] != heap[0][1]:
+                pop(heap)
+            if not heap or heap[0][0] > t:
                 break
+            te = heap[0][0]
             batch = []
-            while self.heap and self.heap[0][0] == te:
-                _, v, j = heapq.heappop(self.heap)
-                if self.version.get(j) == v:
+            while heap and heap[0][0] == te:
+                _, v, j = pop(heap)
+                if version[j] == v:
                     batch.append(j)
             changed: list[int] = []
-            pv, hist = self.pv, self.hist
             for j in batch:
-                ss = self.servers.pop(j)
-                pv.pop(j, None)
-                self.version[j] = -1
+                ss = servers[j]
+                servers[j] = None
+                self.nactive -= 1
+                pv[j] = 0
+                version[j] = -1
                 self.finish[j] = te
                 if len(ss) > 1:
-                    del hist[j]
+                    hist[j] = None
                     for s in ss:
-                        members = self.split_at[s]
+                        members = split_at[s]
                         members.discard(j)
                         c = len(members)
                         c_old = c + 1
@@ -233,7 +283,8 @@ class Engine:
                             hq[c] = hq.get(c, 0) + 1
             self._refresh(changed, te)
             ended.extend(batch)
-            self.t = max(self.t, te)
+            if te > self.t:
+                self.t = te
         return ended
 
     def run(self) -> None:
@@ -304,16 +355,57 @@ def _shape_check(inst: RarInstance, s: RarSchedule) -> None:
                                            f"{inst.num_gpus} (indices 0..{inst.num_gpus - 1})")
 
 
-def completion_times(inst: RarInstance, s: RarSchedule) -> np.ndarray:
+def _simulated(inst: RarInstance, s: RarSchedule) -> np.ndarray:
     """``T_j`` (9) of every job, by simulation."""
     eng = simulate(inst, s.start, s.gpus)
     return np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
 
 
+def _fingerprint(s: RarSchedule) -> tuple:
+    """What the checks of a schedule depend on: its start slots (type, shape, CRC-32) and placements."""
+    st = np.ascontiguousarray(s.start)
+    return st.dtype.str, st.shape, zlib.crc32(st), hash(s.gpus)
+
+
+def check(inst: RarInstance, s: RarSchedule) -> np.ndarray:
+    """Validate (every constraint below) and return ``T_j``, once per instance and schedule
+    content: the outcome is kept on the schedule with a fingerprint, so :func:`validate`,
+    :func:`evaluate` and :func:`completion_times` of one solution share one simulation
+    (``dmlsched.solve`` validates and evaluates, the method kit evaluates)."""
+    fp = _fingerprint(s)
+    memo = s.__dict__.get("_checked")
+    if memo is not None and memo[0] is inst and memo[1] == fp:
+        if memo[3] is not None:
+            raise memo[3]
+        return memo[2]
+    T, err = None, None
+    try:
+        _shape_check(inst, s)
+        T = _simulated(inst, s)
+        _check_times(inst, s, T)
+    except InvalidSolutionError as e:
+        err = e
+    s.__dict__["_checked"] = (inst, fp, T, err)
+    if err is not None:
+        raise err
+    return T
+
+
+def completion_times(inst: RarInstance, s: RarSchedule) -> np.ndarray:
+    """``T_j`` (9) of every job, by simulation (shared with the checks when the schedule is valid)."""
+    try:
+        return check(inst, s)
+    except InvalidSolutionError:
+        return _simulated(inst, s)
+
+
 def validate(inst: RarInstance, s: RarSchedule) -> None:
     """Raise :class:`InvalidSolutionError` naming the first violated constraint."""
-    _shape_check(inst, s)
-    T = completion_times(inst, s)
+    check(inst, s)
+
+
+def _check_times(inst: RarInstance, s: RarSchedule, T: np.ndarray) -> None:
+    """The horizon and (2) capacity, given ``T_j``."""
     for j, job in enumerate(inst.jobs):
         if T[j] > inst.horizon:
             raise InvalidSolutionError(

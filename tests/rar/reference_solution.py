@@ -1,0 +1,401 @@
+"""Reference copy of RAR's contention engine and validator before issue 23 (incremental engine), kept ONLY for
+``test_engine_equivalence.py``: the library must give exactly the same results.
+
+Not part of the library; do not import it elsewhere.  The original docstring follows.
+
+RAR-DDLS schedules: the contention simulator, validator and evaluator.
+
+A schedule gives every job a start slot ``a_j >= 0`` and a placement: the set
+of GPUs (global indices, see :attr:`RarInstance.offsets`) it holds from
+``a_j`` until it completes.  Time is slotted: a job started at ``a_j``
+occupies slots ``a_j, a_j+1, ..., T_j - 1`` (0-based) and
+``T_j = a_j + (number of slots until its progress reaches F_j)`` is the
+paper's (9); the active set of slot ``t`` is ``{j : a_j <= t < T_j}``.
+
+In every slot the simulator computes the paper's (6)-(9) for every active job:
+``p_j[t]`` (max over the servers where ``j`` is split of the number of active
+split jobs there; 0 on one server), ``k_j = xi1 p_j``, ``B_j``, ``gamma_j``,
+``tau_j[t]`` and the progress ``phi_j[t]``.  :class:`Engine` does this event by
+event (contention changes only when a job starts or ends) and
+:func:`simulate_slots` literally slot by slot (the reference for tests).
+
+Validator (raises :class:`InvalidSolutionError` naming the constraint):
+
+* (1) gang: job ``j`` holds exactly ``G_j`` distinct GPUs of the cluster;
+* (2) capacity: a GPU is held by at most one active job in every slot
+  (hence ``sum_j y_js[t] <= O_s``);
+* (3)-(5) no preemption or migration: one start and one placement per job
+  (a job listed twice in a JSON solution is rejected by :func:`from_json`);
+* horizon: ``T_j <= T`` for every job.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dmlsched.errors import InvalidSolutionError
+from dmlsched.io import Reader
+from dmlsched.problems.rar.instance import RarInstance
+
+
+@dataclass(eq=False)
+class RarSchedule:
+    """Start slot and GPU set (global indices) of every job."""
+
+    start: np.ndarray
+    gpus: tuple[tuple[int, ...], ...]
+
+    def __post_init__(self) -> None:
+        self.start = np.asarray(self.start, dtype=np.int64)
+        self.gpus = tuple(tuple(int(g) for g in gs) for gs in self.gpus)
+
+
+def counts_of(inst: RarInstance, gpus: tuple[int, ...]) -> dict[int, int]:
+    """``y_js``: GPUs per server of one job's placement."""
+    out: dict[int, int] = {}
+    for g in gpus:
+        s = int(inst.gpu_server[g])
+        out[s] = out.get(s, 0) + 1
+    return out
+
+
+class Engine:
+    """Event-driven slot simulator of (6)-(9).
+
+    Jobs are started with :meth:`start` at non-decreasing times; :meth:`advance`
+    processes every completion up to a time.  Between events the active set,
+    hence every ``p_j``, ``tau_j`` and ``phi_j``, is constant, so each job's
+    completion slot is ``t + ceil(remaining / phi_j)``; when a start or an end
+    changes a job's contention its remaining work is brought up to date and its
+    completion is recomputed.  Only jobs split over several servers interact.
+    """
+
+    def __init__(self, inst: RarInstance, record: bool = False):
+        self.inst = inst
+        self.t = 0
+        self.split_at: list[set[int]] = [set() for _ in range(inst.num_servers)]
+        self.servers: dict[int, tuple[int, ...]] = {}
+        self.rate: dict[int, float] = {}
+        self.rem: dict[int, float] = {}
+        self.t_at: dict[int, int] = {}
+        self.version: dict[int, int] = {}
+        self.finish: dict[int, int] = {}
+        self.heap: list[tuple[int, int, int]] = []
+        self.record = record
+        self.trace: dict[int, list[dict[str, float]]] = {}
+        self.pv: dict[int, int] = {}  # current p_j of every active job, kept incrementally
+        self.hist: dict[int, dict[int, int]] = {}  # split job -> {count c: #its servers with c split jobs}
+        self._exch = inst.exch_coef.tolist()
+        self._base = inst.base_time.tolist()
+
+    def copy(self) -> "Engine":
+        """An independent copy of the simulator state (for forking runs)."""
+        e = Engine.__new__(Engine)
+        e.__dict__.update(self.__dict__)
+        e.split_at = [set(x) for x in self.split_at]
+        for name in ("servers", "rate", "rem", "t_at", "version", "finish", "pv"):
+            setattr(e, name, dict(getattr(self, name)))
+        e.heap = list(self.heap)
+        e.trace = {k: list(v) for k, v in self.trace.items()}
+        e.hist = {k: dict(v) for k, v in self.hist.items()}
+        return e
+
+    @property
+    def active(self) -> int:
+        return len(self.servers)
+
+    def p(self, j: int) -> int:
+        """``p_j`` (6) under the current active set."""
+        ss = self.servers[j]
+        if len(ss) <= 1:
+            return 0
+        return max(len(self.split_at[s]) for s in ss)
+
+    def _refresh(self, jobs, t: int) -> None:
+        inst = self.inst
+        servers, rates = self.servers, self.rate
+        exch, base, xi2, floor = self._exch, self._base, inst.xi2, inst.progress == "floor"
+        for j in jobs:
+            ss = servers.get(j)
+            if ss is None:
+                continue
+            ns = len(ss)
+            p = self.pv[j]
+            if ns <= 1:
+                tau = exch[j] / inst.bw_intra + base[j] + xi2
+            else:
+                tau = exch[j] * inst.degradation(p) / inst.bw_inter + base[j] + xi2 * ns
+            rate = inst.rate(tau)
+            if not rate > 0:
+                raise InvalidSolutionError(
+                    f"job {inst.jobs[j].id!r} makes no progress from slot {t}: tau = {tau:.6g} > 1 slot with "
+                    f"p = {p} contenders, more than any capacity-feasible schedule allows ((2) capacity)"
+                )
+            if self.record:
+                tr = self.trace.setdefault(j, [])
+                if not tr or tr[-1]["p"] != p:
+                    tr.append({"t": t, "p": p, "k": inst.xi1 * p, "tau": tau, "phi": rate})
+            old = rates.get(j)
+            if old is not None:
+                if rate == old:
+                    continue
+                self.rem[j] -= old * (t - self.t_at[j])
+            self.t_at[j] = t
+            rates[j] = rate
+            v = self.version[j] = self.version.get(j, 0) + 1
+            rem = self.rem[j]
+            if floor:
+                r = int(rate)
+                need = -(-int(round(rem)) // r)
+            else:
+                need = inst.slots_needed(rem, rate)
+            heapq.heappush(self.heap, (t + need, v, j))
+
+    def start(self, j: int, servers: tuple[int, ...], t: int) -> None:
+        """Start job ``j`` at slot ``t`` on ``servers`` (the servers it uses)."""
+        if t < self.t:
+            raise ValueError("starts must come at non-decreasing times")
+        self.advance(t)
+        self.t = t
+        changed = [j]
+        self.servers[j] = tuple(servers)
+        pv = self.pv
+        hist = self.hist
+        pj = 0
+        if len(servers) > 1:
+            hj: dict[int, int] = {}
+            for s in servers:
+                members = self.split_at[s]
+                c_old = len(members)
+                c = c_old + 1
+                for q in members:
+                    hq = hist[q]
+                    n = hq[c_old] - 1
+                    if n:
+                        hq[c_old] = n
+                    else:
+                        del hq[c_old]
+                    hq[c] = hq.get(c, 0) + 1
+                    if pv[q] < c:
+                        pv[q] = c
+                        changed.append(q)
+                members.add(j)
+                hj[c] = hj.get(c, 0) + 1
+                if c > pj:
+                    pj = c
+            hist[j] = hj
+        pv[j] = pj
+        self.rem[j] = float(self.inst.F[j])
+        self._refresh(changed, t)
+
+    def next_exit(self) -> int | None:
+        """Time of the next completion (``None`` if nothing runs)."""
+        h = self.heap
+        while h and self.version.get(h[0][2]) != h[0][1]:
+            heapq.heappop(h)
+        return h[0][0] if h else None
+
+    def advance(self, t: int) -> list[int]:
+        """Process every completion at a time ``<= t``; return the jobs that ended."""
+        ended: list[int] = []
+        while True:
+            te = self.next_exit()
+            if te is None or te > t:
+                break
+            batch = []
+            while self.heap and self.heap[0][0] == te:
+                _, v, j = heapq.heappop(self.heap)
+                if self.version.get(j) == v:
+                    batch.append(j)
+            changed: list[int] = []
+            pv, hist = self.pv, self.hist
+            for j in batch:
+                ss = self.servers.pop(j)
+                pv.pop(j, None)
+                self.version[j] = -1
+                self.finish[j] = te
+                if len(ss) > 1:
+                    del hist[j]
+                    for s in ss:
+                        members = self.split_at[s]
+                        members.discard(j)
+                        c = len(members)
+                        c_old = c + 1
+                        for q in members:
+                            hq = hist[q]
+                            n = hq[c_old] - 1
+                            if n:
+                                hq[c_old] = n
+                            else:
+                                del hq[c_old]
+                                if pv[q] == c_old:  # s was q's only most contended server
+                                    pv[q] = c
+                                    changed.append(q)
+                            hq[c] = hq.get(c, 0) + 1
+            self._refresh(changed, te)
+            ended.extend(batch)
+            self.t = max(self.t, te)
+        return ended
+
+    def run(self) -> None:
+        """Run every active job to completion."""
+        while (te := self.next_exit()) is not None:
+            self.advance(te)
+
+
+def simulate(inst: RarInstance, start, gpus, record: bool = False) -> Engine:
+    """Run the schedule through :class:`Engine`; ``engine.finish[j]`` is ``T_j``."""
+    start = np.asarray(start, dtype=np.int64)
+    eng = Engine(inst, record=record)
+    for j in np.argsort(start, kind="stable").tolist():
+        ss = tuple(sorted({int(inst.gpu_server[g]) for g in gpus[j]}))
+        eng.start(j, ss, int(start[j]))
+    eng.run()
+    return eng
+
+
+def simulate_slots(inst: RarInstance, start, counts: list[dict[int, int]], max_slots: int) -> np.ndarray:
+    """Literal slot-by-slot simulation of (6)-(9) (the reference for tests).
+
+    ``counts[j]`` is ``{server: y_js}``.  Returns ``T_j`` (``-1`` for jobs not
+    finished within ``max_slots``).  Cost ``O(max_slots * J * S)``.
+    """
+    J = inst.num_jobs
+    start = [int(a) for a in start]
+    prog = [0.0] * J
+    T = [-1] * J
+    for t in range(max_slots):
+        if all(x >= 0 for x in T):
+            break
+        act = [j for j in range(J) if start[j] <= t and T[j] < 0]
+        split = {j for j in act if sum(1 for y in counts[j].values() if y > 0) > 1}
+        for j in act:
+            srv = [s for s, y in counts[j].items() if y > 0]
+            if len(srv) == 1:
+                p = 0
+            else:
+                p = max(sum(1 for q in split if counts[q].get(s, 0) > 0) for s in srv)
+            rate = inst.rate(inst.tau(j, len(srv), p))
+            prog[j] += rate
+            need = float(inst.F[j])
+            if need - prog[j] <= (0.0 if inst.progress == "floor" else 1e-9 * rate):
+                T[j] = t + 1
+    return np.array(T, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------
+def _shape_check(inst: RarInstance, s: RarSchedule) -> None:
+    J = inst.num_jobs
+    if s.start.shape != (J,) or len(s.gpus) != J:
+        raise InvalidSolutionError(f"schedule has {s.start.shape[0] if s.start.ndim else 0} starts and "
+                                   f"{len(s.gpus)} placements, instance has {J} jobs")
+    for j, job in enumerate(inst.jobs):
+        if s.start[j] < 0:
+            raise InvalidSolutionError(f"job {job.id!r}: start slot {int(s.start[j])} < 0")
+        gs = s.gpus[j]
+        if len(set(gs)) != len(gs):
+            raise InvalidSolutionError(f"(1) gang: job {job.id!r} lists a GPU twice: {gs}")
+        if len(gs) != job.gpus:
+            raise InvalidSolutionError(
+                f"(1) gang: job {job.id!r} holds {len(gs)} GPUs, it needs exactly G_j = {job.gpus}"
+            )
+        for g in gs:
+            if not 0 <= g < inst.num_gpus:
+                raise InvalidSolutionError(f"(2) capacity: job {job.id!r} uses GPU {g}, the cluster has "
+                                           f"{inst.num_gpus} (indices 0..{inst.num_gpus - 1})")
+
+
+def completion_times(inst: RarInstance, s: RarSchedule) -> np.ndarray:
+    """``T_j`` (9) of every job, by simulation."""
+    eng = simulate(inst, s.start, s.gpus)
+    return np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
+
+
+def validate(inst: RarInstance, s: RarSchedule) -> None:
+    """Raise :class:`InvalidSolutionError` naming the first violated constraint."""
+    _shape_check(inst, s)
+    T = completion_times(inst, s)
+    for j, job in enumerate(inst.jobs):
+        if T[j] > inst.horizon:
+            raise InvalidSolutionError(
+                f"horizon: job {job.id!r} completes at slot {int(T[j])} > T = {inst.horizon}"
+            )
+    # (2) one job per GPU per slot: intervals [a_j, T_j) on each GPU are disjoint
+    use: dict[int, list[tuple[int, int, int]]] = {}
+    for j in range(inst.num_jobs):
+        for g in s.gpus[j]:
+            use.setdefault(g, []).append((int(s.start[j]), int(T[j]), j))
+    for g, iv in use.items():
+        iv.sort()
+        for (a0, e0, j0), (a1, _e1, j1) in zip(iv, iv[1:]):
+            if a1 < e0:
+                srv = int(inst.gpu_server[g])
+                raise InvalidSolutionError(
+                    f"(2) capacity: GPU {g} (server {srv}, local {g - int(inst.offsets[srv])}) is held by "
+                    f"job {inst.jobs[j1].id!r} from slot {a1} while job {inst.jobs[j0].id!r} runs until {e0}"
+                )
+
+
+def evaluate(inst: RarInstance, s: RarSchedule) -> float:
+    """Makespan ``max_j T_j`` recomputed by simulation."""
+    return float(completion_times(inst, s).max())
+
+
+def average_jct(inst: RarInstance, s: RarSchedule) -> float:
+    """Average job completion time ``mean_j T_j`` (all jobs arrive at slot 0)."""
+    return float(completion_times(inst, s).mean())
+
+
+def to_json(inst: RarInstance, s: RarSchedule) -> dict:
+    """``{"jobs": [{id, start, end, placement: {server: [local GPU, ...]}, trace}], "makespan", "average_jct"}``.
+
+    ``trace`` lists the contention segments of the job: from slot ``t`` on,
+    ``p``, ``k = xi1 p``, ``tau`` (8) and progress ``phi`` per slot.
+    """
+    eng = simulate(inst, s.start, s.gpus, record=True)
+    jobs = []
+    for j, job in enumerate(inst.jobs):
+        pl: dict[str, list[int]] = {}
+        for g in sorted(s.gpus[j]):
+            srv = int(inst.gpu_server[g])
+            pl.setdefault(str(srv), []).append(int(g - inst.offsets[srv]))
+        jobs.append({"id": job.id, "start": int(s.start[j]), "end": int(eng.finish[j]),
+                     "placement": pl, "trace": eng.trace.get(j, [])})
+    T = [eng.finish[j] for j in range(inst.num_jobs)]
+    return {"jobs": jobs, "makespan": int(max(T)), "average_jct": float(np.mean(T))}
+
+
+def from_json(inst: RarInstance, data: Any) -> RarSchedule:
+    """Rebuild a schedule from :func:`to_json` output (each job exactly once)."""
+    r = Reader(data)
+    ids = {j.id: n for n, j in enumerate(inst.jobs)}
+    start = [-1] * inst.num_jobs
+    gpus: list[tuple[int, ...] | None] = [None] * inst.num_jobs
+    for jr in r.items("jobs"):
+        jid = jr.string("id")
+        if jid not in ids:
+            raise jr.error(f"unknown job {jid!r}", "id")
+        n = ids[jid]
+        if gpus[n] is not None:
+            raise jr.error("(3) no preemption or migration: job listed twice (one start, one placement per job)")
+        start[n] = jr.integer("start", ge=0)
+        gs: list[int] = []
+        for sk, sr in jr.entries("placement"):
+            try:
+                srv = int(sk)
+            except ValueError:
+                raise sr.error("server key must be an integer") from None
+            if not 0 <= srv < inst.num_servers:
+                raise sr.error(f"no server {srv}")
+            for gr in sr.items():
+                loc = gr.as_int(ge=0, lt=inst.servers[srv])
+                gs.append(int(inst.offsets[srv]) + loc)
+        gpus[n] = tuple(gs)
+    missing = [inst.jobs[n].id for n in range(inst.num_jobs) if gpus[n] is None]
+    if missing:
+        raise r.error(f"job {missing[0]!r} missing", "jobs")
+    return RarSchedule(start=np.array(start), gpus=tuple(gpus))  # type: ignore[arg-type]
