@@ -172,6 +172,12 @@ def test_hlas_objective_cut_is_an_integer_at_or_above_the_run():
         finish = np.array([k / scale for k in ints])
         run = HlasRun(gpu=np.zeros(0, dtype=int), start=np.zeros(0), finish=finish)
         assert OfflineCpModel.scaled_upper_of(scale, run) >= sum(ints)
+    # with the cut (an option) the hint is never excluded: the optimum is still proven
+    from pathlib import Path
+
+    inst = dmlsched.load(Path(__file__).resolve().parents[1] / "instances" / "hlas" / "tiny_offline.json")
+    res = dmlsched.solve(inst, "offline-exact", objective_cut=True)
+    assert res.status == Status.OPTIMAL and res.objective == pytest.approx(inst.expected["optimum"])
 
 
 # ---------------------------------------------------------------------------

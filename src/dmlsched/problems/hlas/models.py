@@ -314,11 +314,6 @@ class OfflineCpModel:
         return run
 
 
-#: CP-SAT parameters of ``offline-exact`` (``solver_options`` overrides them): with the full
-#: LP relaxation (``linearization_level`` 2) the referee's 40 tiny instances of every magnitude
-#: class are proven in 2.9 s in all; at the default level two with seven-decimal times (scale
-#: 10^7) and the hint's objective cut were not proven in 10 s each
-CP_PARAMETERS = {"linearization_level": 2}
 
 
 def _sum_arrivals(inst: HlasInstance) -> float:
@@ -343,10 +338,12 @@ def _best_policy_run(inst: HlasInstance) -> HlasRun | None:
     kind="exact",
     uses_solver=True,
     options=[
-        Option("scale", int, None, "integer time scale (default: the smallest exact power of ten up to 10^6, "
-               "else 1000 with rounded-up and rounded-down models)", minimum=1),
+        Option("scale", int, None, "integer time scale (default: the lcm of the times' denominators when the "
+               "scaled horizon fits, else 1000 with rounded-up and rounded-down models)", minimum=1),
         Option("symmetry", bool, True, "tasks of a round in canonical (type, start) order"),
-        Option("hint", bool, True, "start from the better of the srtf and fifo runs (and cut by its value)"),
+        Option("hint", bool, True, "start from the better of the srtf and fifo runs"),
+        Option("objective_cut", bool, False, "also cut by the hint's value (in the model's integers): measured "
+               "no faster on the testbed and a stall on tiny instances with seven-decimal times"),
         Option("work_limit", float, None, "CP-SAT deterministic time per model (reproducible at any load)",
                minimum=0.0),
     ],
@@ -385,12 +382,13 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
     wl = run.options["work_limit"]
     if ts.exact:
         with run.stage("build"):
-            upper = OfflineCpModel.scaled_upper_of(ts.scale, hint_run) if hint_run is not None else None
+            upper = (OfflineCpModel.scaled_upper_of(ts.scale, hint_run)
+                     if hint_run is not None and run.options["objective_cut"] else None)
             cp = OfflineCpModel(inst, ts.scale, symmetry=run.options["symmetry"], upper=upper)
             if hint_run is not None:
                 cp.hint(hint_run)
         out = solve_scaled_cpsat(run, cp.model, to_solution=cp.schedule, exact=True, work_limit=wl,
-                                 to_bound=lambda b: avg_bound(b, ts.scale), defaults=CP_PARAMETERS)
+                                 to_bound=lambda b: avg_bound(b, ts.scale))
         sol = cp.schedule(out.engine) if out.has_solution else None
         return run.result(solution=sol, bound=bounds + [out.bound], outcome=out, scale=ts.scale,
                           scale_exact=True, tasks=n_tasks)
@@ -400,7 +398,7 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
         if hint_run is not None:
             up.hint(hint_run)
     out_up = solve_scaled_cpsat(run, up.model, to_solution=up.schedule, exact=False, work_limit=wl,
-                                to_bound=lambda b: None, deadline=run.deadline.share(0.5), defaults=CP_PARAMETERS)
+                                to_bound=lambda b: None, deadline=run.deadline.share(0.5))
     sol = up.schedule(out_up.engine) if out_up.has_solution else None
     if sol is not None:
         run.incumbent(sol)
@@ -410,7 +408,7 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
         if best is not None:
             down.hint(best)
     out_down = solve_scaled_cpsat(run, down.model, to_solution=lambda v: None, exact=False, work_limit=wl,
-                                  to_bound=lambda b: avg_bound(b, ts.scale), defaults=CP_PARAMETERS)
+                                  to_bound=lambda b: avg_bound(b, ts.scale))
     status = out_up.status if out_up.has_solution else out_down.status
     out = dataclasses.replace(out_down, status=Status.FEASIBLE if out_up.has_solution else status,
                               message=f"up: {out_up.message}; down: {out_down.message}")
