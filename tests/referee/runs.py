@@ -13,6 +13,9 @@ A *run* is (family, method, options, role):
 * ``bound``: status ``bound``, a value on the right side of the optimum;
 * ``bound-if``: the same when ``applies(case)`` holds, else ``n/a``.
 
+A run marked ``may_refuse`` may say ``n/a`` before running, by its documented
+size rule (moldable ``exact``'s one-slot-per-time-unit grid, with a time limit).
+
 Whatever the role, a value better than the referee's optimum, or a bound past
 it, by more than the tolerance is a failure.
 """
@@ -67,6 +70,7 @@ class Run:
     applies: Callable[[Case], bool] | None = None
     label: str = ""
     mip: bool = False  # solves a Pyomo model (HiGHS by default): cross-checked with Gurobi by the benchmark
+    may_refuse: bool = False  # may say n/a before running (a documented size rule, e.g. a time grid)
 
     @property
     def name(self) -> str:
@@ -95,7 +99,7 @@ RUNS: tuple[Run, ...] = (
     Run("hlas", "offline-mip", "exact", mip=True),
     Run("hlas", "brute-force", "exact"),
     Run("moldable", "exact-cp", "exact"),
-    Run("moldable", "exact", "exact-if", applies=_integer_data, mip=True),
+    Run("moldable", "exact", "exact-if", applies=_integer_data, mip=True, may_refuse=True),
     Run("moldable", "preemptive-lb", "bound"),
     Run("rar", "exact-cp", "exact"),
     Run("rar", "exact-dp", "exact"),
@@ -114,6 +118,8 @@ def judge(case: Case, run: Run, res: Any) -> list[str]:
     """What is wrong with ``res`` (a :class:`dmlsched.Result`) against the referee; empty if nothing."""
     status = res.status.value
     where = f"{case.family}/{run.name} on {case.magnitude} #{case.seed} (optimum {float(case.optimum)!r})"
+    if status == "n/a" and run.may_refuse and res.details.get("refused"):
+        return []  # refused before running, by its documented size rule (the time-indexed grid)
     bad: list[str] = []
     obj = res.objective
     bnd = res.bound

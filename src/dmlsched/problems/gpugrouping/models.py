@@ -482,8 +482,8 @@ class TypedCpModel:
     kind="exact",
     uses_solver=True,
     options=[
-        Option("scale", int, None, "integer speed scale (default: smallest exact power of ten, else the largest "
-               "one that keeps speeds well inside 64-bit integers)", minimum=1),
+        Option("scale", int, None, "integer speed scale (default: the lcm of the speeds' denominators, else the "
+               "largest power of ten that keeps speeds well inside 64-bit integers)", minimum=1),
         Option("symmetry", bool, True, "groups in lexicographic order of their type counts"),
         Option("hint", bool, True, "start CP-SAT from the greedy grouping"),
         Option("work_limit", float, None, "CP-SAT deterministic time limit (reproducible at any load)",

@@ -93,11 +93,14 @@ class Normalised:
 
 
 def normalised(inst: HareInstance, *, shift: bool = True) -> Normalised:
-    """The shortest training time in ``[1, 2)`` (unless the longest time or the releases'
-    spread would then pass :data:`MAX_NORMALISED_TIME`), the largest weight in ``[1, 2)``,
-    releases shifted to start near 0 (``shift=False``: not shifted -- the relaxations
-    (9) and Queyranne's hold for starts on ``[0, inf)`` and change under a shift of the
-    time origin; a power of two scales both of their sides alike)."""
+    """Units in which the solver's absolute tolerances are small beside the data: times
+    multiplied by a power of two when the shortest training time is below 1 (it then lies
+    in ``[1, 2)``) or the longest time or the releases' spread passes
+    :data:`MAX_NORMALISED_TIME`; weights when the largest is below 1 (it then lies in
+    ``[1, 2)``); releases shifted to start near 0 (``shift=False``: not shifted -- the
+    relaxations (9) and Queyranne's hold for starts on ``[0, inf)`` and change under a
+    shift of the time origin; a power of two scales both of their sides alike).  Data
+    already in such units (times of seconds, weights of at least 1) are left as they are."""
     import dataclasses as dc
 
     from ...normalize import exact_shift, pow2, positive_min
@@ -105,11 +108,13 @@ def normalised(inst: HareInstance, *, shift: bool = True) -> Normalised:
     arr = inst.arrival.tolist()
     shift = exact_shift(arr) if shift else 0.0
     times = [*inst.tc_type.ravel().tolist(), *inst.ts_type.ravel().tolist()]
-    ft = pow2(positive_min(inst.tc_type.ravel().tolist()))
+    shortest = positive_min(inst.tc_type.ravel().tolist())
+    ft = pow2(shortest) if 0 < shortest < 1 else 1.0
     top = max([*times, *(a - shift for a in arr)], default=0.0)
     while top * ft > MAX_NORMALISED_TIME and ft > 2.0**-200:
         ft /= 2
-    fw = pow2(float(inst.weight.max()) if inst.num_jobs else 0.0)
+    wmax = float(inst.weight.max()) if inst.num_jobs else 0.0
+    fw = pow2(wmax) if 0 < wmax < 1 else 1.0
     jobs = tuple(
         dc.replace(j, arrival=(j.arrival - shift) * ft, weight=j.weight * fw,
                    train_time={g: v * ft for g, v in j.train_time.items()},
