@@ -122,29 +122,31 @@ def _f(x, nd: int = 3) -> str:
 
 
 def plot_case(recs: list[dict], path: Path, title: str) -> None:
-    import matplotlib
+    from dmlsched import plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = plot._plt()
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    for r in sorted(recs, key=lambda r: r["strategy"]):
+    recs = sorted(recs, key=lambda r: r["strategy"])
+    styles = plot.method_styles(r["strategy"] for r in recs)
+    for r in recs:
         if not r["history"]:
             continue
         xs = [h[0] for h in r["history"]] + [r["elapsed_s"]]
         ys = [h[2] for h in r["history"]] + [r["history"][-1][2]]
-        ax.step(xs, ys, where="post", label=f"{r['strategy']}")
+        st = styles[r["strategy"]]
+        ax.step(xs, ys, where="post", label=f"{r['strategy']}", color=st["color"], linestyle=st["linestyle"],
+                marker=st["marker"], markersize=4, markevery=max(1, len(xs) // 8))
     if recs and recs[0]["objective"] == "excess":
         ax.axhline(1.0, color="k", lw=0.8, ls="--", label="claimed bound")
         ax.set_ylabel("best ratio / claimed bound")
     else:
         ax.set_ylabel("best ratio")
     ax.set_xlabel("seconds (shared machine)")
-    ax.set_title(title, fontsize=9)
+    import textwrap
+
+    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=8)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    plot.savefig(ax, str(path), dpi=90)
 
 
 def report(recs: list[dict], out: Path, command: str) -> None:
@@ -263,7 +265,7 @@ def report(recs: list[dict], out: Path, command: str) -> None:
     for name in cases:
         if by_case.get(name):
             png = HERE / f"hunt_{name}.png"
-            plot_case(by_case[name], png, f"{name}: {cases[name].claim}"[:110])
+            plot_case(by_case[name], png, f"{name}: {cases[name].claim}")
             L.append(f"![{name}](hunt_{name}.png)\n")
     out.write_text("\n".join(L) + "\n")
 

@@ -165,12 +165,13 @@ TABLES = {"traces": table_traces, "perf": table_perf, "exact": table_exact, "gap
 
 def plot_traces(recs: list[dict], out_dir: Path) -> list[Path]:
     """``moldable_openb.png`` and ``moldable_swf.png``: per-task and per-job flow
-    and stretch against the cluster size (the layout of the paper's Figs. 4 and 8)."""
-    import matplotlib
+    and stretch against the cluster size (the layout of the paper's Figs. 4 and 8),
+    each policy in its colour, marker and line style (dmlsched.plot.method_styles),
+    one legend per figure."""
+    from dmlsched import plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = plot._plt()
+    styles = plot.method_styles(POLICIES)
     panels = [("avg_flow", "avg flow [s]"), ("max_flow", "max flow [s]"), ("avg_job_flow", "avg job flow [s]"),
               ("max_job_flow", "max job flow [s]"), ("avg_stretch", "avg stretch"), ("max_stretch", "max stretch"),
               ("avg_job_stretch", "avg job stretch"), ("max_job_stretch", "max job stretch")]
@@ -179,24 +180,23 @@ def plot_traces(recs: list[dict], out_dir: Path) -> list[Path]:
         rs = [r for r in recs if _inst(r).startswith(trace) and r["status"] == "feasible"]
         if not rs:
             continue
-        fig, axes = plt.subplots(2, 4, figsize=(13, 5.6))
+        fig, axes = plt.subplots(2, 4, figsize=(12, 6))
         for ax, (key, label) in zip(axes.flat, panels):
             for p in POLICIES:
                 pts = sorted(((r.get("size") or {}).get("gpus"), _m(r, key)) for r in rs if _v(r) == p)
                 if pts:
-                    style = ":" if "prop" in p or "shortest" in p else ("--" if "@" in p else "-")
-                    ax.plot([x for x, _ in pts], [y for _, y in pts], style, marker="o", ms=3, label=p)
+                    st = styles[p]
+                    ax.plot([x for x, _ in pts], [y for _, y in pts], color=st["color"], marker=st["marker"],
+                            linestyle=st["linestyle"], ms=4, label=p)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_title(label, fontsize=9)
             ax.tick_params(labelsize=7)
             ax.set_xlabel("#GPUs" if trace == "openb" else "#processors", fontsize=8)
-        axes.flat[0].legend(fontsize=6)
         fig.suptitle(title, fontsize=10)
-        fig.tight_layout()
+        plot.figure_legend(fig, list(axes.flat), ncol=len(POLICIES))
         path = out_dir / f"moldable_{trace}.png"
-        fig.savefig(path, dpi=60)
-        plt.close(fig)
+        plot.savefig(fig, str(path), dpi=80)
         written.append(path)
     return written
 

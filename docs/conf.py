@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 import dmlsched  # noqa: E402
 
@@ -21,6 +22,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",   # numpydoc-style sections (Parameters, Returns, Raises, ...)
     "sphinx.ext.viewcode",
+    "instance_formats",      # .. instance-format:: FAMILY, rendered from dmlsched.formats
 ]
 
 napoleon_google_docstring = False
@@ -43,7 +45,7 @@ autodoc_mock_imports = ["gurobipy", "matplotlib", "dask", "distributed"]
 nitpicky = False
 suppress_warnings = ["ref.python"]
 
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_ext"]
 html_theme = "alabaster"
 html_static_path: list[str] = []
 

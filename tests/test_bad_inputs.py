@@ -148,8 +148,8 @@ CASES = [
     ("gantt without --out", {}, ["gantt", "{tiny}", "-m", "list"], "--out"),
     ("gantt unknown option", {}, ["gantt", "{tiny}", "-m", "list", "--out", "g.png", "-o", "bogus=1"],
      "option 'bogus'"),
-    ("gantt of a grouping", {"h.json": family("harmony")}, ["gantt", "h.json", "-m", "harmony", "--out", "g.png"],
-     "no Gantt chart for problem 'harmony'"),
+    ("gantt --results missing", {}, ["gantt", "{tiny}", "-m", "list", "--results", "nope.jsonl", "--out", "g.png"],
+     "--results nope.jsonl: no such file"),
     ("check unknown option", {}, ["check", "{tiny}", "-m", "list", "-o", "bogus=1"], "option 'bogus'"),
     # --- plugins -----------------------------------------------------------------
     ("plugin file missing", {}, [*S, "--plugin", "nothere.py"], "--plugin nothere.py"),

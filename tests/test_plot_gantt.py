@@ -89,11 +89,101 @@ def test_cruise_chart_is_one_epoch_per_machine():
 
 @pytest.mark.parametrize("path, method", [("harmony/five-jobs.json", "harmony"),
                                           ("gpu-grouping/small_2x8_g2.json", "greedy")])
-def test_families_without_a_schedule_say_so(path, method):
+def test_allocation_families_draw_rows_per_machine(path, method, tmp_path):
+    """Harmony: machines as rows, each group's jobs slicing its machines; GPU
+    grouping: GPUs in bands per group, a bar per job's speed."""
     inst = dmlsched.load(ROOT / "instances" / path)
     res = dmlsched.solve(inst, method)
-    with pytest.raises(ValueError, match="no Gantt chart"):
-        plot.gantt_chart(inst, res.solution)
+    chart = plot.gantt_chart(inst, res.solution)
+    if path.startswith("harmony"):
+        assert len(chart.row_labels) == inst.machines
+        rows_used = {t["gpu"] for t in chart.tasks}
+        assert rows_used == set(range(sum(res.solution.machines)))
+        for jobs, _m in zip(res.solution.groups, res.solution.machines):  # a group's jobs share its rows
+            ids = {inst.jobs[j].id for j in jobs}
+            rows = {t["gpu"] for t in chart.tasks if t["job"] in ids}
+            assert all(sum(1 for t in chart.tasks if t["gpu"] == r) == len(jobs) for r in rows)
+    else:
+        members = res.solution.members(inst.groups)
+        assert [rows for _, rows in chart.groups] == [list(g) for g in members]
+        assert len(chart.tasks) == len(inst.speeds) * inst.num_gpus
+    out = tmp_path / "chart.png"
+    plot.savefig(plot.gantt(inst, res.solution), str(out))
+    assert out.stat().st_size > 2000
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    import struct
+
+    data = path.read_bytes()[16:24]
+    return struct.unpack(">II", data)
+
+
+def test_rar_paper_scale_chart_is_bounded(tmp_path):
+    """RAR's Section 7 instance (160 jobs, 276 GPUs on 20 servers): servers
+    aggregated into 20 rows, a bounded image, a legend that counts the jobs
+    it leaves out, integer slot ticks."""
+    from dmlsched.generate import rar
+
+    inst = rar.paper_instance(seed=1)
+    assert inst.num_jobs == 160 and inst.num_gpus > plot.MAX_GANTT_ROWS
+    res = dmlsched.solve(inst, "ff")
+    ax = plot.gantt(inst, res.solution, title="rar paper instance")
+    assert len(ax.get_yticks()) == inst.num_servers
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len([t for t in texts if t.startswith("+ ")]) == 1
+    assert any(t.startswith(f"+ {160 - plot.MAX_LEGEND_JOBS} more job") and "colours repeat" in t for t in texts)
+    assert any("one row per group" in t for t in texts)
+    ticks = [x for x in ax.get_xticks() if 0 <= x <= ax.get_xlim()[1]]
+    assert ticks and all(float(x).is_integer() for x in ticks)
+    out = tmp_path / "rar.png"
+    plot.savefig(ax, str(out))
+    w, h = _png_size(out)
+    assert w <= plot.GANTT_WIDTH_IN * 120 + 1 and h <= plot.MAX_GANTT_HEIGHT_IN * 120 + 1
+
+
+def test_many_rows_without_groups_draw_the_busiest():
+    """Rows with no aggregate that fits are sampled: the busiest, said in the legend."""
+    tasks = [{"job": f"j{i}", "gpu": i, "start": 0.0, "end": float(i + 1)} for i in range(100)]
+    ax = plot.plot_gantt(tasks, max_rows=10)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == [str(i) for i in range(90, 100)]
+    assert any("the 10 busiest of 100" in t.get_text() for t in ax.get_legend().get_texts())
+    plot._plt().close(ax.figure)
+
+
+def test_hare_chart_legend_names_hatching_and_sync_and_types_aggregate(tmp_path, caplog):
+    """Hare at scale: a 30-job simulation instance on 60 GPUs aggregates rows by
+    GPU type; the legend explains the hatching of odd rounds and the sync tails."""
+    from dmlsched.generate import hare
+
+    inst = hare.simulation(seed=1, num_jobs=30, num_gpus=60)
+    res = dmlsched.solve(inst, "fifo")
+    ax = plot.gantt(inst, res.solution)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "odd rounds (hatched)" in texts and "synchronisation" in texts
+    assert any(t.startswith("+ ") and "more job" in t for t in texts)
+    assert len(ax.get_yticks()) == len(set(inst.gpus))
+    plot._plt().close(ax.figure)
+
+
+def test_unicode_ids_are_drawn_or_replaced_quietly(tmp_path, capfd):
+    inst = dmlsched.from_dict({
+        "problem": "hare", "name": "名前", "gpus": ["V100", "K80"],
+        "jobs": [{"id": jid, "rounds": 1, "tasks_per_round": 1, "train_time": {"V100": 1, "K80": 2},
+                  "sync_time": {"V100": 0.1, "K80": 0.1}} for jid in ("作业一", "Jöb", "ジョブ")],
+    })
+    res = dmlsched.solve(inst, "list")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns on every glyph it lacks
+        ax = plot.gantt(inst, res.solution, title="名前: list")
+        plot.savefig(ax, str(tmp_path / "u.png"))
+    texts = [t.get_text() for t in ax.get_legend().get_texts()] if ax.get_legend() else []
+    err = capfd.readouterr().err
+    assert "Glyph" not in err and "missing from font" not in err
+    assert "Jöb" in texts and "\\u4f5c\\u4e1a\\u4e00" in texts and "\\u30b8\\u30e7\\u30d6" in texts
 
 
 def test_cli_gantt_title_names_the_objective(tmp_path, capsys):

@@ -110,9 +110,12 @@ def test_synopsis_commands_exist(capsys):
     """Every command of the synopsis is a subcommand whose --help works."""
     from dmlsched.cli import main
 
+    from dmlsched.cli import build_parser
+
     synopsis = _blocks("text")[0]
     commands = [ln.split()[1] for ln in synopsis.splitlines() if ln.startswith("dmlsched ")]
-    assert {"solve", "check", "methods", "gantt", "bench", "report", "reproduce"} <= set(commands)
+    sub = next(a for a in build_parser()._actions if a.dest == "command")  # noqa: SLF001
+    assert set(sub.choices) <= set(commands), "every command is in the synopsis"
     for c in commands:
         if c.startswith("--"):
             assert main([c]) == 0
@@ -212,3 +215,22 @@ def test_family_table_names_every_registered_method():
         registered = {m.name for m in dmlsched.methods(fam)}
         assert registered <= named, f"{fam}: the README's row lacks {sorted(registered - named)}"
         assert named <= registered, f"{fam}: the README's row names {sorted(named - registered)}, not methods"
+
+
+def test_readme_names_each_familys_default_reference():
+    """The README's sentence on `--reference` gives every family's default."""
+    from dmlsched.registry import _PROBLEMS, _ensure_loaded
+
+    _ensure_loaded()
+    para = next(p for p in README.split("\n\n") if "Its reference (`--reference`" in p)
+    para = " ".join(para.split())
+    found = {}
+    for seg in re.split(r"(?=`[\w-]+` for )", para)[1:]:
+        ref, _, rest = seg.partition(" for ")
+        for fam in re.findall(r"`([\w-]+)`", rest.split(".")[0]):
+            found[fam] = ref.strip("`")
+    assert found == {name: spec.default_reference for name, spec in _PROBLEMS.items()}
+
+
+def test_readme_says_to_activate_the_environment():
+    assert ". .venv/bin/activate" in README

@@ -1,20 +1,62 @@
-"""The papers' claims as data: what each paper claims, under which readings,
-on which setup, and how our runs are judged against it.
+"""The papers' claims as data, and the one evidence rule that judges them.
 
 Each family declares its claims in ``problems/<family>/claims.py`` as a list
 ``CLAIMS`` of :class:`Claim`; ``dmlsched reproduce`` collects them
 (:func:`all_claims`), runs their suites on the benchmark engine and writes
-``benchmarks/REPRODUCTION.md`` with one table per paper.
+``benchmarks/REPRODUCTION.md``.
 
-Principle (issue "faithful reproduction"): where a paper can be read more than
-one way, each reading is a named option of a method or generator, listed in
-:attr:`Claim.readings` with the sentence it comes from; the default is the
-reading best supported by the paper's text, proofs and measured numbers.  A
-claim is ``not reproduced`` only when it fails under every defensible reading
-at the paper's own scale, load and baselines; otherwise the verdict names the
-reading ("reproduced under reading X; fails under Y").
+The evidence rule (written here once; every family's judge applies it)
+-----------------------------------------------------------------------
+Fixed before any number is looked at, from the paper's text alone, a claim
+declares:
 
-A suite method entry ``"NAME@LABEL"`` runs method ``NAME`` with the options
+* its **parts** (:class:`Part`): each a comparison (method A against baseline
+  B on a metric) or a stated value, with the paper's number and its kind
+  (``"at least"``, ``"about"``, ``"always better"``, ``"grows"``, ``"close"``,
+  ``"value"``, ``"at most"``, ``"bound"``), the points it covers
+  (``"every"`` point when the paper says "always"/"every"/"at least"; otherwise
+  the aggregate the paper states), and a **tolerance relative to the paper's
+  effect size** (a factor 1.1x has effect 0.1; a 15% tolerance admits
+  >= 1.085x, never < 1.0x: a tolerance never turns a loss into a win);
+* its **default reading** with a one-line reason from the text
+  (:attr:`Claim.default_reason`), the other readings after it;
+* whether each **setup** is as published (the paper's algorithm, workload and
+  baselines run as the paper ran them): a declared property
+  (:class:`Setup`), or a rule on the run's provenance fixed in advance (Hare:
+  x^ certified within 0.1% of the relaxation's optimum).
+
+Each part gets an **outcome** (:func:`judge_part`), in this order:
+
+``fails``        the wrong sign at a covered point (or on the stated aggregate)
+                 where some schedule could have had the right one;
+``unreachable``  the paper's number (even its tolerated end) lies beyond the
+                 **ceiling** -- a proven bound on what any schedule could
+                 achieve against that baseline in that setup -- at a covered
+                 point;
+``holds``        the right sign at every covered point and the magnitude within
+                 the tolerance;
+``direction only``  the right sign at every covered point, the magnitude
+                 outside the tolerance (short of an "at least" number, away from
+                 an "about" number).
+
+A part stating a value (``"value"``, ``"at most"``, ``"bound"``) holds or fails;
+a ``"close"`` part (A and B within the tolerance, either way) holds or fails,
+and is ``unreachable`` when no schedule can differ from the baseline at all
+(the comparison is empty).  A sign is strict unless the part says "no better"
+(:attr:`Part.strict`).
+
+A claim's **word** (:func:`claim_word`), in this fixed order: ``inconclusive``
+if the setup is not as published or the claim contradicts itself, whatever
+the sign (the parts' outcomes are still printed after "with this setup:");
+else ``reproduced`` if every part holds; else ``unreachable in this setup`` if
+some part is unreachable and no part fails; else ``partially reproduced`` if
+some part holds and some does not; else ``direction only`` if every part's sign
+holds; else ``not reproduced``.  ``not run`` is kept for setup or judge
+failures.  The headline is the default reading's word; the other readings
+follow in the claim's section.  :data:`WORDS` holds the definitions the report
+prints at its top.
+
+Suites: a method entry ``"NAME@LABEL"`` runs method ``NAME`` with the options
 ``suite.options["NAME@LABEL"]`` (over ``suite.options["NAME"]``); its records
 carry ``method = NAME`` and ``variant = "NAME@LABEL"``, so one suite runs the
 same method under several readings.
@@ -23,18 +65,40 @@ same method under several readings.
 from __future__ import annotations
 
 import importlib
+import math
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterable, Literal, Sequence
 
-#: verdict words of a claim (the judge adds the reading, e.g. "reproduced under reading X").
-#: ``inconclusive``: the runs do not decide the claim, e.g. the paper's algorithm could not be
-#: run faithfully at its scale (a relaxation it solves was only approximated); the judge says
-#: what was run instead and what that shows.  ``not reproduced`` needs a failure under every
-#: defensible reading at the paper's scale, load and baselines.
-VERDICTS = ("reproduced", "partially reproduced", "not reproduced", "inconclusive", "not run")
+#: the claim words, in the order of the rule (``not run``: a setup or judge failure)
+VERDICTS = ("reproduced", "unreachable in this setup", "partially reproduced", "direction only", "not reproduced",
+            "inconclusive", "not run")
 
+#: the words with the definitions the report prints at its top
+WORDS: dict[str, str] = {
+    "reproduced": "every part of the claim holds at every point it covers, within the tolerance the claim "
+                  "declares (relative to the paper's effect size; a tolerance never turns a loss into a win)",
+    "unreachable in this setup": "the paper's number lies beyond the ceiling (a proven bound on what any "
+                                 "schedule could achieve against that baseline in that setup) and no part fails",
+    "partially reproduced": "some parts hold in full, others do not",
+    "direction only": "every part has the right sign at every point it covers, but no part reaches the "
+                      "paper's magnitude within the tolerance",
+    "not reproduced": "some part has the wrong sign where a better schedule existed, and no part holds",
+    "inconclusive": "the paper's algorithm, workload or baselines could not be run as the paper ran them, or the "
+                    "claim contradicts itself, whatever the sign; what this setup shows follows 'with this setup:'",
+    "not run": "the setup or the judge failed",
+}
+
+#: outcomes of a part (:func:`judge_part`)
+OUTCOMES = ("holds", "direction only", "unreachable", "fails", "not run")
+
+#: default tolerance, relative to the paper's effect size
+DEFAULT_TOLERANCE = 0.15
+
+PartKind = Literal["at least", "about", "always better", "grows", "close", "value", "at most", "bound"]
+Unit = Literal["factor", "reduction", "delta", "value"]
 Scale = Literal["full", "quick"]
+Role = Literal["claim", "theory", "model check", "context"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +119,7 @@ class Reading:
         ``{method: {option: value}}`` (or ``{"generator": {param: value}}``)
         that realise the reading.
     default
-        Whether this is the default reading (best supported by the paper).
+        Whether this is the default reading (best supported by the paper's text).
     """
 
     name: str
@@ -64,6 +128,157 @@ class Reading:
     where: str
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     default: bool = False
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a claim, declared from the paper's text before any number is seen.
+
+    Attributes
+    ----------
+    key
+        Short id (unique within the claim).
+    what
+        The comparison or the value, e.g. ``"HLAS vs Gavel_FIFO, average JCT"``.
+    kind
+        ``"at least"`` (the effect is at least the paper's), ``"about"`` (about
+        the paper's), ``"always better"`` (the right sign, no number),
+        ``"grows"`` (each step along the axis is positive), ``"close"`` (A and B
+        within ``tolerance`` of each other, either way), ``"value"`` (a stated
+        value, within ``tolerance`` relative), ``"at most"`` (a value at most the
+        paper's), ``"bound"`` (a theorem's ratio, at most the paper's on every
+        instance).
+    paper
+        The paper's number in ``unit``; ``None`` for ``"always better"`` and
+        ``"grows"``.
+    unit
+        ``"factor"`` (B / A, > 1: A better; effect ``x - 1``), ``"reduction"``
+        (``1 - A / B``; effect ``x``), ``"delta"`` (a step; effect ``x``) or
+        ``"value"``.
+    covers
+        ``"every"`` (the claim says always / every / at least: each covered
+        point must hold) or ``"aggregate"`` (the aggregate the paper states,
+        described in ``aggregate``).
+    aggregate
+        How the aggregate is formed, e.g. ``"geometric mean over the points"``.
+    tolerance
+        Relative to the paper's effect size (``"close"``: the largest effect
+        still called close; ``"value"``: relative to the value).
+    source
+        The words of the paper the part comes from.
+    strict
+        Whether "the right sign" excludes no effect at all (``False`` for a part
+        saying "no better", e.g. "the benefit disappears").
+    """
+
+    key: str
+    what: str
+    kind: PartKind
+    paper: float | None = None
+    unit: Unit = "factor"
+    covers: Literal["every", "aggregate"] = "every"
+    aggregate: str = ""
+    tolerance: float = DEFAULT_TOLERANCE
+    source: str = ""
+    strict: bool = True
+
+    def paper_text(self) -> str:
+        """The paper's number as the report prints it."""
+        if self.kind == "always better":
+            return "better"
+        if self.kind == "grows":
+            return "grows"
+        if self.kind == "close":
+            return f"close (within {fmt(self.tolerance, 'reduction')})"
+        if self.paper is None:
+            return "-"
+        pre = {"at least": ">= ", "about": "~", "at most": "<= ", "bound": "<= "}.get(self.kind, "")
+        return pre + fmt(self.paper, self.unit)
+
+
+@dataclass
+class Point:
+    """A covered point (or the aggregate) of a part: our number and the ceiling there.
+
+    ``ours`` and ``ceiling`` are in the part's unit; ``ceiling`` is the best any
+    schedule could achieve at this point (``None``: no bound known).
+    """
+
+    label: str
+    ours: float
+    ceiling: float | None = None
+    note: str = ""
+
+
+@dataclass
+class PartResult:
+    """A part with its covered points and the outcome of :func:`judge_part`."""
+
+    part: Part
+    points: list[Point]
+    outcome: str = ""
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.outcome:
+            self.outcome, self.reason = judge_part(self.part, self.points)
+
+    def ours_text(self) -> str:
+        """Our number(s): the aggregate, or the range over the covered points."""
+        vals = [p.ours for p in self.points if not _nan(p.ours)]
+        if not vals:
+            return "-"
+        if len(vals) == 1:
+            return fmt(vals[0], self.part.unit)
+        return f"{fmt(min(vals), self.part.unit)} to {fmt(max(vals), self.part.unit)}"
+
+    def ceiling_value(self) -> float | None:
+        """The tightest ceiling over the covered points (in the part's unit), if any."""
+        caps = [p.ceiling for p in self.points if p.ceiling is not None and not _nan(p.ceiling)]
+        return min(caps) if caps else None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A setup in which a claim is judged, and whether it is the paper's.
+
+    ``published`` is declared from the paper's text (before any number); ``why``
+    says in one line what is (or is not) the paper's.
+    """
+
+    name: str
+    published: bool
+    why: str
+
+
+@dataclass
+class ReadingVerdict:
+    """The parts' outcomes under one reading (and setup), and the word the rule gives."""
+
+    name: str
+    parts: list[PartResult]
+    published: bool = True
+    why: str = ""
+    default: bool = False
+    contradicts: bool = False
+    note: str = ""
+
+    @property
+    def word(self) -> str:
+        return claim_word([p.outcome for p in self.parts], published=self.published, contradicts=self.contradicts)
+
+    @property
+    def setup_word(self) -> str:
+        """The word these outcomes would get in a published setup ("with this setup: ...")."""
+        return claim_word([p.outcome for p in self.parts], published=True, contradicts=False)
+
+    def text(self) -> str:
+        """``word``, with "with this setup: ..." when inconclusive."""
+        w = self.word
+        if w == "inconclusive":
+            why = "the claim contradicts itself" if self.contradicts else self.why
+            return f"inconclusive ({why}); with this setup: {self.setup_word}"
+        return w
 
 
 @dataclass
@@ -80,15 +295,22 @@ class Row:
 class Judgement:
     """What the judge concludes from the records of a claim's suite.
 
-    ``verdict`` starts with one of :data:`VERDICTS` and names the reading
-    where it matters; ``rows`` give our number per reading next to the
-    paper's; ``caveats`` say what differs from the paper's setup.
+    ``verdict`` starts with one of :data:`VERDICTS`.  Judges that apply the
+    rule fill ``readings`` (default first) and use :func:`judgement`;
+    ``ours`` (our numbers under the default readings), ``ceiling`` and
+    ``caveat`` (the one decisive caveat, at most 100 characters) are the
+    summary table's columns; ``rows`` are the per-claim tables; ``caveats``
+    say what differs from the paper's setup.
     """
 
     verdict: str
     rows: list[Row] = field(default_factory=list)
     caveats: list[str] = field(default_factory=list)
     measured: str = ""
+    readings: list[ReadingVerdict] = field(default_factory=list)
+    ours: str = ""
+    ceiling: str = ""
+    caveat: str = ""
 
 
 @dataclass
@@ -108,7 +330,7 @@ class Claim:
     quote
         The claim as the paper states it (verbatim where possible).
     claimed
-        The paper's number(s), e.g. ``"47.6%-75.3% lower weighted JCT"``.
+        The paper's number(s), short, e.g. ``"47.6%-75.3% lower weighted JCT"``.
     setup
         Our setup in words: the paper's scale, load and baselines, and where
         we differ.
@@ -121,6 +343,25 @@ class Claim:
         The readings involved (each realised as a variant or a generator option).
     full_time
         Documented duration of the full run on the reference machine.
+    parts
+        The parts of the rule (declared from the text; see the module docstring).
+    setups
+        The setups judged, each declared as published or not.
+    default_reason
+        One line from the text: why the default reading is the default.
+    role
+        ``"claim"`` (an evaluation claim), ``"theory"`` (a theorem or a cited
+        result checked on instances), ``"model check"`` (a check the model's own
+        construction decides in part, said in ``setup``) or ``"context"``
+        (measurements beside the claims; no word).
+    ceiling
+        ``(variant, bound metric, bounded metric)``: the records of ``variant``
+        hold a proven bound (e.g. ``("lower-bound", "objective", "objective")``),
+        or every record holds one when ``variant`` is ``"*"`` (e.g.
+        ``("*", "details.avg_jct_bound", "details.avg_jct")``); a metric
+        ``"details.NAME"`` reads ``details[NAME]``.  ``None``: no bound.  The
+        tests check that no run on the claim's instances beats it
+        (:func:`ceiling_violations`).
     """
 
     family: str
@@ -134,6 +375,11 @@ class Claim:
     judge: Callable[[list[dict], Scale], Judgement]
     readings: tuple[Reading, ...] = ()
     full_time: str = ""
+    parts: tuple[Part, ...] = ()
+    setups: tuple[Setup, ...] = ()
+    default_reason: str = ""
+    role: Role = "claim"
+    ceiling: tuple[str, str, str] | None = None
 
 
 def all_claims(families: list[str] | None = None) -> list[Claim]:
@@ -157,11 +403,144 @@ def all_claims(families: list[str] | None = None) -> list[Claim]:
 
 
 # ---------------------------------------------------------------------------
+# the rule
+def _nan(x: float | None) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def effect(x: float, unit: str) -> float:
+    """The effect size of ``x`` in ``unit``: ``x - 1`` for a factor, ``x`` otherwise
+    (> 0: the claimed direction)."""
+    return x - 1.0 if unit == "factor" else x
+
+
+def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
+    """The outcome of a part on its covered points, and the reason (see the module docstring).
+
+    Returns ``(outcome, reason)`` with ``outcome`` in :data:`OUTCOMES`.
+    """
+    pts = [p for p in points if not _nan(p.ours)]
+    if not pts:
+        return "not run", "no covered point was run"
+    u, tol = part.unit, part.tolerance
+    if part.kind == "value":
+        off = [p for p in pts if abs(p.ours - part.paper) > tol * abs(part.paper) * (1 + 1e-9)]
+        if not off:
+            return "holds", f"within {fmt(tol, 'reduction')} of {fmt(part.paper, u)} at every covered point"
+        return "fails", f"{_labels(off)}: {fmt(off[0].ours, u)}, not within {fmt(tol, 'reduction')} of {fmt(part.paper, u)}"
+    if part.kind in ("at most", "bound"):
+        over = [p for p in pts if p.ours > part.paper * (1 + tol) + 1e-12 * abs(part.paper)]
+        if not over:
+            return "holds", f"at most {fmt(part.paper, u)} at every covered point"
+        return "fails", f"{_labels(over)}: {fmt(max(p.ours for p in over), u)} > {fmt(part.paper, u)}"
+    eff = {id(p): effect(p.ours, u) for p in pts}
+    cap = {id(p): (None if _nan(p.ceiling) else effect(p.ceiling, u)) for p in pts}
+    if part.kind == "close":  # symmetric: |effect| <= tolerance at every covered point
+        empty = [p for p in pts if cap[id(p)] is not None and cap[id(p)] <= 1e-9]
+        if empty and len(empty) == len(pts):
+            return "unreachable", "no schedule can differ from the baseline here: the comparison is empty"
+        far = [p for p in pts if abs(eff[id(p)]) > tol * (1 + 1e-9)]
+        if far:
+            return "fails", f"not close at {_labels(far)} ({fmt(far[0].ours, u)})"
+        return "holds", f"within {fmt(tol, 'reduction')} at every covered point"
+    # the sign: strictly the claimed direction unless the part says "no better" (strict=False)
+    wrong = [p for p in pts if (eff[id(p)] <= 0 if part.strict else eff[id(p)] < 0)]
+    if wrong:
+        blocked = [p for p in wrong if cap[id(p)] is not None and cap[id(p)] <= 0]
+        if len(blocked) == len(wrong):
+            return "unreachable", f"{_labels(blocked)}: no schedule beats the baseline (ceiling {fmt(blocked[0].ceiling, u)})"
+        lost = [p for p in wrong if p not in blocked]
+        return "fails", f"wrong sign at {_labels(lost)} ({fmt(lost[0].ours, u)})"
+    if part.paper is None:  # "always better", "grows"
+        return "holds", "the right sign at every covered point"
+    big = effect(part.paper, u)
+    eps = 1e-9 * abs(big)  # the band's ends in floating point (1.085 - 1 < 0.085)
+    lo, hi = big * (1 - tol) - eps, big * (1 + tol) + eps
+    beyond = [p for p in pts if cap[id(p)] is not None and cap[id(p)] < lo]
+    if beyond:
+        return "unreachable", (f"the ceiling {fmt(beyond[0].ceiling, u)} at {_labels(beyond)} is below the "
+                               f"paper's {fmt(part.paper, u)} (less its tolerance)")
+    short = [p for p in pts if eff[id(p)] < lo]
+    over = [p for p in pts if part.kind == "about" and eff[id(p)] > hi]
+    if not short and not over:
+        return "holds", f"the right sign and within {fmt(tol, 'reduction')} of the paper's effect at every covered point"
+    if short:
+        return "direction only", f"the right sign, short of the paper at {_labels(short)} ({fmt(short[0].ours, u)})"
+    return "direction only", f"the right sign, above the paper's 'about' at {_labels(over)} ({fmt(over[0].ours, u)})"
+
+
+def claim_word(outcomes: Iterable[str], *, published: bool = True, contradicts: bool = False) -> str:
+    """The claim's word from its parts' outcomes, in the rule's fixed order."""
+    oc = list(outcomes)
+    if not oc or all(o == "not run" for o in oc) or any(o not in OUTCOMES for o in oc):
+        return "not run"
+    if any(o == "not run" for o in oc):
+        return "not run"
+    if not published or contradicts:
+        return "inconclusive"
+    if all(o == "holds" for o in oc):
+        return "reproduced"
+    if any(o == "unreachable" for o in oc) and not any(o == "fails" for o in oc):
+        return "unreachable in this setup"
+    if any(o == "holds" for o in oc):
+        return "partially reproduced"
+    if all(o == "direction only" for o in oc):
+        return "direction only"
+    return "not reproduced"
+
+
+def judgement(readings: list[ReadingVerdict], *, ours: str = "", ceiling: str = "", caveat: str = "",
+              rows: list[Row] | None = None, caveats: list[str] | None = None, measured: str = "") -> Judgement:
+    """A :class:`Judgement` whose verdict is the default reading's word (the first reading
+    marked ``default``, else the first), followed by the other readings' words."""
+    if not readings:
+        return Judgement("not run", rows or [], caveats or ["no reading could be judged"], measured)
+    d = next((r for r in readings if r.default), readings[0])
+    others = [r for r in readings if r is not d]
+    verdict = d.text()
+    if others:
+        verdict += "; other readings: " + "; ".join(f"{r.name}: {r.word}" for r in others)
+    if len(caveat) > 100:
+        caveat = caveat[:97] + "..."
+    return Judgement(verdict, rows or [], caveats or [], measured, readings, ours, ceiling, caveat)
+
+
+# ---------------------------------------------------------------------------
+# formatting and aggregates shared by the judges
+def fmt(x: float | None, unit: str) -> str:
+    """A number in a part's unit: ``1.23x``, ``+12.3%``, ``12.3%`` or ``1.23``."""
+    if _nan(x):
+        return "-"
+    if unit == "factor":
+        return f"{x:.2f}x"
+    if unit in ("reduction", "delta"):
+        return f"{100 * x:+.1f}%" if unit == "delta" else f"{100 * x:.1f}%"
+    return f"{x:.3g}"
+
+
+def _labels(pts: Sequence[Point], n: int = 3) -> str:
+    names = [p.label for p in pts]
+    return ", ".join(names[:n]) + (f" (+{len(names) - n} more)" if len(names) > n else "")
+
+
+def gmean(xs: Iterable[float]) -> float:
+    """Geometric mean of positive numbers (``nan`` of none)."""
+    v = [x for x in xs if x is not None and x > 0 and not math.isnan(x)]
+    return math.exp(statistics.fmean(math.log(x) for x in v)) if v else float("nan")
+
+
+# ---------------------------------------------------------------------------
 # record accessors shared by the families' judges
 def record_ok(r: dict) -> bool:
     """A record with a value: a schedule's objective (status ``optimal`` or ``feasible``)
     or a bound method's proven bound (status ``bound``)."""
     return r.get("status") in ("optimal", "feasible", "bound") and r.get("objective") is not None
+
+
+def bound_ok(r: dict) -> bool:
+    """A record of a bound method with a proven bound: status ``optimal`` or ``bound`` (the
+    status bound methods report once exact optimality is reserved for schedules)."""
+    return r.get("status") in ("optimal", "bound") and r.get("objective") is not None
 
 
 def record_variant(r: dict) -> str:
@@ -175,6 +554,46 @@ def records_by_instance(records: list[dict]) -> dict[str, dict[str, dict]]:
     for r in records:
         if r.get("instance_hash"):
             out.setdefault(r["instance_hash"], {})[record_variant(r)] = r
+    return out
+
+
+def record_metric(r: dict, metric: str) -> float | None:
+    """``objective`` or ``details.NAME`` of a record (``None`` when absent)."""
+    if metric == "objective":
+        v = r.get("objective")
+    elif metric.startswith("details."):
+        v = (r.get("details") or {}).get(metric.split(".", 1)[1])
+    else:
+        v = r.get(metric)
+    try:
+        return None if v is None else float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def ceiling_violations(claim: Claim, records: list[dict], sense: str = "min") -> list[str]:
+    """Runs on the claim's instances that beat its ceiling (a proven bound): ``[]`` when the
+    bound is valid on these records.  ``sense`` is the bounded metric's (``"min"``: the bound
+    is a lower bound)."""
+    if claim.ceiling is None:
+        return []
+    variant, bmetric, metric = claim.ceiling
+    out = []
+    for inst, runs in records_by_instance(records).items():
+        if variant == "*":
+            pairs = [(record_metric(r, bmetric), r) for r in runs.values() if record_ok(r)]
+        else:
+            b = runs.get(variant)
+            if b is None or not bound_ok(b):  # a bound method's bound, or a proven optimum
+                continue
+            pairs = [(record_metric(b, bmetric), r) for v, r in runs.items() if v != variant and record_ok(r)]
+        for bound, r in pairs:
+            x = record_metric(r, metric)
+            if bound is None or x is None:
+                continue
+            tol = 1e-6 * max(1.0, abs(bound))
+            if (x < bound - tol) if sense == "min" else (x > bound + tol):
+                out.append(f"{record_variant(r)} on {inst[:12]}: {metric} {x:.6g} beats the bound {bound:.6g}")
     return out
 
 

@@ -1,7 +1,9 @@
 """The ``dmlsched`` command.
 
 Subcommands: ``solve``, ``check``, ``methods``, ``gantt``, ``bench``, ``report``,
-``reproduce``, ``hunt``; ``dmlsched --version`` prints the version.
+``reproduce``, ``hunt``, ``generate``, ``convert-trace``, ``schema`` (the
+last three in :mod:`dmlsched.tools`); ``dmlsched --version`` prints the version.  An
+instance file given as ``-`` is read from standard input.
 
 Flags mean the same thing on every subcommand: ``-m/--method``, ``-o/--option
 KEY=VALUE`` (a method option, repeatable), ``--out`` (a file or folder to write;
@@ -126,7 +128,7 @@ def _plugin(p: argparse.ArgumentParser) -> None:
                        help="import a module or .py file registering methods/families first (repeatable)")
 
 
-def _method_args(p: argparse.ArgumentParser, *, file_help: str = "instance file (JSON)") -> None:
+def _method_args(p: argparse.ArgumentParser, *, file_help: str = "instance file (JSON); '-': standard input") -> None:
     p.add_argument("file", help=file_help)
     p.add_argument("--method", "-m", required=True, help="method name (see `dmlsched methods PROBLEM`)")
     p.add_argument("--solver", default="highs", choices=["highs", "gurobi"], help="MIP solver (default highs)")
@@ -149,6 +151,9 @@ def gantt_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="image to write (.png, .pdf, .svg; no short form: -o is --option)")
     p.add_argument("--title", default=None, help="chart title (default: instance, method, status, objective)")
+    p.add_argument("--results", default=None, metavar="RESULTS",
+                   help="draw the schedule METHOD recorded on FILE's instance in this results file "
+                        "(dmlsched bench --keep-solutions) instead of solving again")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -204,6 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
     hunt_cli.add_hunt_arguments(p)
     _plugin(p)
     _verbosity(p)
+    from . import tools
+
+    p = sub.add_parser("generate", help="write an instance of a paper's seeded generator (no arguments: list them)")
+    tools.add_generate_arguments(p)
+    _verbosity(p)
+    p = sub.add_parser("convert-trace", help="convert a real trace (swf, openb) to a moldable instance file")
+    tools.add_convert_arguments(p)
+    _verbosity(p)
+    p = sub.add_parser("schema", help="print the JSON Schema of a family's instance files")
+    tools.add_schema_arguments(p)
     return parser
 
 
@@ -347,9 +362,26 @@ def _load(path: str, what: str) -> Any:
 
     _ensure_loaded()  # importing the families is not part of reading the file
     t0 = time.perf_counter()
-    inst = io.load(path)
+    if path == "-":
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise InstanceError("", f"cannot read standard input: {e}") from None
+        inst = io.loads(text)
+        path = "standard input"
+    else:
+        inst = io.load(path)
     log.info("%s/%s: load %.3f s (%s)", problem_of(inst).name, what, time.perf_counter() - t0, path)
     return inst
+
+
+def _progress(args: argparse.Namespace, inst: Any, total_s: float | None) -> Any:
+    """The progress line of a command that runs a method (:mod:`dmlsched.progress`):
+    on a terminal only, not with ``-v`` or ``--display``."""
+    from . import progress
+    from .registry import problem_of
+
+    return progress.for_command(args, f"{problem_of(inst).name}/{args.method}", total_s)
 
 
 def _one_line(text: str) -> str:
@@ -367,7 +399,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_output_path(args.out, "--out")
     inst = _load(args.file, args.method)
-    with solver_log_to_stderr(args.display):
+    with solver_log_to_stderr(args.display), _progress(args, inst, args.time_limit):
         res = api.solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
                         **method_options(args))
     spec = problem_of(inst)
@@ -406,7 +438,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from . import api
 
     inst = _load(args.file, args.method)
-    with solver_log_to_stderr(args.display):
+    total = None if args.time_limit is None else 2 * args.time_limit  # the method, then the reference
+    with solver_log_to_stderr(args.display), _progress(args, inst, total):
         rep = api.check(
             inst, args.method, reference=args.reference, solver=args.solver,
             time_limit=args.time_limit, seed=args.seed, **method_options(args),
@@ -423,7 +456,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from .kit import COMMON_OPTIONS
+    from .kit import COMMON_OPTIONS, default_time_limit
     from .registry import get_problem, methods
 
     if args.problem:
@@ -433,6 +466,7 @@ def cmd_methods(args: argparse.Namespace) -> int:
         print(json.dumps([
             {"problem": m.problem, "method": m.name, "kind": m.kind, "description": m.description,
              "bound": m.bound_name, "options": [o.to_json() for o in m.options],
+             "default_time_limit": default_time_limit(m.kind, m.uses_solver) if m.uses_kit else None,
              "common_options": [o.to_json() for o in COMMON_OPTIONS]}
             for m in ms
         ], default=str))
@@ -441,6 +475,9 @@ def cmd_methods(args: argparse.Namespace) -> int:
     for m in ms:
         key = f"{m.problem}/{m.name}"
         extra = f"  [bound: {m.bound_name}]" if m.bound_name else ""
+        dtl = default_time_limit(m.kind, m.uses_solver) if m.uses_kit else None
+        if dtl is not None:
+            extra += f"  [default time limit {dtl:g} s: calls a solver]"
         print(f"{key:<{width}}  {m.kind:<9}  {m.description}{extra}")
         if args.problem:
             for o in m.options:
@@ -483,6 +520,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         check_output_path(args.out, "--out")
     if getattr(args, "results", None) is not None:
         check_output_path(args.results, "--results")
+    if getattr(args, "archive", None) is not None:
+        check_output_path(args.archive, "--archive")
     return bench.cli_reproduce(args)
 
 
@@ -496,10 +535,33 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     return hunt_cli.cli_hunt(args)
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from . import tools
+
+    if args.out not in (None, "-"):
+        check_output_path(args.out, "--out")
+    return tools.cli_generate(args)
+
+
+def cmd_convert_trace(args: argparse.Namespace) -> int:
+    from . import tools
+
+    if args.out != "-":
+        check_output_path(args.out, "--out")
+    return tools.cli_convert_trace(args)
+
+
 HANDLERS = {
     "solve": cmd_solve, "check": cmd_check, "methods": cmd_methods, "gantt": cmd_gantt,
     "bench": cmd_bench, "report": cmd_report, "reproduce": cmd_reproduce, "hunt": cmd_hunt,
+    "generate": cmd_generate, "convert-trace": cmd_convert_trace, "schema": lambda a: _tools().cli_schema(a),
 }
+
+
+def _tools() -> Any:
+    from . import tools
+
+    return tools
 
 
 def configure_logging(verbose: int) -> None:

@@ -56,6 +56,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
+from .progress import set_stage
 from .errors import DmlschedError, NotApplicable
 from .result import Result, Status
 
@@ -389,6 +390,7 @@ class Run:
         """Time a stage (``load``, ``build``, ``solve``, ``extract``, ...):
         ``details["stages"][name]`` in seconds, and one INFO log line."""
         t0 = time.perf_counter()
+        set_stage(f"{self.problem}/{self.method}: {name}")  # the progress line of the command, if any
         try:
             yield
         finally:
@@ -682,6 +684,18 @@ def meets(sense: str, value: float, bound: float, gap: float = OPTIMALITY_GAP, f
 # the decorator
 
 
+#: seconds a heuristic that calls a solver inside (``kind="heuristic"``,
+#: ``uses_solver=True``, e.g. Hare's ``list`` and its relaxation) may take when
+#: no time limit is given (``dmlsched methods`` states it); a run cut by it is
+#: marked not reproducible
+DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT = 120.0
+
+
+def default_time_limit(kind: str, uses_solver: bool) -> float | None:
+    """The time limit a method of this kind gets when none is given."""
+    return DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT if kind == "heuristic" and uses_solver else None
+
+
 def method(
     problem: str,
     name: str,
@@ -715,6 +729,8 @@ def method(
         @functools.wraps(body)
         def fn(instance: Any, *, solver: str = "highs", time_limit: float | None = None, seed: int = 0,
                **given: Any) -> Result:
+            if time_limit is None and kind == "heuristic" and uses_solver:
+                time_limit = DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT  # a solver inside a heuristic: bounded
             deadline = given.pop("_deadline", None) or Deadline(time_limit)
             opts, common = check_options(problem, name, declared, given)
             spec = get_problem(problem)

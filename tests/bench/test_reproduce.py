@@ -9,7 +9,8 @@ import pytest
 
 from dmlsched.bench import Source, Suite
 from dmlsched.bench.reproduce import generate, verdict_word
-from dmlsched.claims import VERDICTS, Claim, Judgement, Reading, Row, all_claims
+from dmlsched.claims import (VERDICTS, Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row,
+                             Setup, all_claims, ceiling_violations, judgement)
 
 CLAIMS = all_claims()
 
@@ -44,8 +45,13 @@ def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: 
     real_errors = [r for r in res.records if r.get("status") == "error"]
     assert not real_errors, f"{claim.key}: " + "; ".join(f"{r.get('variant')}: {r.get('error')}" for r in real_errors[:3])
     j = claim.judge(res.records, "quick")
-    assert isinstance(j, Judgement) and verdict_word(j.verdict), j.verdict
+    assert isinstance(j, Judgement) and (verdict_word(j.verdict) or claim.role == "context"), j.verdict
     assert claim.quote and claim.where and claim.claimed and claim.paper
+    # the ceiling is a valid bound: no run on the claim's instances beats it
+    assert not ceiling_violations(claim, res.records)
+    if claim.role != "context":  # every claim declares its parts, setups and default reading
+        assert claim.parts and claim.setups and claim.default_reason
+        assert len(j.caveat) <= 100
     names = [r.name for r in claim.readings]
     assert len(names) == len(set(names)), f"{claim.key}: reading names repeat: {names}"
 
@@ -55,6 +61,10 @@ def test_claim_keys_are_unique():
     assert len(keys) == len(set(keys))
 
 
+TOY_PART = Part("within", "first within 2% of exact, every instance", "bound", 1.02, "value", "every", tolerance=0.0,
+                source="first is within | 2% of exact")
+
+
 def _toy_claim(plugin: str, key: str = "toy-first", judge=None) -> Claim:
     def suite(scale):
         seeds = (1, 2) if scale == "quick" else (1, 2, 3)
@@ -62,20 +72,24 @@ def _toy_claim(plugin: str, key: str = "toy-first", judge=None) -> Claim:
                      methods=["first", "first@again"], reference="exact", plugins=[plugin], time_limit=5)
 
     def default_judge(records, scale):
-        ratios = [r["ratio"] for r in records if r["method"] == "first" and r.get("ratio") is not None]
-        n_in = sum(x <= 1.02 for x in ratios)
-        rows = [Row("plain", f"{n_in}/{len(ratios)} within 2%", "reproduced" if n_in == len(ratios) else "not reproduced")]
-        v = "reproduced" if n_in == len(ratios) else "not reproduced under every reading"
-        return Judgement(verdict=v, rows=rows, caveats=["toy setup"], measured=f"{len(ratios)} ratios")
+        pts = [Point(r["instance_hash"][:6], r["ratio"]) for r in records
+               if r["method"] == "first" and r.get("ratio") is not None]
+        pr = PartResult(TOY_PART, pts)
+        v = ReadingVerdict("plain", [pr], True, "", default=True)
+        alt = ReadingVerdict("substitute", [pr], False, "a substitute workload")
+        return judgement([v, alt], ours=pr.ours_text(), ceiling="-", caveat="toy setup " + "x" * 200,
+                         rows=[Row("plain", "w" * 1500, pr.outcome)], caveats=["toy setup"])
 
     return Claim(family="benchtoy", key=key, paper="Toy paper (2024)", where="Sec. 1, Fig. 2",
                  quote="first is within | 2% of exact", claimed="<= 1.02", setup="toy generator",
-                 suite=suite, judge=judge or default_judge,
+                 suite=suite, judge=judge or default_judge, parts=(TOY_PART,),
+                 setups=(Setup("toy", True, "the toy paper's own generator"),), default_reason="the only one",
                  readings=(Reading("plain", "the first value", "we take the first", "Sec. 1", default=True),))
 
 
-def test_generate_writes_one_table_per_paper(toy_plugin, tmp_path: Path):
+def test_generate_writes_the_rule_a_summary_and_one_section_per_paper(toy_plugin, tmp_path: Path):
     from dmlsched.bench.suite import import_plugins
+    from dmlsched.claims import WORDS
 
     import_plugins([toy_plugin])
 
@@ -87,13 +101,21 @@ def test_generate_writes_one_table_per_paper(toy_plugin, tmp_path: Path):
     p, runs = generate(str(out), scale="quick", workers=0, results=str(res),
                        claims=[_toy_claim(toy_plugin), _toy_claim(toy_plugin, "toy-broken", broken)])
     text = p.read_text()
-    assert "## Toy paper (2024)" in text and "| claim (quote, where) | paper's number | ours, per reading |" in text
-    assert '"first is within \\| 2% of exact" (Sec. 1, Fig. 2)' in text  # a | in a quote cannot break the table
-    assert "plain: " in text and "toy setup" in text
+    for w, d in WORDS.items():  # the words with their definitions, at the top
+        assert f"- **{w}**: {d}." in text
+    assert text.index("## How the verdicts are decided") < text.index("## Summary") < text.index("## Toy paper (2024)")
+    assert "| claim | paper's number | ours (default readings) | verdict | ceiling | decisive caveat |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| `toy-first`"))
+    word = runs[0].judgement.readings[0].word
+    assert word in ("reproduced", "not reproduced")
+    assert f"| **{word}** |" in row and "toy setup xxx" in row and len(row.split(" | ")[-1]) <= 102
+    assert "first is within \\| 2% of exact" in text  # a | in a quote cannot break a table
+    assert "| substitute | not as published: a substitute workload |" in text
+    assert f"| inconclusive; with this setup: {word} |" in text and "substitute: inconclusive" in text
     assert "scale: **quick**" in text and "machine:" in text and "versions: Python" in text
-    assert "not run (the judge failed: RuntimeError: judge bug)" in text
-    assert "- `gpugrouping`: no claims module" in text or "gpugrouping" not in text
-    assert "`plain` (default): the first value From Sec. 1" in text
+    assert "**not run**" in text and "the judge failed: RuntimeError: judge bug" in text
+    assert "`plain` (default): the first value. From Sec. 1" in text
+    assert max(len(line) for line in text.splitlines()) <= 1000
     assert runs[0].ran > 0 and runs[1].ran == 0  # the second claim's runs came from the results file
     # resumable: a rerun runs nothing
     _, again = generate(str(out), scale="quick", workers=0, results=str(res), claims=[_toy_claim(toy_plugin)])
@@ -138,3 +160,37 @@ def test_cli_quick_run_of_selected_claims(toy_plugin, tmp_path: Path, monkeypatc
     assert "`hlas`: its claims module failed to import (SyntaxError: bad)" in text
     assert "dmlsched reproduce --quick --claim toy-other" in text and res.exists()
     assert "reproduction report:" in capsys.readouterr().out
+
+
+def test_report_records_the_commit_and_ships_its_runs(toy_plugin, tmp_path: Path):
+    """REPRODUCTION.md names the commit; its run records go to an xz archive
+    from which the same report is rendered again without running anything."""
+    import lzma
+    import subprocess
+
+    from dmlsched.bench.reproduce import commit_line, write_archive
+    from dmlsched.bench.suite import import_plugins
+
+    import_plugins([toy_plugin])
+    out = tmp_path / "R.md"
+    arch = tmp_path / "R-runs.jsonl.xz"
+    p, runs = generate(str(out), scale="quick", workers=0, results=str(tmp_path / "r.jsonl"),
+                       claims=[_toy_claim(toy_plugin)], archive=str(arch))
+    text = p.read_text()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                          text=True).stdout.strip()
+    if head:
+        assert f"- commit: `{head}`" in text
+    assert commit_line(tmp_path).startswith("unknown")  # not a checkout
+    lines = lzma.decompress(arch.read_bytes()).decode().splitlines()
+    assert len(lines) == len({r["key"] for r in runs[0].records}) and f"`{arch}`" in text
+    assert arch.stat().st_mode & 0o044 == 0o044
+    # re-rendered from the archive: nothing runs, the verdict is the same, the archive is unchanged
+    before = arch.read_bytes()
+    p2, again = generate(str(tmp_path / "R2.md"), scale="quick", workers=0, results=str(arch),
+                         claims=[_toy_claim(toy_plugin)], archive=False)
+    assert again[0].ran == 0 and again[0].judgement.verdict == runs[0].judgement.verdict
+    assert arch.read_bytes() == before and f"--results {arch}" in p2.read_text()
+    # too large: not written, and the report says what re-running costs
+    assert write_archive(runs[0].records, tmp_path / "big.xz", max_bytes=10) is None
+    assert not (tmp_path / "big.xz").exists()

@@ -118,7 +118,7 @@ def test_plots_draw_on_a_given_ax(tmp_path: Path):
     assert plot.plot_runtime_vs_size({"a": ([1, 2], [0.1, 0.2])}, ax=axes[1, 0]) is axes[1, 0]
     assert plot.plot_cdf({"a": [3, 1, 2]}, ax=axes[1, 1]) is axes[1, 1]
     xs, ys = axes[1, 1].lines[0].get_data()
-    assert list(xs) == [1, 2, 3] and list(ys) == pytest.approx([1 / 3, 2 / 3, 1])
+    assert list(xs) == [1, 1, 2, 3] and list(ys) == pytest.approx([0, 1 / 3, 2 / 3, 1])  # rises from 0
     fig.savefig(tmp_path / "f.png")
     plt.close(fig)
 

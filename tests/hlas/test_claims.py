@@ -1,5 +1,6 @@
-"""The HLAS claims: judges on hand-written records, and the quick scale of every claim
-on the bench engine."""
+"""The HLAS claims under the evidence rule: declarations, judges on hand-written records
+(every word's boundary the issue names), and the quick scale of every claim on the bench
+engine with a valid ceiling."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from dmlsched.bench import run_sweep
 from dmlsched.bench.reproduce import verdict_word
-from dmlsched.claims import all_claims
+from dmlsched.claims import all_claims, ceiling_violations
 from dmlsched.problems.hlas.claims import (
     ALL_VARIANTS,
     CLAIMS,
@@ -21,9 +22,10 @@ from dmlsched.problems.hlas.claims import (
 )
 
 
-def rec(variant, objective, *, setup="paper", jobs=200, gpus=160, groups=40, seed=0, status="feasible"):
+def rec(variant, objective, *, jobs=200, gpus=160, groups=40, seed=0, status=None):
+    status = status or ("optimal" if variant == "lower-bound" else "feasible")
     return {"variant": variant, "method": variant.split("@")[0], "objective": objective, "status": status,
-            "label": f"setup={setup};jobs={jobs}(num_jobs={jobs}, seed={seed})",
+            "label": f"setup=paper;jobs={jobs}(num_jobs={jobs}, seed={seed})",
             "source": f"dmlsched.generate.hlas:generate?{{}}&seed={seed}",
             "size": {"jobs": jobs, "gpus": gpus, "groups": groups}}
 
@@ -32,19 +34,29 @@ def point(values, **kw):
     return [rec(v, x, **kw) for v, x in values.items()]
 
 
+BASE = {"fifo": 169.0, "sched-homo": 200.0, "sched-allo": 180.0, "2d-las": 110.0, "lower-bound": 10.0,
+        "srtf": 60.0}
+
+
+def fig23(hlas: float, **over) -> list[dict]:
+    recs = []
+    for jobs, scale in ((100, 1.0), (200, 1.5), (300, 2.0)):
+        vals = {**BASE, **over, "hlas": hlas}
+        recs += point({v: x * scale for v, x in vals.items()}, jobs=jobs)
+    return recs
+
+
 def test_every_claim_is_declared_completely():
     assert {c.key for c in CLAIMS} == {"hlas-fig23", "hlas-fig22", "hlas-abstract", "hlas-fig24",
                                        "hlas-p-fig26-27", "hlas-fig12"}
     assert {c.key for c in all_claims(["hlas"])} == {c.key for c in CLAIMS}
     for c in CLAIMS:
-        assert c.quote and c.where and c.claimed and c.setup
+        assert c.quote and c.where and c.claimed and c.setup and c.parts and c.setups and c.default_reason
         for scale in ("quick", "full"):
             s = c.suite(scale)
             assert s.sources and s.methods
-    defaults = [r for r in READINGS if r.default]
-    assert {r.name for r in defaults} == {"group-idle-any", "batch", "sizes-pareto", "contended", "fifo-gavel",
-                                          "2dlas-tiresias"}
-    # the variants' options are real options of the methods
+    assert {r.name for r in READINGS if r.default} == {"group-idle-all", "batch", "fifo-gavel", "2dlas-fastest"}
+    assert all(r.quote and "(the paper gives" not in r.quote for r in READINGS)  # every quote is the paper's
     import dmlsched
 
     for v, (_, opts) in ALL_VARIANTS.items():
@@ -52,81 +64,75 @@ def test_every_claim_is_declared_completely():
         assert set(opts) <= names, v
 
 
-def test_fig23_judge_factors_and_ceiling():
-    recs = []
-    for jobs, seed in [(100, 0), (100, 1), (300, 0)]:
-        recs += point({"hlas": 50.0, "fifo": 85.0, "fifo@relaxed": 60.0, "2d-las": 55.0, "srtf": 30.0,
-                       "hlas@all": 100.0}, jobs=jobs, seed=seed)
-    recs += point({"hlas": 10.0, "fifo": 9.0, "2d-las": 9.5, "srtf": 9.0, "fifo@relaxed": 9.0}, setup="light", jobs=200)
+def test_fig23_094x_against_claimed_11x_is_not_reproduced():
+    # HLAS 0.94x 2D-LAS: a loss, whatever the tolerance around the paper's 1.1x
+    j = judge_fig23(fig23(110.0 / 0.94), "full")
+    parts = {p.part.key: p for p in j.readings[0].parts}
+    assert parts["vs-2dlas"].outcome == "fails" and parts["always"].outcome == "fails"
+    assert j.readings[0].setup_word != "reproduced"
+    assert j.verdict.startswith("inconclusive (the Google-trace arrivals")  # the substitute workload decides
+
+
+def test_fig23_always_with_one_losing_point_is_not_reproduced():
+    recs = fig23(100.0)
+    # at 100 jobs HLAS loses to Sched_Allo
+    recs = [dict(r, objective=99.0) if r["variant"] == "sched-allo" and r["size"]["jobs"] == 100 else r for r in recs]
     j = judge_fig23(recs, "full")
-    assert j.verdict.startswith("reproduced: vs FIFO (1.69x): reproduced under the default readings (1.70x)")
-    assert "vs 2D-LAS (1.1x): reproduced (1.10x" in j.verdict
-    rows = {r.reading: r for r in j.rows}
-    ceil = next(r for r in j.rows if r.reading.startswith("ceiling") and "paper" in r.reading)
-    assert ceil.ours.startswith("2.83x")
-    lceil = next(r for r in j.rows if r.reading.startswith("ceiling") and "light" in r.reading)
-    assert lceil.ours.startswith("1.00x")
-    worse = [r for name, r in rows.items() if name.startswith("HLAS (batch, group takes work only when all")
-             and "Gavel_FIFO" in name]
-    assert worse and worse[0].verdict == "not reproduced"  # 85 / 100 < 1
-    assert any("ALL its GPUs are idle" in c for c in j.caveats)
-    assert j.verdict.split(":")[0] == "reproduced" and j.verdict.split(":")[1].strip() == "vs FIFO (1.69x)"
+    parts = {p.part.key: p for p in j.readings[0].parts}
+    assert parts["always"].outcome == "fails" and "Sched_Allo @ 100 jobs" in parts["always"].reason
+    assert j.readings[0].setup_word == "partially reproduced"  # 1.69x and 1.1x hold, "always" fails
 
 
-def test_fig23_judge_skips_failed_runs_and_reports_not_run():
-    assert judge_fig23([], "full").verdict == "not run"
-    recs = point({"hlas": 50.0, "fifo": 100.0, "2d-las": 60.0, "srtf": 40.0})
-    recs.append(rec("2d-las", None, status="error"))
-    j = judge_fig23(recs, "quick")
-    assert "2.00x" in j.verdict and "(1.20x" in j.verdict
+def test_fig23_success_is_inconclusive_like_a_failure():
+    good = judge_fig23(fig23(100.0), "full")
+    assert {p.part.key: p.outcome for p in good.readings[0].parts} == {
+        "vs-fifo": "holds", "vs-2dlas": "holds", "always": "holds", "jct-grows": "holds"}
+    assert good.readings[0].word == "inconclusive" and good.readings[0].setup_word == "reproduced"
+    assert "vs-fifo 16.90x" in good.ceiling  # W(FIFO) / LB
 
 
-def test_fig22_judge_names_the_best_reading():
+def test_fig22_and_abstract():
     recs = []
-    for gpus in (100, 160):
-        recs += point({"hlas": 50.0, "hlas@accounting": 40.0, "2d-las": 60.0, "2d-las@relaxed": 45.0,
-                       "fifo": 90.0, "srtf": 35.0}, gpus=gpus, jobs=200)
+    for g in (100, 140, 180):
+        recs += point({**BASE, "hlas": 100.0, "2d-las": 204.0, "fifo": 250.0, "sched-homo": 294.0}, jobs=200, gpus=g)
     j = judge_fig22(recs, "full")
-    assert j.verdict.startswith("partially reproduced under the default readings (1.20x")
-    assert "best over the readings 1.50x" in j.verdict and "not reached under any reading" in j.verdict
+    assert {p.part.key: p.outcome for p in j.readings[0].parts} == {
+        "vs-2dlas": "holds", "vs-others": "holds", "2dlas-vs-fifo": "holds"}
+    a = judge_abstract(recs, "full")
+    pr = a.readings[0].parts[0]
+    assert pr.points[0].label == "vs Sched_Homo" and pr.outcome == "holds"
 
 
-def test_abstract_judge_takes_the_largest_factor():
-    recs = point({"hlas": 50.0, "fifo": 150.0, "2d-las": 60.0, "srtf": 40.0}, jobs=300)
-    recs += point({"hlas": 50.0, "fifo": 100.0, "2d-las": 60.0, "srtf": 40.0}, jobs=100)
-    j = judge_abstract(recs, "full")
-    assert j.verdict.startswith("reproduced: largest factor 3.00x (vs Gavel_FIFO)")
-
-
-@pytest.mark.parametrize("values, word", [((100.0, 80.0, 60.0), "falls"), ((60.0, 80.0, 100.0), "rises"),
-                                          ((60.0, 60.0, 60.0), "flat")])
-def test_fig24_judge_quotes_both_halves(values, word):
+def test_fig24_contradicts_itself_whatever_the_numbers():
     recs = []
-    for u, v in zip((10, 40, 160), values):
+    for u, v in ((10, 50.0), (40, 60.0), (160, 70.0)):
         recs += point({"hlas": v}, groups=u)
     j = judge_fig24(recs, "full")
-    assert f"JCT {word} with more groups" in j.verdict or f"JCT is {word} with more groups" in j.verdict
-    assert any("total JCT decreases" in c for c in j.caveats) and any("average JCT increases" in c for c in j.caveats)
+    assert j.verdict.startswith("inconclusive (the claim contradicts itself)")
+    assert [p.outcome for p in j.readings[0].parts] == ["fails", "holds"]
+    assert judge_fig24([], "full").verdict == "not run"
 
 
 def test_hlasp_and_fig12_judges():
-    j = judge_hlasp(point({"hlas": 142.0, "hlas-p": 100.0}), "full")
-    assert j.verdict.startswith("reproduced (1.42x")
-    j = judge_hlasp(point({"hlas": 105.0, "hlas-p": 100.0}), "full")
-    assert j.verdict.startswith("partially reproduced")
-    ok = [{"variant": m, "method": m, "objective": v, "status": "feasible"}
-          for m, v in (("hlas", 20 / 3), ("srtf", 16 / 3), ("hlas-p", 17 / 3))]
-    assert judge_fig12(ok, "quick").verdict == "reproduced"
-    ok[0]["objective"] = 7.0
-    assert judge_fig12(ok, "quick").verdict == "not reproduced"
+    recs = []
+    for g in (100, 180):
+        recs += point({"hlas": 142.0, "hlas-p": 100.0, "hlas-l": 140.0, "fifo": 200.0, "lower-bound": 10.0},
+                      jobs=200, gpus=g)
+    j = judge_hlasp(recs, "full")
+    assert [p.outcome for p in j.readings[0].parts] == ["holds", "holds", "holds"]
+    assert j.verdict.startswith("inconclusive (the paper's workload and its predictor")
+    ex = [{"variant": m, "method": m, "objective": v, "status": "feasible"}
+          for m, v in {"hlas": 20 / 3, "srtf": 16 / 3, "hlas-p": 17 / 3}.items()]
+    assert judge_fig12(ex, "full").verdict == "reproduced"
+    ex[0]["objective"] = 7.0
+    assert judge_fig12(ex, "full").verdict.startswith("partially reproduced")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.key for c in CLAIMS])
-def test_quick_scale_runs_on_the_bench_engine(claim):
-    res = run_sweep(claim.suite("quick"), workers=0, progress=False)
-    assert res.records and all(r["status"] == "feasible" for r in res.records), [
-        (r["variant"], r.get("error")) for r in res.records if r["status"] != "feasible"]
+def test_quick_scale_runs_on_the_bench_engine(claim, tmp_path):
+    res = run_sweep(claim.suite("quick"), out=str(tmp_path / "r.jsonl"), workers=0, progress=False)
+    assert res.records and not [r for r in res.records if r.get("status") == "error"]
     j = claim.judge(res.records, "quick")
     assert verdict_word(j.verdict), j.verdict
-    assert j.rows
+    assert not ceiling_violations(claim, res.records)

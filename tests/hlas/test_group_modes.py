@@ -43,13 +43,13 @@ def test_modes_are_listed_and_unknown_mode_is_rejected():
 def test_default_readings():
     inst = fast_slow()
     a = dmlsched.solve(inst, "hlas", trace=True)
-    b = dmlsched.solve(inst, "hlas", trace=True, group_mode="batch", group_idle="any")
-    assert (a.details["group_mode"], a.details["group_idle"]) == ("batch", "any")
+    b = dmlsched.solve(inst, "hlas", trace=True, group_mode="batch", group_idle="all")
+    assert (a.details["group_mode"], a.details["group_idle"]) == ("batch", "all")
     assert a.solution.log == b.solution.log and a.objective == b.objective
     defaults = {m: {o.name: o.default for o in dmlsched.get_method("hlas", m).options}
                 for m in ("hlas", "hlas-p", "fifo", "2d-las", "srtf")}
     assert defaults["fifo"]["gang"] == "block" and defaults["fifo"]["placement"] == "fastest"
-    assert defaults["2d-las"]["gang"] == "skip" and defaults["2d-las"]["placement"] == "oblivious"
+    assert defaults["2d-las"]["gang"] == "skip" and defaults["2d-las"]["placement"] == "fastest"
     for m in ("hlas", "hlas-p", "srtf"):
         assert defaults[m]["gang"] == "none" and defaults[m]["placement"] == "fastest"
 

@@ -49,6 +49,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                         help="serve the local Dask cluster's dashboard (default address :8787); off unless given")
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                         help="import MODULE (or a .py file) registering extra families/methods (repeatable)")
+    parser.add_argument("--keep-solutions", action="store_true",
+                        help="keep each run's solution (its JSON) in its record, so that dmlsched gantt "
+                             "--results draws it (a suite's keep_solutions = true does the same)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress display on stderr (a bar on a terminal, else a line every 15 s)")
     parser.add_argument("--max-rows", type=int, default=1000, help="rows of the per-run summary table (default 1000)")
@@ -79,6 +82,8 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
         suite.solver = args.solver
     if getattr(args, "seed", None) is not None:
         suite.seed = args.seed
+    if getattr(args, "keep_solutions", False):
+        suite.keep_solutions = True
     if getattr(args, "repetitions", None) is not None:
         if args.repetitions < 1:
             raise SuiteError("--repetitions: must be >= 1")
@@ -136,8 +141,12 @@ def cli_bench(args: argparse.Namespace) -> int:
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dmlsched report``."""
     parser.add_argument("results", nargs="+", metavar="RESULTS", help="JSON-lines results files of `dmlsched bench`")
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for report.md and the PNG plots")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="folder for report.md, its CSV files (runs.csv, <family>-instances.csv) and figures")
     parser.add_argument("--title", default=None, help="report title")
+    parser.add_argument("--formats", default="png,pdf", metavar="LIST",
+                        help="figure formats, comma-separated: png (always, shown in report.md), pdf, svg "
+                             "(default png,pdf)")
 
 
 def cli_report(args: argparse.Namespace) -> int:
@@ -149,12 +158,18 @@ def cli_report(args: argparse.Namespace) -> int:
         if not Path(p).is_file():
             print(f"dmlsched report: error: {p}: no such file", file=sys.stderr)
             return 2
+    formats = [f.strip().lower().lstrip(".") for f in str(getattr(args, "formats", "png,pdf")).split(",")]
+    bad = [f for f in formats if f not in ("png", "pdf", "svg")]
+    if bad or not any(formats):
+        print(f"dmlsched report: error: --formats: expected png, pdf or svg, got {', '.join(bad) or '(none)'}",
+              file=sys.stderr)
+        return 2
     records = latest_records(args.results)  # a retried run: its newest line
     if not records:
         print("dmlsched report: error: no benchmark records in " + ", ".join(args.results), file=sys.stderr)
         return 2
     try:
-        path = write_report(records, args.out, title=args.title, sources=args.results)
+        path = write_report(records, args.out, title=args.title, sources=args.results, formats=formats)
     except OSError as e:
         print(f"dmlsched report: error: --out {args.out}: {e}", file=sys.stderr)
         return 2

@@ -5,7 +5,12 @@ process or a Dask worker)::
 
     {"key", "suite", "label", "source", "instance": {...instance JSON...},
      "instance_hash", "problem", "size", "method", "seed", "solver",
-     "time_limit", "options", "reference", "reference_record", "plugins"}
+     "time_limit", "options", "reference", "reference_record", "plugins",
+     "keep_solution"}
+
+With ``keep_solution`` the record keeps the solution's JSON (the family's
+``solution_to_json``) as ``solution``, so that ``dmlsched gantt --results``
+draws it without solving again.
 
 :func:`execute_job` loads the instance, runs :func:`dmlsched.solve`, and
 derives ratio, bound and verdict with :func:`dmlsched.api.compare` against the
@@ -270,6 +275,8 @@ def _execute(job: dict, rec: dict) -> None:
         rec["error"] = str(details.get("error") or "the method refused the instance")
     rec["details"] = {**rec["details"], **details}
     rec["jct"] = extract_jct(inst, spec, res)
+    if job.get("keep_solution") and res.solution is not None:
+        rec["solution"] = spec.solution_to_json(inst, res.solution)
     ref_rec = job.get("reference_record")
     if job.get("reference") == job.get("variant", job["method"]) and ref_rec is None:
         ref = res  # the reference line: compared with itself

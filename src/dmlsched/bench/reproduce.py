@@ -25,6 +25,17 @@ Run::
 
 ``--quick`` writes ``REPRODUCTION-quick.md`` unless ``--out`` says otherwise, so
 a smoke test never overwrites the recorded report.
+
+The report records the commit it was produced from (``git rev-parse HEAD``,
+marked when the work tree had changes) and, at full scale, ships the run
+records behind it: the newest record of every run, as compact JSON lines
+compressed with xz, next to the report (``REPRODUCTION-runs.jsonl.xz``;
+``--archive FILE`` elsewhere, ``--no-archive`` none).  ``--results`` accepts
+such an archive: ``dmlsched reproduce --results
+benchmarks/REPRODUCTION-runs.jsonl.xz`` re-renders the report from it in
+seconds, without running anything (the archive is not changed; new runs go
+to a temporary file).  An archive over :data:`MAX_ARCHIVE_BYTES` is not
+written; the report then says so and gives the command and its cost.
 """
 
 from __future__ import annotations
@@ -46,6 +57,79 @@ from ..claims import VERDICTS, Claim, Judgement
 #: where ``dmlsched reproduce`` writes by default
 DEFAULT_OUT = "benchmarks/REPRODUCTION.md"
 DEFAULT_QUICK_OUT = "REPRODUCTION-quick.md"
+
+#: largest run-record archive written next to the report (the repository's file size limit)
+MAX_ARCHIVE_BYTES = 2 * 2**20
+
+#: suffixes of compressed results files ``--results`` reads (read-only)
+ARCHIVE_SUFFIXES = (".xz", ".gz")
+
+
+def archive_path(out: str | os.PathLike) -> Path:
+    """The default archive of a report: ``REPRODUCTION.md`` -> ``REPRODUCTION-runs.jsonl.xz``."""
+    p = Path(out)
+    return p.with_name(f"{p.stem}-runs.jsonl.xz")
+
+
+def commit_line(where: str | os.PathLike | None = None) -> str:
+    """The git commit of the checkout holding this package (``+ uncommitted
+    changes`` when its work tree differs), or why it is unknown."""
+    import subprocess
+
+    cwd = Path(where) if where is not None else Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                              timeout=20, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                               capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (not a git checkout)"
+    return f"`{head}`" + (" + uncommitted changes" if dirty else "")
+
+
+def write_archive(records: list[dict], path: str | os.PathLike,
+                  max_bytes: int = MAX_ARCHIVE_BYTES) -> tuple[int, int] | None:
+    """Write ``records`` (the newest line per key) as compact JSON lines
+    compressed with xz, atomically; returns ``(runs, bytes)``, or ``None``
+    (nothing written) when the archive would exceed ``max_bytes``."""
+    import lzma
+
+    from .store import dumps_record
+
+    newest: dict[str, dict] = {}
+    for r in records:
+        newest[str(r.get("key"))] = r
+    data = "".join(dumps_record(r) + "\n" for r in newest.values()).encode("utf-8")
+    blob = lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
+    if len(blob) > max_bytes:
+        return None
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.chmod(tmp, 0o644)  # a file to ship, readable like the report
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(newest), len(blob)
+
+
+def unpack_archive(path: str | os.PathLike, folder: str | os.PathLike) -> str:
+    """Decompress a results archive (``.xz``, ``.gz``) into ``folder``; returns
+    the JSON-lines file to resume from (the archive itself is not changed)."""
+    import gzip
+    import lzma
+
+    p = Path(path)
+    opener = lzma.open if p.suffix == ".xz" else gzip.open
+    out = Path(folder) / "reproduction.jsonl"
+    with opener(p, "rb") as src, out.open("wb") as dst:
+        while chunk := src.read(1 << 20):
+            dst.write(chunk)
+    return str(out)
 
 
 @dataclass
@@ -116,7 +200,8 @@ def run_claim(claim: Claim, scale: str, *, results: str, engine: Any, progress: 
         return ClaimRun(claim, Judgement(verdict=f"not run ({msg})"), seconds=time.monotonic() - t0, problem=msg)
     try:
         j = claim.judge(res.records, scale)  # type: ignore[arg-type]
-        if not isinstance(j, Judgement) or not verdict_word(str(j.verdict)):
+        if not isinstance(j, Judgement) or not (verdict_word(str(j.verdict)) or
+                                                (claim.role == "context" and j.verdict == "context")):
             raise TypeError(f"the judge must return a Judgement whose verdict starts with one of {VERDICTS}, "
                             f"got {j!r}")
         problem = ""
@@ -193,9 +278,66 @@ def _runs_line(cr: ClaimRun) -> str:
     return out
 
 
+#: longest line the report writes (a table row is shortened cell by cell to fit)
+MAX_LINE = 1000
+#: most points listed per part in a claim's section
+MAX_POINTS = 40
+
+
+def _fit_row(cells: list[str], limit: int = MAX_LINE) -> str:
+    """A Markdown table row of ``cells``, the longest cells shortened until the line fits ``limit``."""
+    cells = [_cell(c) for c in cells]
+    while True:
+        line = "| " + " | ".join(cells) + " |"
+        if len(line) <= limit:
+            return line
+        i = max(range(len(cells)), key=lambda k: len(cells[k]))
+        cut = max(20, len(cells[i]) - (len(line) - limit) - 3)
+        cells[i] = cells[i][:cut].rstrip("\\") + "..."
+
+
+def _para(text: str, limit: int = MAX_LINE) -> str:
+    t = " ".join(str(text).split())
+    return t if len(t) <= limit else t[: limit - 3] + "..."
+
+
+def _word_cell(j: Judgement) -> str:
+    """The summary's verdict cell: the default reading's word (with what this setup shows)."""
+    d = next((r for r in j.readings if r.default), j.readings[0]) if j.readings else None
+    if d is None:
+        return f"**{verdict_word(j.verdict) or j.verdict}**"
+    w = d.word
+    return f"**{w}**" + (f" (with this setup: {d.setup_word})" if w == "inconclusive" else "")
+
+
+def _rule_section() -> list[str]:
+    from ..claims import OUTCOMES, WORDS
+
+    out = ["## How the verdicts are decided", "",
+           "One evidence rule (`src/dmlsched/claims.py`) for every family, fixed before the numbers were seen. Each "
+           "claim declares from the paper's text its parts (a comparison or a stated value, the paper's number and "
+           "its kind), the points each part covers ('always'/'every'/'at least': every point; otherwise the "
+           "aggregate the paper states), a tolerance relative to the paper's effect size (a factor 1.1x has effect "
+           "0.1; 15% admits >= 1.085x, never < 1.0x), its default reading with a reason from the text, and whether "
+           "each setup is the paper's. Ceiling: a proven bound on what any schedule could achieve against the "
+           "baseline in that setup.", "",
+           "Part outcomes: `holds` (the right sign at every covered point, the magnitude within the tolerance); "
+           "`direction only` (the right sign, the magnitude outside the tolerance); `unreachable` (the paper's "
+           "number, less its tolerance, lies beyond the ceiling); `fails` (the wrong sign at a covered point where "
+           "a better schedule existed, or a stated value missed).", "",
+           "Claim words, in this order:", ""]
+    out += [f"- **{w}**: {d}." for w, d in WORDS.items()]
+    out += ["", f"(part outcomes: {', '.join(OUTCOMES)})", ""]
+    return out
+
+
 def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], command: str, total_s: float,
-           engine: str, results: str | None, partial: bool = False, broken: dict[str, str] | None = None) -> str:
-    """The Markdown of REPRODUCTION.md."""
+           engine: str, results: str | None, partial: bool = False, broken: dict[str, str] | None = None,
+           commit: str | None = None, archive: str | None = None) -> str:
+    """The Markdown of REPRODUCTION.md: the rule and the words, one summary table, then per
+    paper its readings (listed once) and per claim the parts, the verdict per reading and the
+    measurements.  No line is longer than :data:`MAX_LINE` characters.  ``commit``:
+    :func:`commit_line`; ``archive``: the line saying where the run records are."""
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Reproduction of the papers' claims",
@@ -208,80 +350,148 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
     walls = {r.get("key") or id(r): float(r.get("wall_s") or 0.0) for cr in runs for r in cr.records}
     busy = sum(walls.values())  # a run shared by two claims counts once
     if taken:
-        # a resumed report: say what the runs themselves cost, not only this command's time
-        lines += [f"This command ran {ran} run(s) and took {taken} from the results file. The {ran + taken} "
-                  f"run(s) behind this report took {_fmt_s(busy)} of worker time in all (about "
-                  f"{_fmt_s(busy / max(1, _cores()))} on {_cores()} worker(s)), measured when each ran; each "
-                  "claim below gives its documented full-run time.", ""]
+        lines += [_para(f"This command ran {ran} run(s) and took {taken} from the results file. The {ran + taken} "
+                        f"run(s) behind this report took {_fmt_s(busy)} of worker time in all (about "
+                        f"{_fmt_s(busy / max(1, _cores()))} on {_cores()} worker(s)), measured when each ran."), ""]
     lines += [
-        f"- scale: **{scale}**" + (" (the papers' own scale, load and baselines)" if scale == "full" else
-                                   " (a small version of every claim for CI: a smoke test, not the result)"),
-        f"- machine: {machine_line()}",
+        f"- scale: **{scale}**" + (" (the papers' own scale, load and baselines where we have them)" if scale == "full"
+                                   else " (a small version of every claim for CI: a smoke test, not the result)"),
+        f"- machine: {machine_line()}" + _load_text(),
+        f"- commit: {commit or commit_line()}",
         f"- versions: {versions_line()}",
-        f"- engine: {engine}; every run through the `dmlsched bench` engine"
-        + ("" if engine == "in-process" else " (per-run time limits: a run over its limit is asked to stop and "
-                                              "keeps its last incumbent, killed only after a grace)"),
+        f"- engine: {engine}; every run through the `dmlsched bench` engine",
     ]
     if results:
         lines.append(f"- runs: `{results}` (rerun the same command to resume; `--retry errors,killed` re-runs failures)")
+    if archive:
+        lines.append(f"- run records: {archive}")
     if partial:
         lines.append("- **partial run: only the claims selected by --family/--claim**")
-    lines += [
-        "",
-        "A claim is *not reproduced* only when it fails under every defensible reading at the paper's own "
-        "scale, load and baselines; otherwise the verdict names the reading. The readings, with the sentence "
-        "of the paper each comes from, are listed under each claim and in `models/<family>.md`.",
-        "",
-    ]
-    if runs:
-        lines += ["| paper | claim | where | paper's number | verdict |", "|---|---|---|---|---|"]
+    lines += [""] + _rule_section()
+    if any(cr.claim.family == "hare" for cr in runs):
+        from ..problems.hare.claims import XHAT_CODES
+
+        lines += ["Hare's x^ (Algorithm 1, Step 1: the solution of Hare_Sched_RL), by code:", ""]
+        lines += [f"- `{k}`: {v}." for k, v in XHAT_CODES.items()] + [""]
+    verdict_runs = [cr for cr in runs if cr.claim.role != "context"]
+    lines += ["## Summary", ""]
+    if verdict_runs:
+        lines += ["| claim | paper's number | ours (default readings) | verdict | ceiling | decisive caveat |",
+                  "|---|---|---|---|---|---|"]
+        for cr in verdict_runs:
+            c, j = cr.claim, cr.judgement
+            role = "" if c.role == "claim" else f" ({c.role})"
+            lines.append(_fit_row([f"`{c.key}`{role}", c.claimed, j.ours or "-", _word_cell(j), j.ceiling or "-",
+                                   _short(j.caveat or (j.caveats[0] if j.caveats else "-"), 100)]))
     else:
         lines.append("No claim was run.")
-    for cr in runs:
-        c = cr.claim
-        lines.append(f"| {_cell(c.paper)} | {_cell(_short(c.quote, 120))} | {_cell(c.where)} | {_cell(c.claimed)} | "
-                     f"**{_cell(cr.judgement.verdict)}** |")
     lines.append("")
+    context = [cr for cr in runs if cr.claim.role == "context"]
+    if context:
+        lines += ["Context (measurements beside the claims, no verdict):", ""]
+        lines += [f"- `{cr.claim.key}`: {_para(cr.judgement.ours or cr.judgement.measured or cr.judgement.verdict, 900)}"
+                  for cr in context] + [""]
     papers: dict[str, list[ClaimRun]] = {}
     for cr in runs:
         papers.setdefault(cr.claim.paper, []).append(cr)
     for paper, crs in papers.items():
         fams = sorted({cr.claim.family for cr in crs})
-        lines += [f"## {paper}", "", f"Family: {', '.join(f'`{f}`' for f in fams)}.", "",
-                  "| claim (quote, where) | paper's number | ours, per reading | verdict | caveats |",
-                  "|---|---|---|---|---|"]
+        lines += [f"## {paper}", "", f"Family: {', '.join(f'`{f}`' for f in fams)}.", ""]
+        seen: dict[str, Any] = {}
         for cr in crs:
-            c, j = cr.claim, cr.judgement
-            ours = "<br>".join(
-                _cell(f"{r.reading}: {r.ours}" + (f" ({r.verdict})" if r.verdict else "") + (f"; {r.note}" if r.note else ""))
-                for r in j.rows) or _cell(j.measured or "-")
-            cav = "<br>".join(_cell(x) for x in j.caveats) or "-"
-            lines.append(f"| \"{_cell(c.quote)}\" ({_cell(c.where)}) | {_cell(c.claimed)} | {ours} | "
-                         f"**{_cell(j.verdict)}** | {cav} |")
-        lines.append("")
+            for rd in cr.claim.readings:
+                seen.setdefault(rd.name, rd)
+        if seen:
+            lines += ["Readings of this paper (each with the sentence it comes from; defaults first):", ""]
+            for rd in sorted(seen.values(), key=lambda r: not r.default):
+                lines.append(_para(f"- `{rd.name}`{' (default)' if rd.default else ''}: {rd.what}. From {rd.where}: "
+                                   f"\"{' '.join(rd.quote.split())}\""))
+            lines.append("")
         for cr in crs:
-            c, j = cr.claim, cr.judgement
-            lines += [f"### `{c.key}`: {c.where}", "", f"> {c.quote}", "", f"**Setup ({scale}).** {c.setup}", ""]
-            if c.readings:
-                lines += ["**Readings.**", ""]
-                for rd in c.readings:
-                    lines.append(f"- `{rd.name}`{' (default)' if rd.default else ''}: {rd.what} "
-                                 f"From {rd.where}: \"{' '.join(rd.quote.split())}\"")
-                lines.append("")
-            if j.measured and not cr.problem:
-                lines += [f"**Measured.** {j.measured}", ""]
-            if cr.problem:
-                lines += [f"**Not run.** {cr.problem}", ""]
-            lines += [f"**Runs.** {_runs_line(cr)}." + (f" Documented full run: {c.full_time}." if c.full_time else ""),
-                      "", f"**Verdict.** {j.verdict}", ""]
+            lines += _claim_section(cr, scale)
     if without_claims or broken:
         lines += ["## Families without claims", ""]
         for f in without_claims:
             lines.append(f"- `{f}`: no claims module (`src/dmlsched/problems/{f}/claims.py`): nothing is judged here.")
         for f, err in (broken or {}).items():
-            lines.append(f"- `{f}`: its claims module failed to import ({_cell(err)}): nothing is judged here.")
+            lines.append(_para(f"- `{f}`: its claims module failed to import ({_cell(err)}): nothing is judged here."))
         lines.append("")
     return "\n".join(lines)
+
+
+def _load_text() -> str:
+    """``"; load average 1.2, 1.5, 1.1 when written"`` (nothing where the OS has none)."""
+    try:
+        return "; load average {:.1f}, {:.1f}, {:.1f} when written".format(*os.getloadavg())
+    except (AttributeError, OSError):
+        return ""
+
+
+def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
+    c, j = cr.claim, cr.judgement
+    lines = [f"### `{c.key}`: {c.where}", "", _para(f"> {c.quote}"), ""]
+    if c.role != "claim":
+        lines += [f"*{c.role}*" + {"theory": ": a theorem or a cited result, checked on instances.",
+                                   "model check": ": the model's own construction decides part of it (see the "
+                                                  "setup).",
+                                   "context": ": measurements beside the claims, no verdict."}.get(c.role, ""), ""]
+    lines += [_para(f"**Setup ({scale}).** {c.setup}"), ""]
+    for st in c.setups:
+        lines.append(_para(f"Setup `{st.name}`: {'as published' if st.published else 'not as published'} ({st.why})."))
+    if c.setups:
+        lines.append("")
+    if c.parts:
+        lines += ["**Parts** (declared from the text):", "", "| part | kind | paper | covers | tolerance | from the text |",
+                  "|---|---|---|---|---|---|"]
+        for p in c.parts:
+            tol = "-" if p.kind in ("always better", "grows") or (p.kind in ("at most", "bound") and not p.tolerance) \
+                else f"{100 * p.tolerance:g}%"
+            lines.append(_fit_row([p.what, p.kind, p.paper_text(), p.covers + (f": {p.aggregate}" if p.aggregate else ""),
+                                   tol, f"\"{p.source}\"" if p.source else "-"]))
+        lines.append("")
+    if c.default_reason:
+        lines += [_para(f"**Default reading.** {c.default_reason}."), ""]
+    if j.readings:
+        lines += ["**Verdict per reading:**", "", "| reading | setup | part outcomes | word |", "|---|---|---|---|"]
+        first_why = None
+        for rv in j.readings:
+            if rv.published:
+                setup = "as published"
+            elif rv.why == first_why:
+                setup = "not as published (as above)"
+            else:
+                setup, first_why = f"not as published: {rv.why}", rv.why
+            outs = "; ".join(f"{pr.part.key}: {pr.outcome} ({pr.ours_text()})" for pr in rv.parts)
+            word = rv.word + (f"; with this setup: {rv.setup_word}" if rv.word == "inconclusive" else "")
+            lines.append(_fit_row([rv.name + (" (default)" if rv.default else ""), setup, outs, word]))
+        lines.append("")
+    d = next((r for r in j.readings if r.default), None)
+    if d is not None and any(pr.points for pr in d.parts):
+        from ..claims import fmt
+
+        lines += ["**Points under the default readings** (ours and the ceiling at each covered point):", "",
+                  "| part | point | ours | ceiling |", "|---|---|---|---|"]
+        for pr in d.parts:
+            for pt in pr.points[:MAX_POINTS]:
+                lines.append(_fit_row([pr.part.key, pt.label, fmt(pt.ours, pr.part.unit),
+                                       fmt(pt.ceiling, pr.part.unit) if pt.ceiling is not None else "-"]))
+            if len(pr.points) > MAX_POINTS:
+                lines.append(_fit_row([pr.part.key, f"... {len(pr.points) - MAX_POINTS} more", "", ""]))
+        lines.append("")
+    if j.rows:
+        lines += ["**Measured:**", "", "| what | ours | outcome | note |", "|---|---|---|---|"]
+        for r in j.rows:
+            lines.append(_fit_row([r.reading, r.ours, r.verdict or "-", r.note or "-"]))
+        lines.append("")
+    elif j.measured and not cr.problem:
+        lines += [_para(f"**Measured.** {j.measured}"), ""]
+    if j.caveats:
+        lines += ["**Caveats:**", ""] + [_para(f"- {x}") for x in j.caveats if x] + [""]
+    if cr.problem:
+        lines += [_para(f"**Not run.** {cr.problem}"), ""]
+    lines += [_para(f"**Runs.** {_runs_line(cr)}." + (f" Documented full run: {c.full_time}." if c.full_time else "")),
+              "", _para(f"**Verdict.** {j.verdict}"), ""]
+    return lines
 
 
 def _short(text: str, n: int) -> str:
@@ -292,11 +502,15 @@ def _short(text: str, n: int) -> str:
 def generate(out: str | None = None, *, scale: str = "full", workers: int | None = None, dask: str | None = None,
              dashboard: str | None = None, results: str | None = None, families: list[str] | None = None,
              claim_keys: list[str] | None = None, retry: Any = None, progress: bool = False,
-             stream: TextIO | None = None, claims: list[Claim] | None = None) -> tuple[Path, list[ClaimRun]]:
+             stream: TextIO | None = None, claims: list[Claim] | None = None,
+             archive: str | None | bool = True) -> tuple[Path, list[ClaimRun]]:
     """Run every claim (of ``families`` / ``claim_keys`` if given) at ``scale``
     and write the report to ``out``; returns its path and the runs.
 
     ``claims`` replaces :func:`dmlsched.claims.all_claims` (tests).
+    ``archive``: where to ship the run records (xz); ``True``: next to the
+    report at full scale (:func:`archive_path`), none at quick scale;
+    ``False``/``None``: none.  ``results`` may be such an archive (read only).
     """
     from ..problems import FAMILIES
 
@@ -325,7 +539,11 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     with_claims = {c.family for c in registered} | {c.family for c in cl} | set(broken)
     without = [f for f in (fams or FAMILIES) if f not in with_claims]
     tmp = None
-    if results is None:
+    shown_results = results
+    if results is not None and Path(results).suffix in ARCHIVE_SUFFIXES:
+        tmp = tempfile.mkdtemp(prefix="dmlsched-repro-")
+        results = unpack_archive(results, tmp)
+    elif results is None:
         tmp = tempfile.mkdtemp(prefix="dmlsched-repro-")
         results = str(Path(tmp) / "reproduction.jsonl")
     engine = _LazyEngine(workers, dask, dashboard)
@@ -347,8 +565,27 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
         cmd += " --claim " + ",".join(claim_keys)
     eng = (f"Dask ({dask})" if dask else "in-process" if workers == 0 else
            f"{workers or _cores()} local worker process(es)")
+    if shown_results is not None and tmp is not None:
+        cmd += f" --results {shown_results}"
+    if archive is True:
+        arch = archive_path(out) if scale == "full" else None
+    else:
+        arch = archive if isinstance(archive, (str, os.PathLike)) else None
+    arch_line = None
+    if arch:
+        recs = [r for cr in runs for r in cr.records]
+        wrote = write_archive(recs, arch)
+        busy = sum({str(r.get("key")): float(r.get("wall_s") or 0.0) for r in recs}.values())
+        if wrote is not None:
+            arch_line = (f"`{arch}` ({wrote[0]} runs, {wrote[1] / 2**20:.2f} MiB, "
+                         f"xz): `dmlsched reproduce --results {arch}` re-renders this report from them without "
+                         f"running anything; running them again costs about {_fmt_s(busy)} of worker time")
+        else:
+            arch_line = (f"not shipped (over {MAX_ARCHIVE_BYTES / 2**20:.0f} MiB compressed); `{cmd} --results "
+                         f"FILE` runs them again (about {_fmt_s(busy)} of worker time) and keeps them in FILE")
     text = render(runs, scale=scale, without_claims=without, command=cmd, total_s=total, engine=eng,
-                  results=None if tmp else results, partial=bool(fams or claim_keys), broken=broken)
+                  results=None if tmp else results, partial=bool(fams or claim_keys), broken=broken,
+                  archive=arch_line)
     from ..io import write_text_atomic
 
     p = Path(out)
@@ -391,7 +628,12 @@ def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="the quick scale of every claim (a smoke test for CI, not the result)")
     parser.add_argument("--results", default=None, metavar="FILE",
-                        help="keep the runs in this JSON-lines file: a rerun resumes (default: a temporary file)")
+                        help="keep the runs in this JSON-lines file: a rerun resumes (default: a temporary file); "
+                             "a .xz/.gz archive of run records (as shipped next to the report) is read, not changed")
+    parser.add_argument("--archive", default=None, metavar="FILE",
+                        help="ship the run records as xz-compressed JSON lines in FILE (default at full scale: "
+                             "<report>-runs.jsonl.xz next to the report)")
+    parser.add_argument("--no-archive", action="store_true", help="do not write the run-record archive")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="local worker processes (default: number of cores; 0: in this process, no limits)")
     parser.add_argument("--dask", default=None, metavar="ADDRESS",
@@ -402,7 +644,17 @@ def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claim", default=None, metavar="KEY,...", help="only these claims (by key)")
     parser.add_argument("--retry", default=None, metavar="WHAT",
                         help="re-run recorded runs that ended so (errors, killed, not-reproducible)")
-    parser.add_argument("--progress", action="store_true", help="show each sweep's progress on stderr")
+    parser.add_argument("--progress", action="store_true",
+                        help="show each sweep's progress on stderr also when it is not a terminal (on a "
+                             "terminal it is shown unless --no-progress)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def _tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def cli_reproduce(args: argparse.Namespace) -> int:
@@ -427,7 +679,8 @@ def cli_reproduce(args: argparse.Namespace) -> int:
         p, runs = generate(args.out, scale="quick" if args.quick else "full", workers=args.workers,
                            dask=args.dask, dashboard=args.dashboard, results=args.results,
                            families=split(args.family), claim_keys=split(args.claim), retry=retry,
-                           progress=args.progress)
+                           progress=(args.progress or _tty()) and not getattr(args, "no_progress", False),
+                           archive=False if args.no_archive else (args.archive or True))
     except KeyboardInterrupt:
         print("\nreproduce: interrupted; with --results FILE a rerun resumes", file=sys.stderr)
         return 130

@@ -246,6 +246,7 @@ def make_job(suite: Suite, run: PlannedRun, ref_record: dict | None) -> dict:
         "reference": run.reference,
         "reference_record": None if run.is_reference else ref_record,
         "plugins": list(suite.plugins),
+        "keep_solution": bool(suite.keep_solutions),
     }
 
 

@@ -19,6 +19,8 @@ file (``benchmarks/suites/*.toml``)::
     grace = 5                           # a run is asked to stop at time_limit + grace/2
                                         # and killed at time_limit + grace
     plugins = []                        # modules / .py files registering extra families
+    keep_solutions = false              # records keep each run's solution (its JSON), so that
+                                        # dmlsched gantt --results can draw it
 
     [[instances]]
     glob = "../../instances/hare/*.json"   # relative to this file; folders expand
@@ -30,6 +32,10 @@ file (``benchmarks/suites/*.toml``)::
 
 Instances are materialised in the runner (files read, generators called) and
 sent to workers as JSON dicts, so remote Dask workers need no shared files.
+A record's ``source`` is the instance file's path relative to the suite's
+folder (a TOML suite) or to the working folder (paths on the command line),
+so a results file does not name the machine's folders; ``label`` is relative
+to the working folder when the file lies inside it.
 Each instance is identified by the SHA-256 of its canonical JSON (keys sorted,
 the ``name`` and ``description`` fields excluded), so the same instance reached
 by two paths is one instance.
@@ -59,7 +65,7 @@ DEFAULT_TIME_LIMIT = 60.0
 
 _SUITE_KEYS = {
     "name", "description", "methods", "reference", "solver", "time_limit", "seed",
-    "repetitions", "grace", "plugins", "instances", "out", "options", "kinds",
+    "repetitions", "grace", "plugins", "instances", "out", "options", "kinds", "keep_solutions",
 }
 _SOURCE_KEYS = {"glob", "path", "paths", "generator", "params", "seeds", "name"}
 
@@ -99,6 +105,7 @@ class Suite:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     out: str | None = None
     base_dir: Path = field(default_factory=Path.cwd)
+    keep_solutions: bool = False
 
     def __post_init__(self) -> None:
         if self.reference is not None and self.reference != "default":
@@ -217,8 +224,16 @@ def suite_from_dict(data: dict, *, base_dir: Path | None = None, default_name: s
         options=options,
         out=data.get("out"),
         base_dir=base,
+        keep_solutions=_parse_bool(data, "keep_solutions", False),
     )
     return suite
+
+
+def _parse_bool(d: dict, key: str, default: bool) -> bool:
+    v = d.get(key, default)
+    if not isinstance(v, bool):
+        raise SuiteError(f"{key}: must be true or false, got {v!r}")
+    return v
 
 
 def _parse_str(d: dict, key: str, default: str) -> str:
@@ -341,12 +356,25 @@ def expand_path(pattern: str, base_dir: Path) -> list[Path]:
     return [p]
 
 
-def _display(path: Path) -> str:
+def _display(path: Path, base_dir: Path | None = None) -> str:
+    """A label: ``path`` relative to the working folder when inside it, else
+    relative to ``base_dir`` (the suite's folder), else as given."""
     try:
         rel = os.path.relpath(path)
     except ValueError:  # pragma: no cover - other drive on Windows
         return str(path)
-    return str(path) if rel.startswith("..") else rel
+    if not rel.startswith(".."):
+        return rel
+    return relative_source(path, base_dir) if base_dir is not None else str(path)
+
+
+def relative_source(path: Path, base_dir: Path) -> str:
+    """``path`` relative to ``base_dir`` (the suite's folder or the working
+    folder): what a record keeps as its ``source``."""
+    try:
+        return os.path.relpath(Path(path).resolve(), Path(base_dir).resolve())
+    except ValueError:  # pragma: no cover - other drive on Windows
+        return str(path)
 
 
 def materialize(suite: Suite) -> list[InstanceItem]:
@@ -390,19 +418,20 @@ def materialize(suite: Suite) -> list[InstanceItem]:
             if not paths:
                 raise SuiteError(f"no instance files match {src.pattern!r}")
             for path in paths:
-                label = _display(path)
+                label = _display(path, suite.base_dir)
+                source = relative_source(path, suite.base_dir)
                 if not path.exists():
-                    add_error(label, str(path), "file not found")
+                    add_error(label, source, "file not found")
                     continue
                 try:
                     inst = load(path)
                 except InstanceError as e:
-                    add_error(label, str(path), f"InstanceError: {e}")
+                    add_error(label, source, f"InstanceError: {e}")
                     continue
                 except Exception as e:  # the loader promises InstanceError; never stop the sweep
-                    add_error(label, str(path), f"{type(e).__name__}: {e}")
+                    add_error(label, source, f"{type(e).__name__}: {e}")
                     continue
-                add_instance(inst, label, str(path))
+                add_instance(inst, label, source)
         else:
             gen = src.generator
             mod = gen.rpartition(":")[0]

@@ -63,7 +63,9 @@ def cluster(num_gpus: int, heterogeneity: str = "high") -> list[str]:
 def generate(*, seed: int = 0, num_jobs: int = 6, num_gpus: int = 8, rounds: tuple[int, int] = (2, 5),
              tasks_per_round: tuple[int, ...] = (1, 2, 4), load: float = 0.9,
              gpus: list[str] | None = None, arrival_rate: float | None = None,
-             weights: tuple[int, int] = (1, 3), name: str | None = None) -> Any:
+             weights: tuple[int, int] = (1, 3), name: str | None = None,
+             domain_mix: dict[str, float] | None = None, bandwidth: float = 25.0,
+             batch_scale: float = 1.0) -> Any:
     """An instance of Hare's evaluation setup (Section 7.1), seeded.
 
     Parameters
@@ -80,6 +82,16 @@ def generate(*, seed: int = 0, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
     load, arrival_rate
         Poisson arrivals at ``arrival_rate`` jobs per second, or by default at
         the rate that makes the offered load ``load``.
+    domain_mix
+        Share of the jobs per domain (``{"CV": .., "NLP": .., "Speech": .., "Rec": ..}``,
+        normalised; default 25% each, "In the default setting, each type of jobs accounts
+        for 25%", Section 7.3 / Fig. 17).
+    bandwidth
+        Network speed in Gbps (default 25, the testbed's "25 Gbps Ethernet"): the
+        synchronisation times (network-bound) scale by ``25 / bandwidth`` (Fig. 18).
+    batch_scale
+        Batch size relative to Table 2's (Fig. 19's ``B_0``): training times scale by it
+        and the rounds (the same data) by its inverse, rounded up.
     """
     import numpy as np
 
@@ -93,6 +105,16 @@ def generate(*, seed: int = 0, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
     rounds = a.int_range("rounds", rounds)
     tasks_per_round = a.counts("tasks_per_round", tasks_per_round)
     weights = a.int_range("weights", weights)
+    bandwidth = a.number("bandwidth", bandwidth, positive=True)
+    batch_scale = a.number("batch_scale", batch_scale, positive=True)
+    mix = [1.0] * 4
+    if domain_mix is not None:
+        if not isinstance(domain_mix, dict) or set(domain_mix) - set(DOMAINS):
+            a.fail("domain_mix", f"must map domains ({', '.join(DOMAINS)}) to shares, got {domain_mix!r}")
+        mix = [a.number(f"domain_mix.{d}", domain_mix.get(d, 0.0), minimum=0) for d in DOMAINS]
+        if not sum(mix) > 0:
+            a.fail("domain_mix", "the shares must not all be 0")
+    cum = np.cumsum(np.asarray(mix) / sum(mix))
     rng = np.random.default_rng(seed)
     if gpus is None:
         num_gpus = a.count("num_gpus", num_gpus)
@@ -103,17 +125,25 @@ def generate(*, seed: int = 0, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
         gpus = [str(g) for g in gpus]
         num_gpus = len(gpus)
     by_domain = {d: [m for m, spec in JOB_TYPES.items() if spec[0] == d] for d in DOMAINS}
-    times = {m: job_times(m) for m in JOB_TYPES}
+    times = {}
+    for m in JOB_TYPES:
+        tr, sy = job_times(m)
+        times[m] = ({g: v * batch_scale for g, v in tr.items()}, {g: v * 25.0 / bandwidth for g, v in sy.items()})
     counts = {g: gpus.count(g) for g in dict.fromkeys(gpus)}
     speed = {m: sum(c / (times[m][0][g] + times[m][1][g]) for g, c in counts.items()) for m in JOB_TYPES}
     jobs = []
     t = 0.0
     for n in range(num_jobs):
-        dom = DOMAINS[int(rng.integers(len(DOMAINS)))]
+        if domain_mix is None:  # the same draws as before the option existed
+            dom = DOMAINS[int(rng.integers(len(DOMAINS)))]
+        else:
+            dom = DOMAINS[min(len(DOMAINS) - 1, int(np.searchsorted(cum, rng.uniform(), side="right")))]
         models = by_domain[dom]
         model = models[int(rng.integers(len(models)))]
         train, sync = times[model]
         r = int(rng.integers(rounds[0], rounds[1] + 1))
+        if batch_scale != 1.0:
+            r = max(1, int(np.ceil(r / batch_scale - 1e-9)))
         k = int(rng.choice(list(tasks_per_round)))
         jobs.append({"id": f"{model}-{n}", "arrival": round(t, 6), "weight": float(rng.integers(weights[0], weights[1] + 1)),
                      "rounds": r, "tasks_per_round": k, "train_time": dict(train), "sync_time": dict(sync)})
@@ -143,20 +173,23 @@ def testbed(*, seed: int = 0, num_jobs: int = 20, load: float = 100.0, **params:
 SIMULATION_LOAD = 0.9
 
 
-def simulation_rate(load: float = SIMULATION_LOAD, *, num_gpus: int = 160, heterogeneity: str = "high") -> float:
+def simulation_rate(load: float = SIMULATION_LOAD, *, num_gpus: int = 160, heterogeneity: str = "high",
+                    rounds: tuple[int, int] = (2, 5), tasks_per_round: tuple[int, ...] = (1, 2, 4)) -> float:
     """Arrival rate (jobs per second) at which the mean job of the Table 2 mix
-    (rounds 2..5, tasks {1, 2, 4}) offers ``load`` to the cluster."""
+    (rounds uniform on ``rounds``, tasks uniform in ``tasks_per_round``) offers
+    ``load`` to the cluster."""
     from .hlas import DOMAINS, JOB_TYPES, job_times
 
     gpus = cluster(num_gpus, heterogeneity)
     counts = {g: gpus.count(g) for g in dict.fromkeys(gpus)}
+    mean_size = (rounds[0] + rounds[1]) / 2 * sum(tasks_per_round) / len(tasks_per_round)
     mean_work = 0.0
     for d in DOMAINS:
         models = [m for m, spec in JOB_TYPES.items() if spec[0] == d]
         for m in models:
             tr, sy = job_times(m)
             speed = sum(c / (tr[g] + sy[g]) for g, c in counts.items())
-            mean_work += (3.5 * (7 / 3)) / speed / (len(DOMAINS) * len(models))
+            mean_work += mean_size / speed / (len(DOMAINS) * len(models))
     return load / mean_work
 
 
@@ -166,9 +199,10 @@ def simulation(*, seed: int = 0, num_jobs: int = 200, num_gpus: int = 160, heter
     heterogeneity level (:func:`cluster`).
 
     Arrivals: by default Poisson at the fixed rate :func:`simulation_rate` of
-    the default point (200 jobs on 160 high-heterogeneity GPUs at offered load
-    :data:`SIMULATION_LOAD`), so that, as in Figs. 14-16, more jobs (or fewer
-    GPUs) mean more contention; ``load`` or ``arrival_rate`` override it.
+    the default point (200 jobs of this job mix on 160 high-heterogeneity GPUs
+    at offered load :data:`SIMULATION_LOAD`), so that, as in Figs. 14-16, more
+    jobs (or fewer GPUs) mean more contention; ``load`` or ``arrival_rate``
+    override it.
     Other ``params`` as :func:`generate`'s.
     """
     a = Args("generate.hare.simulation")
@@ -179,8 +213,9 @@ def simulation(*, seed: int = 0, num_jobs: int = 200, num_gpus: int = 160, heter
     load = a.optional_number("load", load, positive=True)
     arrival_rate = a.optional_number("arrival_rate", arrival_rate, positive=True)
     gpus = cluster(num_gpus, heterogeneity)
-    if load is None and arrival_rate is None:
-        arrival_rate = simulation_rate()
+    if load is None and arrival_rate is None:  # the default point's rate, for this job mix
+        arrival_rate = simulation_rate(rounds=tuple(params.get("rounds", (2, 5))),
+                                       tasks_per_round=tuple(params.get("tasks_per_round", (1, 2, 4))))
     kw: dict[str, Any] = {"arrival_rate": arrival_rate} if arrival_rate is not None else {"load": load}
     tag = f"rate{arrival_rate:.4g}" if arrival_rate is not None else f"load{load:g}"
     return generate(seed=seed, num_jobs=num_jobs, gpus=gpus,

@@ -353,19 +353,23 @@ def write(res: HuntResult, folder: Path) -> list[str]:
 
 
 def plot_progress(results: list[HuntResult], path: str | Path, title: str | None = None) -> str:
-    """Best value over time, one line per result (strategy); saved as PNG."""
-    import matplotlib
+    """Best value over time, one line per result (strategy) in its colour,
+    marker and line style (:func:`dmlsched.plot.method_styles`); saved as PNG
+    (or the format of ``path``'s suffix)."""
+    from .. import plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = plot._plt()
     fig, ax = plt.subplots(figsize=(6, 4))
-    for r in results:
+    labels = [f"{r.strategy} (seed {r.seed})" for r in results]
+    styles = plot.method_styles(labels)
+    for r, label in zip(results, labels):
         if not r.history:
             continue
         xs = [h[0] for h in r.history] + [r.elapsed_s]
         ys = [h[2] for h in r.history] + [r.history[-1][2]]
-        ax.step(xs, ys, where="post", label=f"{r.strategy} (seed {r.seed})")
+        st = styles[label]
+        ax.step(xs, ys, where="post", label=label, color=st["color"], linestyle=st["linestyle"],
+                marker=st["marker"], markersize=4, markevery=max(1, len(xs) // 8))
     if results and results[0].objective == "excess":
         ax.axhline(1.0, color="k", lw=0.8, ls="--", label="claimed bound")
         ax.set_ylabel("best ratio / claimed bound")
@@ -374,9 +378,7 @@ def plot_progress(results: list[HuntResult], path: str | Path, title: str | None
     ax.set_xlabel("seconds")
     ax.set_title(title or (f"{results[0].problem}/{results[0].method}" if results else "hunt"))
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    plot.savefig(ax, str(path), dpi=100)
     return str(path)
 
 

@@ -154,23 +154,34 @@ def cli_hunt(args: argparse.Namespace) -> int:
             raise HuntError(f"--start {args.start}: a {problem_of(start).name} instance, not {args.problem}")
     budget = args.budget if args.budget is not None else (None if args.max_evals is not None else 60.0)
     quiet = args.json
+    from .. import progress as live
+
+    bar = live.wanted(verbose=int(getattr(args, "verbose", 0) or 0) + int(getattr(args, "verbose_sub", 0) or 0))
+
+    def say(text: str) -> None:
+        if bar:
+            live.write(text)
+        else:
+            print(text, file=sys.stderr, flush=True)
 
     def progress(event: str, ctx: Any) -> None:
+        b = ctx.best
+        if bar:
+            live.set_postfix(f"eval {ctx.steps}, best {ctx.value(b):.6g}")
         if quiet:
             return
-        b = ctx.best
         if event == "best":
             extra = ""
             if b.claimed is not None and math.isfinite(b.claimed):
                 extra = f"  claimed {b.claimed:.6g}"
             cert = "" if b.certified else " (uncertified)"
-            print(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  best {ctx.value(b):.6g}  "
-                  f"ratio {_fmt(b.ratio)}{cert}{extra}", file=sys.stderr, flush=True)
+            say(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  best {ctx.value(b):.6g}  "
+                f"ratio {_fmt(b.ratio)}{cert}{extra}")
         elif event == "violation":
-            print(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  first certified violation "
-                  f"(ratio {_fmt(b.ratio)} > claimed {_fmt(b.claimed)})", file=sys.stderr, flush=True)
+            say(f"hunt: {ctx.elapsed():7.1f} s  eval {ctx.steps:>5}  first certified violation "
+                f"(ratio {_fmt(b.ratio)} > claimed {_fmt(b.claimed)})")
 
-    with _c_stdout_to_stderr(args.json):
+    with _c_stdout_to_stderr(args.json), live.running(f"hunt {args.problem}/{args.method}", budget, enabled=bar):
         res = _run(args, budget, size, progress, start)
     if args.plot:
         plot_progress([res], args.plot)

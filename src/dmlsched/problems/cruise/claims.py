@@ -24,7 +24,8 @@ import statistics
 from typing import Any
 
 from ...bench.suite import Source, Suite
-from ...claims import Claim, Judgement, Reading, Row, Scale
+from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup, fmt,
+                        judgement)
 from ...claims import record_ok as _ok
 from ...claims import record_variant as _variant
 from ...claims import records_by_instance as _by_instance
@@ -91,55 +92,58 @@ def _suite_table_3_4(scale: Scale) -> Suite:
     )
 
 
+CALIBRATED = Setup("calibrated workloads", False, "the workloads are calibrated (generate/cruise.py) so that (3.5) "
+                   "picks Table 3.4's optimum: the calibration fixes the configuration")
+PARTS_3_4 = (
+    Part("worst", "Cruise's choice at most 6.5% slower than the optimum, every app", "at most", 0.065, "reduction",
+         "every", tolerance=0.0, source="with 6.5% slower performance than the optimum (the worst case)"),
+    Part("lda-lasso", "Cruise optimal on LDA and Lasso", "at most", 0.0, "reduction", "every", tolerance=0.0,
+         source="Cruise finds the optimal configuration in LDA and Lasso with the same performance as the optimum."),
+)
+
+
 def judge_table_3_4(records: list[dict], scale: Scale) -> Judgement:
     rows: list[Row] = []
-    rel: dict[str, dict[str, float]] = {}
+    slow: dict[str, Point] = {}
+    mended: list[float] = []
     for inst in _by_instance(records).values():
         ref = inst.get("exact")
         if ref is None or not _ok(ref) or ref.get("status") != "optimal":
             continue
         app = _app(ref)
-        gt = inst.get("proportional")
-        for label in ("closed-form", "closed-form@exact"):
-            r = inst.get(label)
-            if r is None or not _ok(r):
-                continue
+        r = inst.get("closed-form")
+        if r is not None and _ok(r):
             perf = ref["objective"] / r["objective"]
-            rel.setdefault(label, {})[app] = perf
-            if label == "closed-form":
-                paper = " / ".join(f"{100 * x:.1f}%" for x in TABLE_3_4.get(app, ()))
-                wgt = _workers(gt) if gt else None
-                rows.append(Row(
-                    f"{app}: (3.5) as printed",
-                    f"relative performance {100 * perf:.2f}% (Cruise W = {_workers(r)}, ground truth W = {wgt})",
-                    "reproduced" if perf >= 1 - WORST_SLOWDOWN - 1e-12 else "not reproduced",
-                    f"paper: {paper} (two starting configurations)"))
-    if not rel.get("closed-form"):
+            slow[app] = Point(app, 1.0 - perf)
+            gt = inst.get("proportional")
+            rows.append(Row(f"{app}: (3.5) as printed",
+                            f"relative performance {100 * perf:.2f}% (Cruise W = {_workers(r)}, ground truth W = "
+                            f"{_workers(gt) if gt else None})", "",
+                            "paper: " + " / ".join(f"{100 * x:.1f}%" for x in TABLE_3_4.get(app, ()))))
+        m = inst.get("closed-form@exact")
+        if m is not None and _ok(m):
+            mended.append(ref["objective"] / m["objective"])
+    if not slow:
         return Judgement("not run", rows, ["no proven optimum or no closed-form run in the records"])
-    worst = min(rel["closed-form"].values())
-    mended = rel.get("closed-form@exact", {})
+    prs = [PartResult(PARTS_3_4[0], list(slow.values())),
+           PartResult(PARTS_3_4[1], [p for a, p in slow.items() if a in ("LDA", "Lasso")])]
+    v = ReadingVerdict("default", prs, CALIBRATED.published, CALIBRATED.why, default=True)
     if mended:
-        rows.append(Row("mended rule (select=exact), all apps",
-                        f"relative performance {100 * min(mended.values()):.2f}%-{100 * max(mended.values()):.2f}%",
-                        "reproduced" if min(mended.values()) >= 1 - 1e-9 else "not reproduced",
-                        "the even split with W by the true epoch time is the optimum (proofs/cruise.md, A2)"))
-    ok = worst >= 1 - WORST_SLOWDOWN - 1e-12
-    verdict = ("reproduced under reading paper (and exact)" if ok
-               else "not reproduced under reading paper")
-    caveats = [
-        "Workloads are calibrated (generate/cruise.py): each app's communication/computation ratio is set so "
-        "that (3.5) on 32 r4.xlarge picks Table 3.4's grid-search optimum, so (3.5)'s choice matching the "
-        "paper's 'Optimal (W, S)' column is by construction; what is measured is the loss from integer data "
-        "and ceil(d/B) mini-batches that (3.5) ignores.",
-        "The ground truth is the grid search over (W, S) with the paper's partition rule (`proportional`: "
-        "even partitions on a homogeneous cluster), proven optimal here by `exact`.",
-        "In the paper Cruise's choice depends on the starting configuration (measured metrics); in the model "
-        "it does not (one number per app).",
-        "Lasso's mini-batch size is not given in the dissertation; MLR's 1,000 is used.",
-    ]
-    measured = (f"(3.5): relative performance {100 * worst:.2f}%-{100 * max(rel['closed-form'].values()):.2f}% "
-                f"over {len(rel['closed-form'])} apps (paper: 93.9%-100%)")
-    return Judgement(verdict, rows, caveats, measured)
+        rows.append(Row("context: the mended rule (select=exact), all apps",
+                        f"relative performance {100 * min(mended):.2f}%-{100 * max(mended):.2f}%", "",
+                        "the even split with W by the true epoch time: optimal by proofs/cruise.md A2; `exact` is the "
+                        "ground truth here, so it is not evidence for the claim"))
+    return judgement(
+        [v], ours=f"slowdown {prs[0].ours_text()}", ceiling="-",
+        caveat="model check: the calibration fixes Cruise's choice; only integer rounding is measured", rows=rows,
+        caveats=["A model-internal check of integer rounding: each app's communication/computation ratio is "
+                 "calibrated (generate/cruise.py) so that (3.5) on 32 r4.xlarge picks Table 3.4's grid-search "
+                 "optimum, so matching the paper's 'Optimal (W, S)' column is by construction; what is measured is "
+                 "the loss from integer data and ceil(d/B) mini-batches that (3.5) ignores.",
+                 "The ground truth is the model's own optimum (`exact`, proven); it is the reference, not support.",
+                 "The paper's per-application pattern (NMF 98.8%/93.9%, MLR 97.8%/97.6%, LDA and Lasso 100%) depends "
+                 "on the starting configuration (measured metrics); in the model there is one number per app.",
+                 "Lasso's mini-batch size is not given in the dissertation; MLR's 1,000 is used."])
 
 
 # ---------------------------------------------------------------------------
@@ -158,8 +162,18 @@ def _suite_integer(scale: Scale) -> Suite:
     )
 
 
+MODEL = Setup("the dissertation's model", True, "a statement about the model (3.1)-(3.4) on every homogeneous "
+              "cluster, checked on random ones")
+PARTS_INT = (
+    Part("optimal", "(3.5)'s configuration / the proven optimum, every random homogeneous cluster", "bound", 1.0,
+         "value", "every", tolerance=1e-9, source="the optimal solution distributes d evenly across workers and m "
+         "evenly across servers. Thus, we can derive an analytical solution"),
+)
+
+
 def judge_integer(records: list[dict], scale: Scale) -> Judgement:
     per_bucket: dict[tuple[float, float], list[float]] = {b: [] for b in BUCKETS}
+    pts: list[Point] = []
     mended_bad = 0
     total = 0
     for inst in _by_instance(records).values():
@@ -167,45 +181,34 @@ def judge_integer(records: list[dict], scale: Scale) -> Judgement:
         if not (ref and cf and _ok(ref) and _ok(cf)) or ref.get("status") != "optimal":
             continue
         total += 1
-        gap = cf["objective"] / ref["objective"] - 1
+        ratio = cf["objective"] / ref["objective"]
+        pts.append(Point(str(ref.get("instance_name") or "")[-6:], ratio))
         batches = (ref.get("size") or {}).get("minibatches") or 0
-        w = _workers(cf) or 1
-        per_w = batches / w
+        per_w = batches / (_workers(cf) or 1)
         for b in BUCKETS:
             if b[0] <= per_w < b[1]:
-                per_bucket[b].append(gap)
+                per_bucket[b].append(ratio - 1)
         if me and _ok(me) and me["objective"] > ref["objective"] * (1 + 1e-9):
             mended_bad += 1
     if not total:
         return Judgement("not run", [], ["no proven optimum in the records"])
     rows = []
     for (lo, hi), g in per_bucket.items():
-        if not g:
-            continue
-        exact = sum(1 for x in g if x <= 1e-9)
-        rows.append(Row(
-            f"(3.5) as printed, {lo:g} <= ceil(D/B)/W* < {hi:g} mini-batches per worker",
-            f"{exact}/{len(g)} optimal; gap median {_pct(statistics.median(g))}, max {_pct(max(g))}",
-            "reproduced" if max(g) <= 1e-9 else ("within 6.5%" if max(g) <= WORST_SLOWDOWN else "not reproduced"),
-            "paper: optimal on homogeneous clusters"))
-    rows.append(Row("continuous relaxation (real d, m; d/B mini-batches)", "(3.5) is its optimum (proof A1)",
-                    "reproduced", "proofs/cruise.md A1; tests/cruise/test_claims.py"))
-    rows.append(Row("mended rule (select=exact)", f"optimal on {total - mended_bad}/{total}",
-                    "reproduced" if not mended_bad else "not reproduced", "proofs/cruise.md A2 (proof)"))
-    low = [x for b, g in per_bucket.items() if b[1] <= 4.0 for x in g]
-    high = [x for b, g in per_bucket.items() if b[0] >= 4.0 for x in g]
-    verdict = "partially reproduced: (3.5) is the optimum of the continuous relaxation"
-    if low and max(low) > WORST_SLOWDOWN:
-        verdict += f"; with integer data it fails by up to {_pct(max(low))} below 4 mini-batches per worker"
-        if high:
-            ok_high = sum(1 for x in high if x <= 1e-9)
-            verdict += f"; from 4 on it is optimal on {ok_high} of {len(high)} and within {_pct(max(high))}"
-    caveats = [f"{total} random homogeneous clusters (generate.cruise.random_homogeneous, N 3-32, D < 5000, "
-               "B < 200, M < 500, comm/compute ratio log-uniform in [0.03, 0.6]); the dissertation gives no "
-               "integer-data experiment, so the scope is ours.",
-               "Smallest failure: N = 3, D = M = B = 1 (instances/counterexamples/cruise-closed-form-*.json)."]
-    return Judgement(verdict, rows, caveats,
-                     f"{total} instances; (3.5) optimal on {sum(1 for g in per_bucket.values() for x in g if x <= 1e-9)}")
+        if g:
+            rows.append(Row(f"(3.5), {lo:g} <= ceil(D/B)/W* < {hi:g} mini-batches per worker",
+                            f"{sum(1 for x in g if x <= 1e-9)}/{len(g)} optimal; gap median "
+                            f"{_pct(statistics.median(g))}, max {_pct(max(g))}", "", ""))
+    rows.append(Row("context: the continuous relaxation (real d, m; d/B mini-batches)", "(3.5) is its optimum",
+                    "", "proofs/cruise.md A1 (a proof, tested in tests/cruise/test_claims.py)"))
+    rows.append(Row("context: the mended rule (select=exact)", f"optimal on {total - mended_bad}/{total}", "",
+                    "proofs/cruise.md A2"))
+    pr = PartResult(PARTS_INT[0], pts)
+    v = ReadingVerdict("default", [pr], MODEL.published, MODEL.why, default=True)
+    return judgement([v], ours=f"(3.5) / optimum {pr.ours_text()}", ceiling="-",
+                     caveat="holds for the continuous relaxation (proof A1), not with integer data", rows=rows,
+                     caveats=[f"{total} random homogeneous clusters (generate.cruise.random_homogeneous, N 3-32, "
+                              "D < 5000, B < 200, M < 500, comm/compute ratio log-uniform in [0.03, 0.6]).",
+                              "Smallest failure: N = 3, D = M = B = 1 (instances/counterexamples/cruise-closed-form-*.json)."])
 
 
 # ---------------------------------------------------------------------------
@@ -222,43 +225,35 @@ def _suite_ground_truth(scale: Scale) -> Suite:
     )
 
 
+PART_GT = Part("close", "the ground truth's configuration vs Cruise's ILP optimum, epoch time, every app", "close",
+               None, "factor", "every", tolerance=WORST_SLOWDOWN,
+               source="Cruise reconfigures the job to (W:20+4, S:8+0)|E close to the ground truth optimum")
+
+
 def judge_ground_truth(records: list[dict], scale: Scale) -> Judgement:
-    rows: list[Row] = []
-    gaps: dict[str, list[float]] = {"proportional": [], "proportional@effective": []}
+    pts: dict[str, list[Point]] = {"proportional": [], "proportional@effective": []}
     for inst in _by_instance(records).values():
         ref = inst.get("exact")
         if not (ref and _ok(ref) and ref.get("status") == "optimal"):
             continue
-        for label, reading in (("proportional", "compute"), ("proportional@effective", "effective")):
+        for label in pts:
             r = inst.get(label)
-            if not (r and _ok(r)):
-                continue
-            gap = r["objective"] / ref["objective"] - 1
-            gaps[label].append(gap)
-            rows.append(Row(f"{_app(ref)}: ground truth rule data={reading}",
-                            f"{_pct(gap)} slower than the ILP optimum ({_workers(r)} workers)",
-                            "close" if gap <= WORST_SLOWDOWN else "not close",
-                            "paper (NMF): ILP (W:20+4, S:8+0) vs ground truth (W:19+4, S:9+0)"))
-    if not gaps["proportional"]:
-        return Judgement("not run", rows, ["no proven optimum in the records"])
-    comp_ok = max(gaps["proportional"]) <= WORST_SLOWDOWN
-    eff_ok = bool(gaps["proportional@effective"]) and max(gaps["proportional@effective"]) <= WORST_SLOWDOWN
-    if comp_ok:
-        verdict = "reproduced under reading compute"
-    elif eff_ok:
-        verdict = "reproduced under reading effective; not under compute (the dissertation's wording)"
-    else:
-        verdict = "not reproduced under readings compute and effective"
-    caveats = [
-        "Section 3.4.5's cluster: 28 r4.xlarge + 4 r4.4xlarge (4x cores, 4x bandwidth) with the calibrated "
-        "workloads (full scale); the calibration fixes only the homogeneous optima, so the heterogeneous "
-        "splits of the paper (19+4 workers for NMF) are not expected to match; the model's ILP optimum "
-        "(exact, proven) stands for Cruise's ILP.",
-        "'close' = within 6.5%, the dissertation's worst homogeneous gap; the text gives no number here.",
-    ]
-    return Judgement(verdict, rows, caveats,
-                     f"ground truth rule vs ILP optimum: compute {_pct(min(gaps['proportional']))}-"
-                     f"{_pct(max(gaps['proportional']))}")
+            if r and _ok(r):
+                pts[label].append(Point(_app(ref), r["objective"] / ref["objective"]))
+    if not pts["proportional"]:
+        return Judgement("not run", [], ["no proven optimum in the records"])
+    verdicts = [ReadingVerdict(name, [PartResult(PART_GT, pts[label])], CALIBRATED.published,
+                               "the workloads are calibrated to the homogeneous Table 3.4", default=name == "compute")
+                for name, label in (("compute", "proportional"), ("effective", "proportional@effective"))
+                if pts[label]]
+    rows = [Row(f"data={v.name}: {p.label}", f"{_pct(p.ours - 1)} slower than the ILP optimum", "", "")
+            for v in verdicts for p in v.parts[0].points]
+    return judgement(verdicts, ours=f"ground truth / ILP {verdicts[0].parts[0].ours_text()}", ceiling="-",
+                     caveat="calibrated workloads; the model's ILP optimum stands for Cruise's ILP", rows=rows,
+                     caveats=["Section 3.4.5's cluster: 28 r4.xlarge + 4 r4.4xlarge (4x cores, 4x bandwidth) with "
+                              "the calibrated workloads; the model's ILP optimum (exact, proven) stands for Cruise's "
+                              "ILP.", "'close' = within 6.5%, the dissertation's worst homogeneous gap; the text "
+                              "gives no number here."])
 
 
 # ---------------------------------------------------------------------------
@@ -274,6 +269,14 @@ def _suite_speed(scale: Scale) -> Suite:
     )
 
 
+PARTS_SPEED = (
+    Part("homogeneous", "cost calculation, homogeneous 32 machines ((3.5))", "at most", 0.030, "value", "every",
+         tolerance=0.0, source="Cost calculation takes 30 ms for the homogeneous environment"),
+    Part("heterogeneous", "cost calculation, heterogeneous 28+4 (the ILP, proven)", "at most", 37.4, "value",
+         "every", tolerance=0.0, source="and 37.4 s for the heterogeneous environment on average"),
+)
+
+
 def judge_speed(records: list[dict], scale: Scale) -> Judgement:
     homo = [r for r in records if r.get("method") == "closed-form" and _ok(r)]
     het = [r for r in records if r.get("method") == "exact" and "heterogeneous" in (r.get("instance_name") or "")
@@ -281,18 +284,63 @@ def judge_speed(records: list[dict], scale: Scale) -> Judgement:
     if not homo or not het:
         return Judgement("not run", [], ["missing records"])
     t_h = max(r["runtime_s"] for r in homo)
-    t_x = max(r["runtime_s"] for r in het)
-    proven = all(r.get("status") == "optimal" for r in het)
-    rows = [Row("homogeneous, 32 machines: closed-form (3.5)", f"{1000 * t_h:.2f} ms",
-                "reproduced" if t_h <= 0.030 else "not reproduced", "paper: 30 ms"),
-            Row("heterogeneous 28+4: exact (types formulation)", f"{t_x:.2f} s ({'proven' if proven else 'not proven'})",
-                "reproduced" if t_x <= 37.4 and proven else "not reproduced", "paper: 37.4 s (Gurobi ILP)")]
-    ok = t_h <= 0.030 and t_x <= 37.4 and proven
-    return Judgement("reproduced" if ok else "partially reproduced", rows,
-                     ["Times measured on a shared 2-core machine (the lead re-measures on a quiet one); the "
-                      "paper's ILP ran Gurobi with MIPGap 0.4 (snuspl/harmony ILPSolver.java), ours proves "
-                      "optimality with HiGHS over machine types."],
-                     f"closed-form {1000 * t_h:.2f} ms; exact {t_x:.2f} s")
+    t_x = max(r["runtime_s"] for r in het) if all(r.get("status") == "optimal" for r in het) else float("inf")
+    prs = [PartResult(PARTS_SPEED[0], [Point("NMF-32", t_h)]), PartResult(PARTS_SPEED[1], [Point("NMF-28+4", t_x)])]
+    v = ReadingVerdict("default", prs, CALIBRATED.published, "calibrated workloads; timed on our solver and machine",
+                       default=True)
+    return judgement([v], ours=f"{1000 * t_h:.2f} ms; {t_x:.2f} s", ceiling="-",
+                     caveat="timed on a shared machine, HiGHS proving optimality (the paper: Gurobi, MIPGap 0.4)",
+                     rows=[Row(pr.part.what, pr.ours_text(), pr.outcome, pr.reason) for pr in prs],
+                     caveats=["Times measured on a shared 2-core machine (the lead re-measures on a quiet one); the "
+                              "paper's ILP ran Gurobi with MIPGap 0.4 (snuspl/harmony ILPSolver.java), ours proves "
+                              "optimality with HiGHS over machine types."])
+
+
+# ---------------------------------------------------------------------------
+# Section 3.4.5 / the abstract: "reduces the training time by up to 58.3%"
+#: app -> (the starting configuration's workers per class (slow, fast), the paper's reduction)
+STARTS = {"NMF": ([25, 2], 0.352), "MLR": ([16, 2], 0.583), "LDA": ([25, 2], 0.413)}
+PARTS_58 = tuple(
+    Part(app, f"Cruise vs the static start (W:{w[0]}+{w[1]}, S:{28 - w[0]}+{4 - w[1]})|E, {app} epoch time",
+         "about", red, "reduction", "aggregate", "the one run", source=f"reduce the epoch times by {100 * red:.1f}%")
+    for app, (w, red) in STARTS.items())
+
+
+def _suite_58(scale: Scale) -> Suite:
+    sc = 1.0 if scale == "full" else 0.1
+    return Suite(
+        sources=[Source("generator", generator="dmlsched.generate.cruise:heterogeneous_cluster",
+                        params={"app": app, "scale": sc}, seeds=(0,), name=f"{app}-28+4") for app in STARTS],
+        name=f"claim-cruise-58.3-{scale}",
+        methods=["exact", *[f"static@{app}" for app in STARTS]], reference=None, time_limit=120,
+        options={f"static@{app}": {"workers": w} for app, (w, _) in STARTS.items()},
+    )
+
+
+def judge_58(records: list[dict], scale: Scale) -> Judgement:
+    prs = []
+    for part in PARTS_58:
+        pts = []
+        for inst in _by_instance(records).values():
+            ref, st = inst.get("exact"), inst.get(f"static@{part.key}")
+            if ref and st and _ok(ref) and _ok(st) and ref.get("status") == "optimal" and _app(ref) == part.key:
+                red = 1.0 - ref["objective"] / st["objective"]
+                pts.append(Point(part.key, red, red))
+        prs.append(PartResult(part, pts))
+    if all(p.outcome == "not run" for p in prs):
+        return Judgement("not run", [], ["no pair of exact and static runs in the records"])
+    v = ReadingVerdict("default", prs, CALIBRATED.published, "calibrated workloads (to the homogeneous Table 3.4)",
+                       default=True)
+    return judgement([v], ours=", ".join(f"{p.part.key} {p.ours_text()}" for p in prs),
+                     ceiling=", ".join(f"{p.part.key} {fmt(p.ceiling_value(), 'reduction')}" for p in prs),
+                     caveat="calibrated workloads; the ILP optimum is the ceiling itself",
+                     rows=[Row(p.part.what, p.ours_text(), p.outcome, p.reason) for p in prs],
+                     caveats=["Cruise in the heterogeneous environment is its ILP, i.e. the model's optimum (`exact`, "
+                              "proven): our reduction equals the ceiling, the most any configuration can gain over "
+                              "the static start. The starts are the dissertation's (Section 3.4.5): NMF and LDA at "
+                              "(W:25+2, S:3+2)|E, MLR at (W:16+2, S:12+2)|E, even partitions ('E').",
+                              "'up to 58.3%' (abstract) is MLR's number; NMF's 35.2% and LDA's 41.3% are judged "
+                              "beside it."])
 
 
 # ---------------------------------------------------------------------------
@@ -307,6 +355,8 @@ CLAIMS = [
                "(generate.cruise.homogeneous_cluster); Cruise's homogeneous optimizer = `closed-form` (3.5); "
                "ground truth = grid search over (W, S) with even partitions (`proportional`), proven by `exact`."),
         suite=_suite_table_3_4, judge=judge_table_3_4, readings=READ_SELECT, full_time="about 10 s",
+        parts=PARTS_3_4, setups=(CALIBRATED,), role="model check",
+        default_reason="(3.5) as printed is the dissertation's homogeneous optimizer",
     ),
     Claim(
         family="cruise", key="cruise-3.5-integer", paper=PAPER, where="Section 3.2.3, (3.5)",
@@ -316,6 +366,7 @@ CLAIMS = [
         setup=("300 random homogeneous clusters (20 with --quick), `closed-form` against the proven optimum "
                "(`exact`), grouped by mini-batches per worker under (3.5)."),
         suite=_suite_integer, judge=judge_integer, readings=READ_SELECT, full_time="about 1 min",
+        parts=PARTS_INT, setups=(MODEL,), role="theory", default_reason="(3.5) as printed",
     ),
     Claim(
         family="cruise", key="cruise-3.4.5-ground-truth", paper=PAPER, where="Section 3.4.5, Fig. 3.6",
@@ -325,6 +376,9 @@ CLAIMS = [
         setup=("Section 3.4.5's 28 r4.xlarge + 4 r4.4xlarge cluster, calibrated NMF, MLR, LDA at full scale "
                "(0.1 with --quick); the ILP = `exact` (proven); the ground truth = `proportional` per reading."),
         suite=_suite_ground_truth, judge=judge_ground_truth, readings=READ_DATA, full_time="about 30 s",
+        parts=(PART_GT,), setups=(CALIBRATED,),
+        default_reason="'proportional to each machine's power based on metrics including worker's local "
+                       "computation time' (3.4.2): compute power first",
     ),
     Claim(
         family="cruise", key="cruise-3.4.6-speed", paper=PAPER, where="Section 3.4.6",
@@ -332,6 +386,19 @@ CLAIMS = [
                "environment on average."),
         claimed="30 ms (homogeneous, analytical) and 37.4 s (heterogeneous, ILP)",
         setup="NMF on 32 r4.xlarge (closed-form) and on the 28+4 cluster (exact), full scale.",
-        suite=_suite_speed, judge=judge_speed, full_time="about 10 s",
+        suite=_suite_speed, judge=judge_speed, full_time="about 10 s", parts=PARTS_SPEED, setups=(CALIBRATED,),
+        default_reason="one reading",
+    ),
+    Claim(
+        family="cruise", key="cruise-58.3", paper=PAPER, where="Abstract of ch. 3; Section 3.4.5, Fig. 3.6",
+        quote=("Cruise reduces the training time by up to 58.3% compared to static configuration within tens of "
+               "seconds reconfiguration overhead. [...] Epoch time decreases by 35.2% (from 162 s to 105 s). Our "
+               "experiments with other applications in the same environment also reduce the epoch times by 58.3% in "
+               "MLR starting at (W:16+2, S:12+2)|E and 41.3% in LDA starting at (W:25+2, S:3+2)|E."),
+        claimed="up to 58.3% shorter epochs than the static start (NMF 35.2%, MLR 58.3%, LDA 41.3%)",
+        setup=("Section 3.4.5's 28+4 cluster with the calibrated NMF, MLR, LDA; `static` (the paper's starting "
+               "configurations, even partitions) against `exact` (Cruise's ILP, proven)."),
+        suite=_suite_58, judge=judge_58, full_time="about 30 s", parts=PARTS_58, setups=(CALIBRATED,),
+        default_reason="one reading: the dissertation's starts", ceiling=("exact", "objective", "objective"),
     ),
 ]

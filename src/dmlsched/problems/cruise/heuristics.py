@@ -234,3 +234,51 @@ def solve_proportional(inst: CruiseInstance, run: Run) -> Result:
     searched (deterministic; ``seed`` unused)."""
     cfg = proportional(inst, max_configs=run.options["max_configs"], data=run.options["data"])
     return run.result(solution=cfg, workers=sum(cfg.w), servers=sum(cfg.s))
+
+
+# ---------------------------------------------------------------------------
+# a static configuration (the starting points of Sections 3.4.3 and 3.4.5)
+def machine_classes(inst: CruiseInstance) -> list[list[int]]:
+    """Machines grouped by ``(proc_time, bandwidth)``, classes in order of first appearance."""
+    bw = inst.machine_bandwidth or tuple(0.0 for _ in inst.proc_time)
+    out: dict[tuple[float, float], list[int]] = {}
+    for i, key in enumerate(zip(inst.proc_time, bw)):
+        out.setdefault(key, []).append(i)
+    return list(out.values())
+
+
+def static_config(inst: CruiseInstance, workers: list[int]) -> CruiseConfig:
+    """``workers[k]`` workers from machine class ``k`` (:func:`machine_classes`, first machines
+    of the class), the rest servers; data and model split evenly ('E' in the dissertation's
+    notation, e.g. ``(W:16+2, S:12+2)|E``)."""
+    classes = machine_classes(inst)
+    if len(workers) != len(classes):
+        raise NotApplicable(f"option workers: {len(workers)} counts for {len(classes)} machine classes")
+    chosen: list[int] = []
+    for k, (cls, w) in enumerate(zip(classes, workers)):
+        if not 0 <= int(w) <= len(cls):
+            raise NotApplicable(f"option workers[{k}] = {w}: the class has {len(cls)} machines")
+        chosen += cls[: int(w)]
+    if not chosen or len(chosen) == inst.num_machines:
+        raise NotApplicable("option workers: a configuration needs at least one worker and one server")
+    chosen.sort()
+    return _config(inst, chosen, [1.0] * len(chosen), [1.0] * (inst.num_machines - len(chosen)))
+
+
+@method(
+    "cruise",
+    "static",
+    kind="heuristic",
+    description="A fixed configuration: given worker counts per machine class, the rest servers, even "
+                "partitions (the static starting points of Secs. 3.4.3 and 3.4.5)",
+    options=[Option("workers", list, None, "workers per machine class (classes of equal proc_time and "
+                    "bandwidth, in order of first appearance), e.g. [16, 2] for (W:16+2, S:12+2)|E")],
+)
+def solve_static(inst: CruiseInstance, run: Run) -> Result:
+    """The configuration ``workers`` with even partitions (no optimisation: the baseline of
+    "Cruise reduces the training time by up to 58.3% compared to static configuration")."""
+    w = run.options["workers"]
+    if w is None:
+        raise NotApplicable("option workers is required (workers per machine class)")
+    cfg = static_config(inst, [int(x) for x in w])
+    return run.result(solution=cfg, workers=sum(cfg.w), servers=sum(cfg.s))

@@ -93,13 +93,21 @@ def homo_estimate(inst: HareInstance, n: int) -> tuple[int, float]:
     return int(g[n]), float(d[n])
 
 
-def _homo_estimates(inst: HareInstance) -> tuple[np.ndarray, np.ndarray]:
+def _homo_estimates(inst: HareInstance, sizes: str = "known") -> tuple[np.ndarray, np.ndarray]:
     counts = np.bincount(inst.gpu_type_index, minlength=len(inst.gpu_types)).astype(float)
     p = inst.tc_type @ counts / inst.num_gpus
     s = inst.ts_type @ counts / inst.num_gpus
     K = inst.tasks_per_round_arr
     g = np.minimum(K, inst.num_gpus)
-    return g, inst.rounds_arr * (-(-K // g) * p + s)
+    rounds = inst.rounds_arr if sizes == "known" else np.ones_like(inst.rounds_arr)
+    return g, rounds * (-(-K // g) * p + s)
+
+
+#: option ``sizes`` of ``homo`` and ``allox``: what the scheduler knows of a job's size
+SIZES_OPTION = Option(
+    "sizes", str, "known", "'known': the job's rounds (Hare's offline setting); 'unit': every job looks one round "
+    "long, the HLAS paper's online baselines ('we use a unit job size to disable the job size information', "
+    "Section VI-D)", choices=("known", "unit"))
 
 
 # ---------------------------------------------------------------------------
@@ -462,6 +470,7 @@ def solve_srtf_round(inst: HareInstance, run: Run) -> Result:
 @method(
     "hare", "homo", kind="heuristic",
     description="Sched_Homo: heterogeneity-oblivious gang scheduling (random free GPUs), job-level non-preemption",
+    options=[SIZES_OPTION],
 )
 def solve_homo(inst: HareInstance, run: Run) -> Result:
     """Sched_Homo (Hare Section 7.1, after Zhang et al. [47]).
@@ -477,8 +486,9 @@ def solve_homo(inst: HareInstance, run: Run) -> Result:
     among the free ones (:class:`_FreeRandom`, seeded by ``seed``): speed
     plays no part in the choice, and the result depends only on the multiset
     of GPU types and the seed.  The schedule itself uses the real times.
+    With ``sizes="unit"`` the estimates take every job as one round long.
     """
-    _, est = _homo_estimates(inst)
+    _, est = _homo_estimates(inst, run.options["sizes"])
     w = inst.weight.tolist()
     arr = inst.arrival.tolist()
     e = est.tolist()
@@ -810,6 +820,7 @@ def _allox_place(ptype: np.ndarray, gap: np.ndarray, busy: np.ndarray, types: np
 @method(
     "hare", "allox", kind="heuristic",
     description="Sched_Allox: job-level min-cost matching of jobs to GPU slots, no intra-job parallelism",
+    options=[SIZES_OPTION],
 )
 def solve_allox(inst: HareInstance, run: Run) -> Result:
     """Sched_Allox (Hare Section 7.1, after AlloX [24]).
@@ -825,6 +836,10 @@ def solve_allox(inst: HareInstance, run: Run) -> Result:
     unweighted completion time.  Among optimal matchings (they tie, e.g.,
     whenever two jobs of one position swap GPUs of one type) the placement of
     :func:`_allox_arrange` is taken: earlier arrivals start first.
+
+    With ``sizes="unit"`` the matching takes every waiting job as one round
+    long (processing times ``K T^c + T^s``); the GPUs' remaining busy times it
+    sees and the schedule itself use the real sizes.
     """
     N, M = inst.num_jobs, inst.num_gpus
     K = inst.tasks_per_round_arr.astype(float)
@@ -834,6 +849,8 @@ def solve_allox(inst: HareInstance, run: Run) -> Result:
     D_type = K[:, None] * inst.tc_type + inst.ts_type
     P_type = Rr[:, None] * D_type
     G_type = P_type - inst.ts_type  # start to the next start on the GPU (the last sync overlaps)
+    if run.options["sizes"] == "unit":  # what the matching sees: every job one round long
+        P_type, G_type = D_type, D_type - inst.ts_type
     cls = (np.unique(np.concatenate([P_type, G_type], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
            if N else np.zeros(0, dtype=np.int64))  # jobs with equal times on every type
     phi = np.zeros(M)

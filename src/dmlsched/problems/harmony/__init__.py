@@ -4,7 +4,8 @@ maximise cluster utilisation (4.1)-(4.4).
 
 Files: ``instance.py``, ``solution.py`` (validator, evaluator: utilisation
 (4.4)), ``heuristics.py`` (``harmony``: Algorithms 1-2), ``oracle.py``
-(``oracle``: the dissertation's Oracle at scale, Section 4.4.7),
+(``oracle``: the dissertation's Oracle at scale, Section 4.4.7), ``isolated.py``
+(``isolated``: the dissertation's isolated baseline, Section 4.4.1),
 ``bruteforce.py`` (``brute-force``: every grouping, tiny instances),
 ``models.py`` (``exact``: MILP), ``bounds.py`` (the Fig. 4.17 claim as a
 ratio), ``execution.py`` (the execution model: with ``simulate=True``, average
@@ -29,7 +30,7 @@ SPEC = register_family(
     default_reference="brute-force",
 )
 
-from . import bruteforce, heuristics, models, oracle  # noqa: E402,F401  (register the methods)
+from . import bruteforce, heuristics, isolated, models, oracle  # noqa: E402,F401  (register the methods)
 
 __all__ = [
     "FIG_4_17_RATIO",

@@ -28,14 +28,18 @@ it open; ``models/hlas.md`` "Readings of the GPU group" discusses each):
     grouping's ``|U|`` groups, but tasks are dispatched GPU by GPU (one task
     per idle GPU, Algorithm 1's loop over ``m in M`` and ``x_{n,m}``).
 
-Option ``group_idle`` chooses when a group takes work: ``"any"`` (default)
-as soon as one of its GPUs is idle (on its idle GPUs), ``"all"`` only when
-all its GPUs are idle; ``models/hlas.md`` item 12.  Options ``gang`` and
-``placement`` are the baselines' readings (items 11 and 13); each policy's
-defaults are how the paper describes it: ``fifo`` is Gavel_FIFO (fastest
-idle GPUs, a round waits for its GPUs, blocking), ``2d-las`` is Tiresias
-(gang with backfilling, heterogeneity-oblivious placement), ``srtf`` (the
+Option ``group_idle`` chooses when a group takes work: ``"all"`` (default,
+"When a GPU group is idle", Section IV-C) only when all its GPUs are idle,
+``"any"`` as soon as one of its GPUs is idle (on its idle GPUs);
+``models/hlas.md`` item 12.  Options ``gang`` and ``placement`` are the
+baselines' readings (items 11 and 13); each policy's defaults are how the
+paper describes it: ``fifo`` is Gavel_FIFO (fastest idle GPUs, a round waits
+for its GPUs, blocking), ``2d-las`` is Tiresias as the paper compares it
+(gang with backfilling, on the fastest idle GPUs like Gavel_FIFO: the paper
+attributes its gap to HLAS to the service measure only), ``srtf`` (the
 clairvoyant ceiling) and HLAS are relaxed on the fastest idle groups.
+``hlas-l`` is HLAS-P's scheduling with loss-fitting predictions
+(:mod:`.prediction`).
 """
 
 from __future__ import annotations
@@ -97,7 +101,7 @@ def simulate(
     *,
     grouped: bool | None = None,
     group_mode: str = "batch",
-    group_idle: str = "any",
+    group_idle: str = "all",
     gang: str | None = None,
     placement: str = "fastest",
     groups: Sequence[Sequence[int]] | None = None,
@@ -113,9 +117,9 @@ def simulate(
     ``"accounting"`` the groups (given, or ``inst.num_groups`` when the policy
     is grouped) only set ``T̄_n``; dispatch is per GPU.
 
-    ``group_idle`` (:data:`GROUP_IDLE_READINGS`): ``"any"`` (a group with an
-    idle GPU takes work on its idle GPUs) or ``"all"`` (a group takes work
-    only when all its GPUs are idle); ``models/hlas.md`` item 12.
+    ``group_idle`` (:data:`GROUP_IDLE_READINGS`): ``"all"`` (a group takes work
+    only when all its GPUs are idle) or ``"any"`` (a group with an idle GPU
+    takes work on its idle GPUs); ``models/hlas.md`` item 12.
 
     ``placement``: ``"fastest"`` (the idle group fastest for the picked job)
     or ``"oblivious"`` (an idle group drawn at random with ``seed``;
@@ -136,10 +140,15 @@ def simulate(
         gang = None
     if group_idle not in GROUP_IDLE_READINGS:
         raise ValueError(f"group_idle must be one of {', '.join(GROUP_IDLE_READINGS)}, got {group_idle!r}")
-    rule = RULES[policy]()
+    if policy == "hlas-l":
+        from .prediction import HLASL, LossFit
+
+        rule = HLASL(LossFit(inst, seed))
+    else:
+        rule = RULES[policy]()
     gdetails: dict = {}
     if grouped is None:
-        grouped = policy in ("hlas", "hlas-p")
+        grouped = policy in ("hlas", "hlas-p", "hlas-l")
     tbar_groups = None
     if group_mode == "accounting":
         # T̄_n = |D_n| |U| / sum_m s_{n,m} depends on the grouping only through |U|
@@ -192,14 +201,15 @@ def policy_options(*, gang: str = "none", placement: str = "fastest") -> tuple[O
     with the policy's own defaults for ``gang`` and ``placement`` (how the paper describes
     that baseline)."""
     return (
-        Option("grouped", bool, None, "run on GPU groups (default: True for hlas and hlas-p, False for the "
-               "baselines)"),
+        Option("grouped", bool, None, "run on GPU groups (default: True for hlas, hlas-p and hlas-l, False for "
+               "the baselines)"),
         Option("grouping_method", str, "greedy", "gpu-grouping method that computes the groups when the "
                "instance gives only their number", choices=("greedy", "exact", "exact-cp", "brute-force")),
         Option("group_mode", str, "batch", "how a GPU group executes work (models/hlas.md item 10)",
                choices=GROUP_MODES),
-        Option("group_idle", str, "any", "when a group takes work: as soon as any of its GPUs is idle, or only "
-               "when all are (models/hlas.md item 12)", choices=GROUP_IDLE_READINGS),
+        Option("group_idle", str, "all", "when a group takes work: only when all its GPUs are idle (default, "
+               "'When a GPU group is idle'), or as soon as any of them is (models/hlas.md item 12)",
+               choices=GROUP_IDLE_READINGS),
         Option("gang", str, gang, "per-GPU runs: a round starts only on min(tasks_per_round, GPUs) idle GPUs; "
                "'block' (a job that does not fit blocks the later ones) or 'skip' (backfilling); 'none': relaxed "
                "(models/hlas.md item 11)", choices=GANG_READINGS),
@@ -237,10 +247,12 @@ def _register(policy: str, description: str, **defaults: str):
 
 run_hlas = _register("hlas", "HLAS (Algorithms 1-3): MLFQ on attained rounds x average group round time")
 run_hlas_p = _register("hlas-p", "HLAS-P (Section V-B): HLAS with predicted rounds and sub-queues q^1, q^2")
+run_hlas_l = _register("hlas-l", "HLAS-L (Section VI-D): HLAS-P's scheduling with rounds predicted by fitting each "
+                       "job's loss curve (Optimus [19]; models/hlas.md 'HLAS-L')")
 run_fifo = _register("fifo", "Gavel_FIFO: arrival order, fastest idle GPUs, a round waits for its GPUs (gang, "
                      "blocking)", gang="block")
 run_2dlas = _register("2d-las", "2D-LAS (Tiresias): least attained task-GPU time first, gang with backfilling, "
-                      "heterogeneity-oblivious placement", gang="skip", placement="oblivious")
+                      "fastest idle GPUs", gang="skip")
 run_srtf = _register("srtf", "SRTF (clairvoyant ceiling): shortest remaining rounds x T-bar first, relaxed, fastest "
                      "idle GPUs")
 

@@ -1,0 +1,329 @@
+"""Commands that write instances: ``dmlsched generate`` (a paper's seeded
+generator to a file) and ``dmlsched convert-trace`` (a real trace to a
+moldable instance file); and the lookup of a schedule kept in a results file
+(``dmlsched gantt --results``).
+
+Kept apart from :mod:`dmlsched.cli` (which only wires them in) so that they
+move as they are when the command line becomes a package.
+
+``generate FAMILY SETUP [--seed N] [KEY=VALUE]... --out FILE``: ``SETUP`` is a
+function of :mod:`dmlsched.generate.<FAMILY>` taking keyword arguments only
+(with ``seed``); ``KEY=VALUE`` are its arguments, values read as JSON when
+they parse (``rounds=[2,5]``, ``heterogeneity=low``).  ``dmlsched generate``
+lists the families, ``dmlsched generate FAMILY`` its setups with their
+arguments.  ``--out -`` prints the instance on standard output.
+
+``convert-trace FORMAT TRACE [KEY=VALUE]... --out FILE``: ``FORMAT`` ``swf``
+(Standard Workload Format, :func:`dmlsched.traces.swf_to_moldable`) or
+``openb`` (Alibaba GPU pods, :func:`dmlsched.traces.openb_to_moldable`);
+``TRACE`` a file, or a file name inside the shared traces folder
+(:func:`dmlsched.traces.traces_dir`); ``KEY=VALUE`` the converter's
+arguments (``gpus=64 limit=500``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import DmlschedError
+
+#: generator modules of :mod:`dmlsched.generate`, by family
+GENERATOR_FAMILIES = ("cruise", "hare", "harmony", "hlas", "moldable", "rar")
+
+#: trace formats: (converter, reader, folder inside the shared traces folder)
+TRACE_FORMATS = {
+    "swf": ("swf_to_moldable", "read_swf", "swf"),
+    "openb": ("openb_to_moldable", "read_openb", "alibaba-openb"),
+}
+
+
+class ToolError(DmlschedError, ValueError):
+    """A bad argument of ``generate`` or ``convert-trace`` (exit 2)."""
+
+
+def _json_value(raw: str) -> Any:
+    try:
+        v = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        return raw
+    if isinstance(v, float) and not math.isfinite(v):
+        return raw
+    return v
+
+
+def parse_params(pairs: list[str], where: str) -> dict[str, Any]:
+    """``["num_jobs=8", "rounds=[2,5]"]`` -> ``{"num_jobs": 8, "rounds": [2, 5]}``."""
+    out: dict[str, Any] = {}
+    for p in pairs:
+        if "=" not in p or p.startswith("="):
+            raise ToolError(f"{where}: expected KEY=VALUE, got {p!r}")
+        k, raw = p.split("=", 1)
+        k = k.strip().replace("-", "_")
+        if k in out:
+            raise ToolError(f"{where}: {k} given twice")
+        out[k] = _json_value(raw)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# generate
+def setups(family: str) -> dict[str, Callable[..., Any]]:
+    """The instance generators of ``dmlsched.generate.<family>``: public
+    functions whose every parameter is keyword-only, ``seed`` among them."""
+    if family not in GENERATOR_FAMILIES:
+        raise ToolError(f"generate: unknown family {family!r} (choose from {', '.join(GENERATOR_FAMILIES)})")
+    mod = importlib.import_module(f"dmlsched.generate.{family}")
+    out = {}
+    for name, fn in inspect.getmembers(mod, inspect.isfunction):
+        if name.startswith("_") or fn.__module__ != mod.__name__:
+            continue
+        params = inspect.signature(fn).parameters.values()
+        if "seed" in inspect.signature(fn).parameters and all(
+                p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in params):
+            out[name.replace("_", "-")] = fn
+    return out
+
+
+def _signature_text(fn: Callable[..., Any]) -> str:
+    parts = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.name == "seed":
+            continue
+        if p.kind is p.VAR_KEYWORD:
+            parts.append("...")
+        else:
+            parts.append(f"{p.name}={json.dumps(p.default, default=str) if p.default is not p.empty else '?'}")
+    return " ".join(parts)
+
+
+def list_setups(family: str | None) -> str:
+    """The text ``dmlsched generate [FAMILY]`` prints."""
+    if family is None:
+        lines = ["families (dmlsched generate FAMILY lists its setups):"]
+        for fam in GENERATOR_FAMILIES:
+            lines.append(f"  {fam:<9} {', '.join(setups(fam))}")
+        return "\n".join(lines)
+    lines = [f"setups of {family} (dmlsched generate {family} SETUP [--seed N] [KEY=VALUE]... --out FILE):"]
+    for name, fn in setups(family).items():
+        doc = (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
+        lines.append(f"  {name}: {doc}")
+        lines.append(f"      {_signature_text(fn)}")
+    return "\n".join(lines)
+
+
+def generate(family: str, setup: str, seed: int, params: dict[str, Any]) -> Any:
+    """Call generator ``setup`` of ``family`` with ``seed`` and ``params``.
+
+    Raises
+    ------
+    ToolError
+        An unknown family, setup or argument (naming the arguments there are).
+    dmlsched.generate.GeneratorArgumentError
+        A value outside the argument's domain.
+    """
+    found = setups(family)
+    fn = found.get(setup) or found.get(setup.replace("_", "-"))
+    if fn is None:
+        raise ToolError(f"generate {family}: unknown setup {setup!r} (choose from {', '.join(found)})")
+    sig = inspect.signature(fn).parameters
+    if "seed" in params:
+        raise ToolError("generate: give the seed with --seed")
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in sig.values())
+    for k in params:
+        if k not in sig and not takes_any:
+            names = ", ".join(n for n in sig if n != "seed")
+            raise ToolError(f"generate {family} {setup}: {k}: not an argument (its arguments: {names})")
+    inst = fn(seed=seed, **params)
+    if isinstance(inst, dict):
+        from .io import from_dict
+
+        inst = from_dict(inst)
+    return inst
+
+
+# ---------------------------------------------------------------------------
+# convert-trace
+def trace_file(fmt: str, name: str) -> Path:
+    """``name`` as given when it exists, else inside the shared traces folder."""
+    p = Path(name)
+    if p.exists() or p.is_absolute():
+        if not p.is_file():
+            raise ToolError(f"convert-trace: {name}: no such file")
+        return p
+    from .traces import traces_dir
+
+    q = traces_dir() / TRACE_FORMATS[fmt][2] / name
+    if not q.is_file():
+        raise ToolError(f"convert-trace: {name}: no such file (nor {q})")
+    return q
+
+
+def convert_trace(fmt: str, path: str, params: dict[str, Any], *, skip_bad: bool = False) -> Any:
+    """Read a trace and convert it to a moldable instance.
+
+    Raises
+    ------
+    ToolError
+        An unknown format or converter argument.
+    dmlsched.traces.TraceError
+        A malformed row (file and line named), unless ``skip_bad``.
+    """
+    from . import traces
+
+    if fmt not in TRACE_FORMATS:
+        raise ToolError(f"convert-trace: unknown format {fmt!r} (choose from {', '.join(TRACE_FORMATS)})")
+    conv_name, read_name, _ = TRACE_FORMATS[fmt]
+    conv = getattr(traces, conv_name)
+    sig = inspect.signature(conv).parameters
+    allowed = [n for n, p in sig.items() if p.kind is p.KEYWORD_ONLY]
+    for k in params:
+        if k not in allowed:
+            raise ToolError(f"convert-trace {fmt}: {k}: not an argument of {conv_name} "
+                            f"(its arguments: {', '.join(allowed)})")
+    trace = getattr(traces, read_name)(trace_file(fmt, path), skip_bad=skip_bad)
+    if isinstance(params.get("speedup"), list):
+        params = {**params, "speedup": tuple(tuple(x) for x in params["speedup"])}
+    try:
+        return conv(trace, **params)
+    except TypeError as e:  # a value of the wrong type for the converter
+        raise ToolError(f"convert-trace {fmt}: {e}") from None
+
+
+# ---------------------------------------------------------------------------
+# writing
+def write_instance(inst: Any, out: str) -> str:
+    """Write ``inst`` to ``out`` atomically (``-``: standard output); returns
+    what to report on standard error."""
+    from . import io
+
+    if out == "-":
+        sys.stdout.write(io.dumps(inst) + "\n")
+        sys.stdout.flush()
+        return "instance written to standard output"
+    io.save(inst, out)
+    return f"instance written to {out}"
+
+
+def _describe(inst: Any) -> str:
+    from .registry import problem_of
+
+    spec = problem_of(inst)
+    size = ", ".join(f"{k} {v}" for k, v in spec.size(inst).items())
+    return f"{spec.name} instance{' ' + repr(inst.name) if getattr(inst, 'name', '') else ''} ({size})"
+
+
+def add_generate_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched generate``."""
+    p.add_argument("family", nargs="?", help=f"generator family: {', '.join(GENERATOR_FAMILIES)} "
+                                             "(none: list them)")
+    p.add_argument("setup", nargs="?", help="the setup (a generator function; none: list the family's)")
+    p.add_argument("params", nargs="*", metavar="KEY=VALUE",
+                   help="generator arguments, values read as JSON when they parse (num_jobs=20 rounds=[2,5])")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
+    p.add_argument("--out", metavar="FILE", help="instance file to write (atomically); '-': standard output")
+
+
+def add_convert_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched convert-trace``."""
+    p.add_argument("format", choices=sorted(TRACE_FORMATS), help="trace format")
+    p.add_argument("trace", help="trace file (or a file name in the shared traces folder)")
+    p.add_argument("params", nargs="*", metavar="KEY=VALUE",
+                   help="converter arguments, values read as JSON when they parse (gpus=64 limit=500)")
+    p.add_argument("--skip-bad", action="store_true", help="skip malformed rows (counted in the instance's source)")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="instance file to write (atomically); '-': standard output")
+
+
+def add_schema_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched schema``."""
+    p.add_argument("family", nargs="?", help="the family (none: list the families)")
+
+
+def cli_schema(args: argparse.Namespace) -> int:
+    """``dmlsched schema FAMILY``: the JSON Schema of the family's instance files."""
+    from .formats import FAMILIES, schema
+
+    if args.family is None:
+        print("families (dmlsched schema FAMILY prints its JSON Schema): " + ", ".join(FAMILIES))
+        return 0
+    if args.family not in FAMILIES:
+        raise ToolError(f"schema: unknown family {args.family!r} (choose from {', '.join(FAMILIES)})")
+    print(json.dumps(schema(args.family), indent=2))
+    return 0
+
+
+def cli_generate(args: argparse.Namespace) -> int:
+    """``dmlsched generate``: list families/setups, or write one instance."""
+    if args.family is None or args.setup is None:
+        print(list_setups(args.family))
+        return 0
+    if args.out is None:
+        raise ToolError("generate: --out FILE is required to write an instance ('-': standard output)")
+    if not 0 <= args.seed < 2**63:
+        raise ToolError(f"--seed: must be an integer in [0, 2^63), got {args.seed}")
+    params = parse_params(args.params, f"generate {args.family} {args.setup}")
+    inst = generate(args.family, args.setup, args.seed, params)
+    msg = write_instance(inst, args.out)
+    print(f"generate: {_describe(inst)}: {msg}", file=sys.stderr)
+    return 0
+
+
+def cli_convert_trace(args: argparse.Namespace) -> int:
+    """``dmlsched convert-trace``: a trace to a moldable instance file."""
+    params = parse_params(args.params, f"convert-trace {args.format}")
+    inst = convert_trace(args.format, args.trace, params, skip_bad=args.skip_bad)
+    msg = write_instance(inst, args.out)
+    print(f"convert-trace: {_describe(inst)}: {msg}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# schedules kept in results files
+def solution_from_json(instance: Any, data: Any) -> Any:
+    """Rebuild a solution from its JSON form with the family's
+    ``solution.from_json``; ``None`` when the family has none."""
+    from .registry import problem_of
+
+    spec = problem_of(instance)
+    try:
+        mod = importlib.import_module(f"dmlsched.problems.{spec.name.replace('-', '')}.solution")
+    except ImportError:
+        return None
+    fn = getattr(mod, "from_json", None)
+    return None if fn is None else fn(instance, data)
+
+
+def recorded_run(results: str, instance: Any, method: str, seed: int | None = None) -> dict:
+    """The newest record in ``results`` of ``method`` (a method or a variant
+    ``NAME@LABEL``) on ``instance`` (matched by instance hash) that kept its
+    solution (``dmlsched bench --keep-solutions``).
+
+    Raises
+    ------
+    ToolError
+        No such record, or none that kept its solution.
+    """
+    from .bench.store import latest_records
+    from .bench.suite import instance_hash
+    from .io import to_dict
+
+    if not Path(results).is_file():
+        raise ToolError(f"--results {results}: no such file")
+    h = instance_hash(to_dict(instance))
+    mine = [r for r in latest_records([results]) if r.get("instance_hash") == h
+            and method in (r.get("variant"), r.get("method")) and (seed is None or r.get("seed") == seed)]
+    if not mine:
+        raise ToolError(f"--results {results}: no run of {method}"
+                        f"{'' if seed is None else f' with seed {seed}'} on this instance")
+    kept = [r for r in mine if r.get("solution") is not None]
+    if not kept:
+        raise ToolError(f"--results {results}: the runs of {method} on this instance kept no schedule "
+                        "(run dmlsched bench with --keep-solutions)")
+    return kept[-1]

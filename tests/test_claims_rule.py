@@ -1,0 +1,140 @@
+"""The evidence rule of ``dmlsched.claims`` on hand-written numbers: every part outcome and
+every claim word with its boundaries, the symmetry of the words, and the judgement's text."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dmlsched.claims import (OUTCOMES, VERDICTS, WORDS, Claim, Part, PartResult, Point, ReadingVerdict,
+                             ceiling_violations, claim_word, judge_part, judgement)
+
+ABOUT_1_1 = Part("p", "A vs B", "about", 1.1, "factor", "aggregate", tolerance=0.15)
+AT_LEAST = Part("p", "A vs B", "at least", 0.546, "reduction", "every", tolerance=0.15)
+ALWAYS = Part("p", "A vs B", "always better", None, "factor", "every")
+
+
+def outcome(part, *pts):
+    return judge_part(part, [Point(str(i), *p) if isinstance(p, tuple) else Point(str(i), p)
+                             for i, p in enumerate(pts)])[0]
+
+
+def test_words_and_outcomes_are_defined_once():
+    assert set(WORDS) == set(VERDICTS)
+    assert OUTCOMES == ("holds", "direction only", "unreachable", "fails", "not run")
+
+
+def test_a_loss_against_a_claimed_gain_is_never_reproduced():
+    # 0.94x against the paper's 1.1x: the wrong sign, whatever the tolerance
+    assert outcome(ABOUT_1_1, 0.94) == "fails"
+    assert claim_word(["fails"]) == "not reproduced"
+    wide = Part("p", "A vs B", "about", 1.1, "factor", "aggregate", tolerance=5.0)
+    assert outcome(wide, 0.99) == "fails"  # a tolerance never turns a loss into a win
+    assert outcome(wide, 1.0) == "fails"  # no effect is not the claimed direction
+
+
+def test_tolerance_is_relative_to_the_effect_size():
+    # 1.1x has effect 0.1; 15% admits effects in [0.085, 0.115]
+    assert outcome(ABOUT_1_1, 1.085) == "holds"
+    assert outcome(ABOUT_1_1, 1.0849) == "direction only"
+    assert outcome(ABOUT_1_1, 1.115) == "holds"
+    assert outcome(ABOUT_1_1, 1.1151) == "direction only"  # "about" is two-sided
+    # "at least": short is direction only, any larger effect holds
+    assert outcome(AT_LEAST, 0.4641) == "holds"
+    assert outcome(AT_LEAST, 0.46) == "direction only"
+    assert outcome(AT_LEAST, 0.95) == "holds"
+
+
+def test_always_claim_with_one_losing_point_is_not_reproduced():
+    assert outcome(ALWAYS, 1.2, 1.3, 0.99) == "fails"
+    assert outcome(ALWAYS, 1.2, 1.3, 1.01) == "holds"
+    assert claim_word(["fails", "holds"]) == "partially reproduced"
+    assert claim_word(["fails"]) == "not reproduced"
+
+
+def test_unreachable_beyond_the_ceiling_and_fails_first():
+    # the ceiling allows at most 40% against the paper's 54.6% (less 15%: 46.4%)
+    assert outcome(AT_LEAST, (0.30, 0.40)) == "unreachable"
+    assert outcome(AT_LEAST, (0.30, 0.4641)) == "direction only"  # the tolerated end is reachable
+    # the wrong sign where a better schedule existed fails even when the number is unreachable
+    assert outcome(AT_LEAST, (-0.05, 0.40)) == "fails"
+    # ...but not where no schedule beats the baseline at all
+    assert outcome(AT_LEAST, (-0.05, 0.0)) == "unreachable"
+    assert claim_word(["unreachable", "holds"]) == "unreachable in this setup"
+    assert claim_word(["unreachable", "direction only"]) == "unreachable in this setup"
+    assert claim_word(["unreachable", "fails"]) == "not reproduced"
+
+
+def test_close_parts_are_symmetric_and_empty_without_contention():
+    close = Part("c", "A and B close", "close", None, "factor", "every", tolerance=0.10)
+    assert outcome(close, 1.05) == "holds" and outcome(close, 0.95) == "holds"
+    assert outcome(close, 1.11) == "fails" and outcome(close, 0.89) == "fails"
+    assert outcome(close, (1.0, 1.0)) == "unreachable"  # every schedule equals the bound: nothing to compare
+
+
+def test_grows_value_bound_and_not_better_parts():
+    grows = Part("g", "grows", "grows", None, "delta", "every")
+    assert outcome(grows, 0.1, 0.02) == "holds"
+    assert outcome(grows, 0.1, -0.02) == "fails"
+    assert outcome(grows, 0.1, 0.0) == "fails"
+    value = Part("v", "a value", "value", 6.7, "value", "every", tolerance=0.01)
+    assert outcome(value, 20 / 3) == "holds" and outcome(value, 6.5) == "fails"
+    bound = Part("b", "ratio", "bound", 2.0, "value", "every", tolerance=0.0)
+    assert outcome(bound, 1.5, 2.0) == "holds" and outcome(bound, 1.5, 2.01) == "fails"
+    gone = Part("n", "no better", "always better", None, "factor", "every", strict=False)
+    assert outcome(gone, 1.0, 1.2) == "holds" and outcome(gone, 0.99) == "fails"
+    assert outcome(ABOUT_1_1) == "not run"
+    assert outcome(ABOUT_1_1, math.nan) == "not run"
+
+
+@pytest.mark.parametrize("outcomes, word", [
+    (["holds", "holds"], "reproduced"),
+    (["holds", "direction only"], "partially reproduced"),
+    (["holds", "fails"], "partially reproduced"),
+    (["direction only", "direction only"], "direction only"),
+    (["direction only", "fails"], "not reproduced"),
+    (["fails", "fails"], "not reproduced"),
+    (["unreachable"], "unreachable in this setup"),
+    (["holds", "not run"], "not run"),
+    ([], "not run"),
+])
+def test_claim_words_in_their_order(outcomes, word):
+    assert claim_word(outcomes) == word
+
+
+def test_success_and_failure_on_a_substitute_workload_get_symmetric_words():
+    win = ReadingVerdict("default", [PartResult(ALWAYS, [Point("x", 1.5)])], published=False,
+                         why="substitute workload", default=True)
+    loss = ReadingVerdict("default", [PartResult(ALWAYS, [Point("x", 0.7)])], published=False,
+                          why="substitute workload", default=True)
+    assert win.word == loss.word == "inconclusive"
+    assert win.setup_word == "reproduced" and loss.setup_word == "not reproduced"
+    assert win.text() == "inconclusive (substitute workload); with this setup: reproduced"
+    assert loss.text() == "inconclusive (substitute workload); with this setup: not reproduced"
+    contra = ReadingVerdict("default", [PartResult(ALWAYS, [Point("x", 1.5)])], contradicts=True, default=True)
+    assert contra.word == "inconclusive" and "contradicts itself" in contra.text()
+
+
+def test_judgement_headline_is_the_default_readings_word():
+    d = ReadingVerdict("default", [PartResult(ABOUT_1_1, [Point("g", 0.94)])], default=True)
+    alt = ReadingVerdict("alternative", [PartResult(ABOUT_1_1, [Point("g", 1.1)])])
+    j = judgement([alt, d], caveat="x" * 150)
+    assert j.verdict.startswith("not reproduced; other readings: alternative: reproduced")
+    assert len(j.caveat) == 100
+    assert judgement([]).verdict == "not run"
+
+
+def test_ceiling_violations_catch_a_bound_above_a_run():
+    claim = Claim(family="toy", key="k", paper="p", where="w", quote="q", claimed="c", setup="s",
+                  suite=lambda s: None, judge=lambda r, s: None, ceiling=("lb", "objective", "objective"))
+    recs = [{"instance_hash": "h1", "method": "lb", "status": "optimal", "objective": 10.0},
+            {"instance_hash": "h1", "method": "a", "status": "feasible", "objective": 12.0},
+            {"instance_hash": "h2", "method": "lb", "status": "bound", "objective": 10.0},
+            {"instance_hash": "h2", "method": "a", "status": "feasible", "objective": 9.0}]
+    bad = ceiling_violations(claim, recs)
+    assert len(bad) == 1 and "h2" in bad[0]
+    every = Claim(family="toy", key="k", paper="p", where="w", quote="q", claimed="c", setup="s",
+                  suite=lambda s: None, judge=lambda r, s: None, ceiling=("*", "details.lb", "details.v"))
+    assert ceiling_violations(every, [{"instance_hash": "h", "method": "a", "status": "feasible", "objective": 1,
+                                       "details": {"lb": 3.0, "v": 2.0}}])
