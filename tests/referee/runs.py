@@ -98,6 +98,7 @@ RUNS: tuple[Run, ...] = (
     Run("hlas", "offline-exact", "exact"),
     Run("hlas", "offline-mip", "exact", mip=True),
     Run("hlas", "brute-force", "exact"),
+    Run("hlas", "lower-bound", "bound"),
     Run("moldable", "exact-cp", "exact"),
     Run("moldable", "exact", "exact-if", applies=_integer_data, mip=True, may_refuse=True),
     Run("moldable", "preemptive-lb", "bound"),
