@@ -92,21 +92,19 @@ class Normalised:
         return self.time_factor * self.weight_factor
 
 
-def normalised(inst: HareInstance, *, shift: bool = True) -> Normalised:
+def normalised(inst: HareInstance) -> Normalised:
     """Units in which the solver's absolute tolerances are small beside the data: times
     multiplied by a power of two when the shortest training time is below 1 (it then lies
     in ``[1, 2)``) or the longest time or the releases' spread passes
     :data:`MAX_NORMALISED_TIME`; weights when the largest is below 1 (it then lies in
-    ``[1, 2)``); releases shifted to start near 0 (``shift=False``: not shifted -- the
-    relaxations (9) and Queyranne's hold for starts on ``[0, inf)`` and change under a
-    shift of the time origin; a power of two scales both of their sides alike).  Data
-    already in such units (times of seconds, weights of at least 1) are left as they are."""
+    ``[1, 2)``); releases shifted to start near 0.  Data already in such units (times
+    of seconds, weights of at least 1) are left as they are."""
     import dataclasses as dc
 
     from ...normalize import exact_shift, pow2, positive_min
 
     arr = inst.arrival.tolist()
-    shift = exact_shift(arr) if shift else 0.0
+    shift = exact_shift(arr)
     times = [*inst.tc_type.ravel().tolist(), *inst.ts_type.ravel().tolist()]
     shortest = positive_min(inst.tc_type.ravel().tolist())
     ft = pow2(shortest) if 0 < shortest < 1 else 1.0

@@ -28,8 +28,6 @@ uses.
 
 from __future__ import annotations
 
-import dataclasses
-
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -762,21 +760,9 @@ def solve_relaxation_method(inst: HareInstance, run: Run) -> Result:
     outer approximation's ``oa_iterations``, ``master_nodes``,
     ``repair_rounds``); the deadline is a safety net.
     """
-    from .models import normalised
-
-    # solved on a copy in units where the solver's absolute tolerances are small (shortest
-    # training time and largest weight of order one; no shift of the time origin, which
-    # the relaxations depend on); values converted back
-    norm = normalised(inst, shift=False)
-    rel = solve_relaxation(norm.inst, kind=run.options["kind"], solver=run.solver or "highs", seed=run.seed,
+    rel = solve_relaxation(inst, kind=run.options["kind"], solver=run.solver or "highs", seed=run.seed,
                            horizon_scale=run.options["horizon_scale"], run=run, deadline=run.deadline,
                            **relaxation_kwargs(run))
-    offset = norm.shift * float(inst.weight.sum())
-
-    def back(v: float | None) -> float | None:
-        return None if v is None else v / norm.objective_factor + offset
-
-    rel = dataclasses.replace(rel, value=back(rel.value), lower_bound=back(rel.lower_bound))
     details = {k: v for k, v in rel.details.items() if k not in ("deadline_cut",)}
     details["value"] = rel.value
     details["relaxation_status"] = rel.status.value
