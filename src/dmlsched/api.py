@@ -113,7 +113,7 @@ def _verify(spec: Any, kind: str, instance: Any, res: Result) -> None:
             )
         res.details.setdefault("reported_objective", reported)
         res.objective = value
-        if res.status not in (Status.OPTIMAL, Status.FEASIBLE):
+        if res.status not in (Status.OPTIMAL, Status.FEASIBLE) and kind != "bound":
             res.status = Status.FEASIBLE
     elif kind != "bound" and res.status in (Status.OPTIMAL, Status.FEASIBLE):
         raise InvalidSolutionError(
@@ -242,7 +242,7 @@ def compare(instance: Any, res: Result, ref: Result | None) -> CheckReport:
     value = res.objective
     ratio_lb = _ratio(spec.sense, value, lb) if value is not None and lb is not None else None
     ratio_ub = _ratio(spec.sense, value, ub) if value is not None and ub is not None else None
-    if value is None or res.status not in (Status.OPTIMAL, Status.FEASIBLE):
+    if value is None or res.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.BOUND):
         verdict = Verdict.NOT_APPLICABLE
     elif bound is None or math.isinf(bound):
         verdict = Verdict.NO_BOUND

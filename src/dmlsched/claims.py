@@ -532,8 +532,9 @@ def gmean(xs: Iterable[float]) -> float:
 # ---------------------------------------------------------------------------
 # record accessors shared by the families' judges
 def record_ok(r: dict) -> bool:
-    """A record with a schedule's objective (status ``optimal`` or ``feasible``)."""
-    return r.get("status") in ("optimal", "feasible") and r.get("objective") is not None
+    """A record with a value: a schedule's objective (status ``optimal`` or ``feasible``)
+    or a bound method's proven bound (status ``bound``)."""
+    return r.get("status") in ("optimal", "feasible", "bound") and r.get("objective") is not None
 
 
 def bound_ok(r: dict) -> bool:

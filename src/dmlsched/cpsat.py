@@ -1,13 +1,23 @@
 """One wrapper around OR-Tools CP-SAT: deadline, deterministic work limit, seed,
 workers, solver log, incumbent callback, and the status mapping (done once).
 
-CP-SAT works on integers.  Models of continuous data scale times by an integer
-``scale`` (:func:`scale_times`): a time ``t`` becomes ``round(t * scale)``.
-*Exactness condition*: when every duration and release time is a multiple of
-``1/scale`` the scaled model is the original one and a proven optimum is the
-original optimum; otherwise the method must say what it proves (each family
-documents it: typically rounding durations *down* gives a valid lower bound and
-rounding *up* gives a feasible schedule).
+CP-SAT works on integers.  **One scaling rule** (:func:`grid_scale`) serves
+every model of continuous data, applied to *every* number that enters the
+model (times, memories, weights, speeds -- each kind with its own scale where
+the model keeps them apart): each value is read as the simplest rational
+within :data:`GRID_ULPS` units in the last place of it (the value a person
+wrote: ``0.1`` is 1/10, ``0.3333333333333333`` is 1/3), and the scale is the
+least common multiple of their denominators -- powers of ten, 3, 7, 12, 60,
+anything -- as long as the largest scaled value stays below the model's
+limit.  *Exactness condition*: that scale exists; then every value is an
+integer multiple of ``1/scale`` (:func:`to_int` with ``"exact"``), the scaled
+model is the original one and a proven optimum is the original optimum.
+Otherwise :func:`grid_scale` returns the largest power of ten within the
+limit, marked inexact, and the method rounds each number in the direction its
+proof needs (:func:`to_int` with ``"down"`` or ``"up"``: each family documents
+it, typically rounding durations *down* gives a valid lower bound and rounding
+*up* a feasible schedule), and says what it proves.  Objective cuts are
+computed on the scaled integers (never from float products).
 
 Reproducibility: with ``workers=1`` (the default) or ``interleave_search``,
 and a ``work_limit`` in CP-SAT's deterministic time units, a run's result does
@@ -20,7 +30,10 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Sequence
 
 from . import interrupt
 from .errors import SolverError
@@ -43,26 +56,138 @@ def new_model() -> Any:
     return _ortools().CpModel()
 
 
+#: a value within this many units in the last place of a rational is read as that rational
+#: (the double nearest to a rational is within half a unit; a sum of a few doubles within a few)
+GRID_ULPS = 4
+
+
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational with the smallest denominator in ``[lo, hi]`` (``0 <= lo <= hi``),
+    by continued fractions."""
+    if lo <= 0:
+        return Fraction(0)
+    fl = lo.numerator // lo.denominator
+    if fl == lo or fl + 1 <= hi:
+        return Fraction(fl if fl == lo else fl + 1)
+    return fl + 1 / _simplest_between(1 / (hi - fl), 1 / (lo - fl))
+
+
+@lru_cache(maxsize=65536)
+def rational(x: float) -> Fraction:
+    """The simplest rational within :data:`GRID_ULPS` units in the last place of ``x``:
+    the number a person wrote (``0.1`` -> 1/10, ``1/3`` as a double -> 1/3, ``1e-6`` ->
+    1/10^6); for a value on no short grid, a rational of large denominator."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"not a finite number: {x!r}")
+    if x == 0:
+        return Fraction(0)
+    if x < 0:
+        return -rational(-x)
+    if x == int(x):
+        return Fraction(int(x))
+    e = Fraction(math.ulp(x)) * GRID_ULPS
+    f = Fraction(x)
+    return _simplest_between(f - e, f + e)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The integer scale of a set of numbers (:func:`grid_scale`).
+
+    ``exact``: every number is an integer multiple of ``1/scale`` (read as
+    :func:`rational`); otherwise ``scale`` is a power of ten and the numbers
+    must be rounded by :func:`to_int` in the direction a method's proof needs.
+    """
+
+    scale: int
+    exact: bool
+
+
+def grid_scale(values: Iterable[float], *, max_scaled: float, scale: int | None = None,
+               extra_factor: float = 1.0, max_inexact: int | None = None) -> Grid:
+    """The one scaling rule of every CP-SAT model (module docstring).
+
+    Parameters
+    ----------
+    values
+        Every number of one kind that enters the model.
+    max_scaled
+        Largest scaled magnitude the model accepts: ``extra_factor * max|v| *
+        scale <= max_scaled`` (``extra_factor`` covers sums the model forms,
+        e.g. a horizon of many durations).
+    scale
+        A scale the caller fixes (its exactness is still checked).
+    max_inexact
+        Largest scale returned when no exact one fits (a model whose inexact
+        case solves rounded models may want them coarse).
+
+    Returns
+    -------
+    Grid
+        The least common multiple of the denominators of :func:`rational` of
+        the values, exact, when it keeps within ``max_scaled``; otherwise the
+        largest power of ten that does (at least 1, at most ``max_inexact``),
+        inexact.
+    """
+    vals = [float(v) for v in values]
+    top = max((abs(v) for v in vals), default=0.0) * max(float(extra_factor), 1.0)
+    if scale is not None:
+        s = int(scale)
+        if s < 1:
+            raise ValueError("scale must be a positive integer")
+        return Grid(s, on_grid(vals, s))
+    limit = max_scaled / top if top > 0 else max_scaled
+    lcm = 1
+    for v in vals:
+        q = rational(v).denominator
+        lcm = lcm * q // math.gcd(lcm, q)
+        if lcm > limit:
+            break
+    else:
+        return Grid(lcm, True)
+    fallback = max(1, 10 ** int(math.floor(math.log10(max(limit, 1.0)))))
+    if max_inexact is not None:
+        fallback = max(1, min(fallback, int(max_inexact)))
+    return Grid(fallback, False)  # an exact scale would be a multiple of the lcm, past the limit
+
+
+def on_grid(values: Iterable[float], scale: int) -> bool:
+    """Whether every value (read as :func:`rational`) is an integer multiple of ``1/scale``."""
+    return all(int(scale) % rational(float(v)).denominator == 0 for v in values)
+
+
+def to_int(x: float, scale: int, rounding: str = "exact") -> int:
+    """``x * scale`` as an integer.
+
+    ``"exact"``: ``x`` (read as :func:`rational`) must be a multiple of
+    ``1/scale`` (``ValueError`` otherwise); ``"down"``/``"up"``: the floor/ceiling
+    of ``rational(x) * scale`` when ``x`` is on the grid, else of the double's
+    exact value times ``scale`` -- a rounding in the stated direction, never by
+    floating-point error the other way.
+    """
+    r = rational(float(x)) * int(scale)
+    if r.denominator == 1:
+        return int(r)
+    if rounding == "exact":
+        raise ValueError(f"{x!r} is not a multiple of 1/{scale}")
+    f = Fraction(float(x)) * int(scale)
+    if rounding == "down":
+        return math.floor(f)
+    if rounding == "up":
+        return math.ceil(f)
+    raise ValueError(f"unknown rounding {rounding!r}")
+
+
 def scale_times(values: Sequence[float], scale: int, *, up: bool = False) -> list[int]:
-    """``round(v * scale)`` (``ceil`` when ``up``), exact when ``v`` is a multiple of ``1/scale``."""
-    out = []
-    for v in values:
-        x = float(v) * scale
-        r = round(x)
-        if abs(x - r) <= 1e-9 * max(1.0, abs(x)):
-            out.append(int(r))
-        else:
-            out.append(int(math.ceil(x)) if up else int(math.floor(x)))
-    return out
+    """Every value times ``scale`` as an integer: exact on the grid, else rounded
+    down (``up``: up) -- :func:`to_int`."""
+    return [to_int(v, scale, "up" if up else "down") for v in values]
 
 
 def is_exact_scale(values: Sequence[float], scale: int) -> bool:
-    """Whether every value is a multiple of ``1/scale`` (to 1e-9 relative)."""
-    for v in values:
-        x = float(v) * scale
-        if abs(x - round(x)) > 1e-9 * max(1.0, abs(x)):
-            return False
-    return True
+    """Whether every value is a multiple of ``1/scale`` (:func:`on_grid`)."""
+    return on_grid(values, scale)
 
 
 def solve_cpsat(

@@ -60,7 +60,6 @@ from . import interrupt
 from .progress import set_stage
 from .errors import DmlschedError, NotApplicable
 from .result import Result, Status
-from .tolerance import slack
 
 log = logging.getLogger("dmlsched")
 
@@ -71,7 +70,9 @@ DEFAULT_MEMORY_LIMIT_GIB = 4.0
 #: most solver threads a method may ask for (a fixed number, the same refusal on every machine)
 MAX_THREADS = 256
 
-#: relative gap under which an incumbent meeting a proven bound is optimal
+#: the one optimality rule of every exact method: ``optimal`` only when the value of the
+#: returned solution and the proven bound differ by at most this share of the larger of the
+#: two (relative at every magnitude; see :func:`meets`)
 OPTIMALITY_GAP = 1e-6
 #: Pyomo's translation of a model for the solver takes about this many times its build
 #: (measured 1.2-2.1 on Hare's MIP, benchmarks/deadlines.md): a solve is not started when less
@@ -405,6 +406,12 @@ class Run:
         Bytes the method may plan to allocate.
     details
         Collected ``details`` of the result (stages, solver figures, cuts).
+    objective_floor
+        Absolute floor of the optimality rule (:func:`meets`) in the family's
+        units: a method whose numbers have a known resolution sets it (a MIP
+        solved on a normalised instance: the solver's absolute gap in the
+        original units), so that an optimum of 0 can be proven; 0 otherwise
+        (the rule is then purely relative).
     """
 
     problem: str
@@ -421,6 +428,7 @@ class Run:
     best: Any = None
     best_value: float | None = None
     best_bound: float | None = None
+    objective_floor: float = 0.0
     _spec: Any = None
     _instance: Any = None
     _last_emit: float = 0.0
@@ -522,17 +530,22 @@ class Run:
     def solve_model(self, model: Any, *, work_limit: dict[str, Any] | None = None,
                     rel_gap: float | None = None, abs_gap: float | None = None,
                     what: str = "the solver", deadline: Deadline | None = None,
-                    guard_handoff: bool = False) -> Any:
+                    guard_handoff: bool = False, defaults: dict[str, dict[str, Any]] | None = None) -> Any:
         """Solve a Pyomo model by the remaining deadline (or ``deadline``);
         see :func:`dmlsched.solvers.solve_model`.  A time limit that stops the
         solver is recorded with :meth:`cut`.  With ``guard_handoff`` (for a
         method that builds one large model, timed as the stage ``build``), the
         solve is not started when less time is left than Pyomo's translation
         is expected to take (:data:`HANDOFF_PER_BUILD` x the build's time):
-        status ``time_limit``, recorded as a cut."""
+        status ``time_limit``, recorded as a cut.  ``defaults``: the method's own
+        solver options by solver name (``{"highs": {...}, "gurobi": {...}}``),
+        under the user's ``solver_options``."""
         from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, SolveOutcome, solve_model
 
         extra, threads = self.solver_settings()
+        mine = (defaults or {}).get(self.solver or "highs")
+        if mine:
+            extra = {**mine, **(extra or {})}
         dl = deadline or self.deadline
         rem = dl.remaining()
         built = self.details.get("stages", {}).get("build") if guard_handoff else None
@@ -618,11 +631,15 @@ class Run:
 
         Notes
         -----
-        Status: with a solution, ``optimal`` when the method is exact and the
-        solver proved optimality or the solution meets the proven bound within
-        :data:`OPTIMALITY_GAP`, else ``feasible``.  Without one: ``infeasible``
-        when proven, ``time_limit`` when a limit stopped the search, else
-        ``error``.  A bound method's value is its ``bound``.
+        Status: with a solution, ``optimal`` only when the method is exact and
+        the solution's value meets the proven bound by the one rule
+        (:func:`meets`, :data:`OPTIMALITY_GAP` relative), whatever the solver
+        or the method says (a forced ``optimal`` that does not meet it becomes
+        ``feasible``, with ``details["unproven"]``), else ``feasible``.
+        Without one: ``infeasible`` when proven, ``time_limit`` when a limit
+        stopped the search, else ``error``.  A bound method's value is its
+        ``bound`` and its status ``bound`` (``details["bound_complete"]``:
+        whether it ran to its end).
         """
         self.details.update(details)
         bounds = list(bound) if isinstance(bound, (list, tuple)) else [bound]
@@ -641,14 +658,18 @@ class Run:
             self.details["source"] = self.details.get("incumbent_source", "incumbent")
         if status is None:
             status = self._derive_status(solution, value, best_bound, outcome)
+        if self.kind == "bound":
+            status = self._bound_status(status, best_bound, objective)
+        elif status == Status.OPTIMAL and solution is not None and value is not None:
+            status = self._proven(value, best_bound)
         if status == Status.ERROR and not self.details.get("error"):
             # an error always says why (a bench table's "error" line is a real failure to read)
             why = f"solver status: {outcome.message}" if outcome is not None and outcome.message else "no reason given"
             self.details["error"] = f"the method ended without a solution ({why})"
         if solution is not None and best_bound is not None and value is not None:
-            # a solver's bound may pass the re-evaluated optimum by its tolerances
+            # a solver's bound may pass the re-evaluated optimum by its tolerances (by the one rule)
             over = best_bound > value if self.sense == "min" else best_bound < value
-            if over and abs(best_bound - value) <= slack(value, best_bound, OPTIMALITY_GAP):
+            if over and meets(self.sense, best_bound, value, floor=self.objective_floor):
                 best_bound = value
         if self.kind == "bound" and objective is None and solution is None:
             objective = best_bound
@@ -658,6 +679,25 @@ class Run:
             bound=best_bound, solution=solution, solver=self.solver,
             details=self.details, sense=self.sense,
         )
+
+    def _proven(self, value: float, bound: float | None) -> Status:
+        """``optimal`` when ``value`` meets the proven ``bound`` by the one rule, else
+        ``feasible`` with the reason in ``details["unproven"]``."""
+        if bound is not None and meets(self.sense, value, bound, floor=self.objective_floor):
+            return Status.OPTIMAL
+        self.details["unproven"] = (
+            f"value {value!r} and proven bound {bound!r} differ by more than the relative gap "
+            f"{OPTIMALITY_GAP:g}" if bound is not None else "no proven bound")
+        return Status.FEASIBLE
+
+    def _bound_status(self, status: Status, bound: float | None, objective: float | None) -> Status:
+        """A bound method's status: ``bound`` whenever it has a proven bound (its own
+        ``optimal``/``feasible`` -- computed to its end or stopped early -- goes to
+        ``details["bound_complete"]``)."""
+        if status in (Status.OPTIMAL, Status.FEASIBLE, Status.BOUND) and (bound is not None or objective is not None):
+            self.details.setdefault("bound_complete", status != Status.FEASIBLE)
+            return Status.BOUND
+        return status
 
     def _derive_status(self, solution: Any, value: float | None, bound: float | None, outcome: Any) -> Status:
         if solution is None:
@@ -673,11 +713,16 @@ class Run:
             return Status.ERROR
         if self.kind != "exact":
             return Status.FEASIBLE
-        if outcome is not None and outcome.status == Status.OPTIMAL and self.details.get("source") != "incumbent":
+        if bound is not None and value is not None and meets(self.sense, value, bound, floor=self.objective_floor):
+            if outcome is None or outcome.status != Status.OPTIMAL or self.details.get("source") == "incumbent":
+                self.details.setdefault("closed_by", "bound")
             return Status.OPTIMAL
-        if bound is not None and value is not None and meets(self.sense, value, bound):
-            self.details.setdefault("closed_by", "bound")
-            return Status.OPTIMAL
+        if outcome is not None and outcome.status == Status.OPTIMAL:
+            # the solver stopped on its own criterion, but its bound does not meet the value
+            # by the one rule (absolute tolerances below 1, or a re-evaluated value)
+            self.details["unproven"] = (
+                f"the solver reports {outcome.message or 'optimal'}, but the value {value!r} and the proven "
+                f"bound {bound!r} differ by more than the relative gap {OPTIMALITY_GAP:g}")
         return Status.FEASIBLE
 
 
@@ -689,10 +734,18 @@ def tightest(sense: str, bounds: Sequence[float | None]) -> float | None:
     return max(vals) if sense == "min" else min(vals)
 
 
-def meets(sense: str, value: float, bound: float, gap: float = OPTIMALITY_GAP) -> bool:
-    """Whether ``value`` is within relative ``gap`` of the proven ``bound``."""
+def meets(sense: str, value: float, bound: float, gap: float = OPTIMALITY_GAP, floor: float = 0.0) -> bool:
+    """Whether ``value`` is within relative ``gap`` of the proven ``bound``: the one
+    optimality rule of every exact method.
+
+    ``value - bound <= max(gap * max(|value|, |bound|), floor)`` for minimisation
+    (``bound - value`` for maximisation): relative at every magnitude, so that an
+    objective of 1e-5 is not "optimal" at an absolute distance of 1e-6.  ``floor``
+    (default 0: purely relative) is an absolute resolution a method may know of
+    its numbers, far below any objective a user can write (``Run.objective_floor``).
+    """
     diff = value - bound if sense == "min" else bound - value
-    return diff <= gap * max(1.0, abs(value))
+    return diff <= max(gap * max(abs(value), abs(bound)), floor)
 
 
 # ---------------------------------------------------------------------------

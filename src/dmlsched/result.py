@@ -12,9 +12,14 @@ class Status(str, Enum):
     """Outcome of a method run.
 
     ============== ==============================================================
-    ``optimal``    the solver proved optimality (or the method is exact by construction);
+    ``optimal``    a proven optimum of the problem: the method's value and its proven
+                   bound agree to the relative tolerance (:data:`dmlsched.kit.OPTIMALITY_GAP`);
     ``feasible``   a valid solution, optimality not proven (heuristics, or a limit hit
                    with an incumbent kept);
+    ``bound``      a bound method's value: a proven bound on the optimum (lower for
+                   minimisation, upper for maximisation), never a solution's value
+                   (``details["bound_complete"]`` says whether its computation ran to
+                   its end or a limit stopped it with a weaker, still valid, bound);
     ``infeasible`` the instance has no feasible solution (proven);
     ``time_limit`` the limit was hit with no incumbent;
     ``n/a``        the method refused the instance before running: outside its
@@ -26,6 +31,7 @@ class Status(str, Enum):
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
+    BOUND = "bound"
     INFEASIBLE = "infeasible"
     TIME_LIMIT = "time_limit"
     NOT_APPLICABLE = "n/a"

@@ -121,8 +121,9 @@ def test_grouping_from_counts_realises_the_counts():
 
 def test_scaling_is_exact_on_grids_and_a_proven_correction_otherwise():
     sp = np.array([[0.25, 1.5], [2.0, 0.75]])
-    sc = choose_scaling(sp, (3, 2))
-    assert sc.exact and sc.scale == 100 and sc.error == 0 and sc.speeds == ((25, 150), (200, 75))
+    sc = choose_scaling(sp, (3, 2))  # the lcm of the denominators (4, 2, 1, 4), not a power of ten
+    assert sc.exact and sc.scale == 4 and sc.error == 0 and sc.speeds == ((1, 6), (8, 3))
+    assert choose_scaling(np.array([[1 / 3, 1 / 7, 0.1]]), (1, 1, 1)).scale == 210
     third = np.array([[1 / 3, 1.0]])
     sc = choose_scaling(third, (4, 1), scale=10)
     # rounding error 1/30 per GPU of type 0, 4 of them: a range moves by at most 4/30

@@ -76,10 +76,14 @@ def test_choose_scaling_exact_on_a_grid_and_inexact_otherwise():
     inst = random_instance(3)
     sc = cp.choose_scaling(inst)
     assert sc.exact and sc.scale == 2  # times on the 0.5 grid
-    odd = _instance([1 / 7, 1.0], [0.0, 0.0], gpus=("V100", "K80"))
+    # sevenths and thirds are grids too (any denominator, not only powers of ten)
+    assert cp.choose_scaling(_instance([1 / 7, 1.0], [0.0, 0.0])).scale == 14
+    assert cp.choose_scaling(_instance([1 / 3, 1.0], [0.0, 0.0])).scale == 6
+    # two times on no short grid: the least common multiple of their denominators passes the limit
+    odd = _instance([math.pi / 10, math.e / 10], [0.0, 0.0], gpus=("V100", "K80"))
     sc = cp.choose_scaling(odd)
     assert not sc.exact and sc.scale >= 10**6
-    assert sc.train[0, 0] <= sc.scale / 7 and cp.choose_scaling(_instance([1 / 3, 1.0], [0.0, 0.0])).scale == 6
+    assert sc.train[0, 0] <= sc.scale * math.pi / 10 < sc.train[0, 0] + 1
 
 
 def _instance(train: list[float], sync: list[float], gpus=("V100", "K80"), jobs: int = 2, rounds: int = 2,
@@ -209,9 +213,19 @@ def test_coarse_scale_gives_a_valid_bound_and_a_feasible_schedule(scale):
         assert res.status == Status.FEASIBLE  # one-second rounding cannot meet the schedule
 
 
-def test_fine_default_scale_proves_off_grid_data():
+def test_any_denominator_is_a_grid():
+    """Thirds, sevenths, elevenths and thirteenths: the scale is the lcm of the denominators, exact."""
     inst = _instance([0.7 / 3, 1.3 / 7], [0.15 / 3, 0.35 / 11], gpus=("V100", "K80"), jobs=2, rounds=2, tasks=1,
                      arrivals=(0.0, 1 / 13))
+    opt, _ = brute_force(inst)
+    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    assert res.details["exact_scale"] is True and res.details["scale"] % (3 * 7 * 11 * 13) == 0
+    assert res.status == Status.OPTIMAL and _close(res.objective, opt)
+
+
+def test_fine_default_scale_proves_off_grid_data():
+    inst = _instance([math.pi / 10, math.e / 10], [math.sqrt(2) / 20, math.sqrt(3) / 30], gpus=("V100", "K80"),
+                     jobs=2, rounds=2, tasks=1, arrivals=(0.0, math.log(2) / 10))
     opt, _ = brute_force(inst)
     res = dmlsched.solve(inst, "exact-cp", time_limit=20)
     assert res.details["exact_scale"] is False and res.details["scale"] >= 10**6

@@ -192,7 +192,8 @@ def test_chain_rl_queyranne_exact_heuristics(idx):
     rl = dmlsched.solve(inst, "relaxation", kind="rl")
     qy = dmlsched.solve(inst, "relaxation", kind="queyranne")
     ex = dmlsched.solve(inst, "exact")
-    assert rl.status == qy.status == ex.status == Status.OPTIMAL
+    assert rl.status == qy.status == Status.BOUND and ex.status == Status.OPTIMAL
+    assert rl.details["bound_complete"] and qy.details["bound_complete"]
     assert rl.solution is None and qy.solution is None
     assert _le(rl.lower_bound, rl.objective) and _le(qy.lower_bound, qy.objective)
     assert _le(rl.objective, qy.objective, 1e-5)
@@ -393,7 +394,7 @@ def test_relaxation_time_limit_still_gives_checked_point():
         assert _le(res.lower_bound, res.objective)
     res = dmlsched.solve(BIG, "relaxation", kind="rl", time_limit=0.5)
     assert res.solution is None
-    assert res.status in (Status.OPTIMAL, Status.FEASIBLE)
+    assert res.status == Status.BOUND and isinstance(res.details["bound_complete"], bool)
 
 
 def _busy(seconds: float) -> None:  # pragma: no cover - runs in a child process
@@ -494,7 +495,7 @@ def test_cli_solve_and_check(capsys):
     assert len(out["solution"]["tasks"]) == 6
     assert main(["solve", path, "--method", "relaxation", "-o", "kind=queyranne", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["status"] == "optimal" and out["lower_bound"] == pytest.approx(8.85, rel=1e-5)
+    assert out["status"] == "bound" and out["lower_bound"] == pytest.approx(8.85, rel=1e-5)
     assert out["solution"] is None
     assert main(["check", path, "--method", "list", "--reference", "exact", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)

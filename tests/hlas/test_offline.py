@@ -3,6 +3,7 @@ Hare's MIP (``offline-mip``); integer time scaling, exact and inexact; the deadl
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from dmlsched import Status
 from dmlsched.generate.hlas import generate
 from dmlsched.problems.hare.bruteforce import count_candidates
 from dmlsched.problems.hlas import HlasInstance, HlasJob
-from dmlsched.problems.hlas.models import choose_time_scale, trivial_bound, unit_weight_hare
+from dmlsched.problems.hlas.models import TimeScale, choose_time_scale, trivial_bound, unit_weight_hare
 from dmlsched.problems.hlas.strategies import hlas_instances
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,18 +59,29 @@ def test_offline_exact_matches_the_hare_mip(inst, solver):
     assert cp.status == Status.OPTIMAL and cp.objective == pytest.approx(mip.objective, abs=1e-6)
 
 
-def thirds() -> HlasInstance:
-    """Times in thirds: no power of ten is an exact scale."""
+def thirds(unit: float = 1 / 3) -> HlasInstance:
+    """Times in thirds (``unit``): no power of ten is an exact scale."""
     def j(i, a, r, k, f, s):
-        return HlasJob(id=i, arrival=a, rounds=r, tasks_per_round=k, train_time={"f": f, "s": s},
-                       sync_time={"f": 1 / 3, "s": 1 / 3})
+        return HlasJob(id=i, arrival=a * unit * 3, rounds=r, tasks_per_round=k,
+                       train_time={"f": f * unit * 3, "s": s * unit * 3}, sync_time={"f": unit, "s": unit})
     return HlasInstance(gpus=("f", "s"), jobs=(j("A", 0.0, 2, 1, 1 / 3, 4 / 3), j("B", 1 / 3, 1, 2, 2 / 3, 5 / 3),
                                                 j("C", 2 / 3, 1, 1, 1 / 3, 2 / 3)))
 
 
+def test_thirds_are_an_exact_scale():
+    """Issue 24: the scale is the lcm of the times' denominators (3 here), not a power of ten,
+    so data in thirds are proven exactly (they used to be rounded and left `feasible`)."""
+    inst = thirds()
+    assert choose_time_scale(inst) == TimeScale(3, True)
+    bf = dmlsched.solve(inst, "brute-force")
+    res = dmlsched.solve(inst, "offline-exact", time_limit=30)
+    assert res.status == Status.OPTIMAL and res.details["scale_exact"] is True
+    assert res.objective == pytest.approx(bf.objective, rel=1e-9)
+
+
 @pytest.mark.parametrize("scale", [10, 1000])
 def test_inexact_scale_rounds_up_for_a_schedule_and_down_for_a_bound(scale):
-    inst = thirds()
+    inst = thirds(math.pi / 10)  # times on no short grid
     assert choose_time_scale(inst) == choose_time_scale(inst, 1000) and not choose_time_scale(inst).exact
     bf = dmlsched.solve(inst, "brute-force")
     res = dmlsched.solve(inst, "offline-exact", scale=scale, time_limit=30)

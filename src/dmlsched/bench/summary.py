@@ -50,6 +50,8 @@ TIE_TOL = 1e-6
 MIN_TIME_S = 1e-4
 
 SOLVED = ("optimal", "feasible")
+#: statuses whose record carries a value: a solution's, or a bound method's proven bound
+VALUED = SOLVED + ("bound",)
 
 
 # ---------------------------------------------------------------------------
@@ -73,7 +75,7 @@ def verdict_of(r: dict) -> str:
     if r.get("method") is None:
         return "-"
     v = r.get("verdict")
-    if status_of(r) not in SOLVED or not isinstance(r.get("objective"), (int, float)):
+    if status_of(r) not in VALUED or not isinstance(r.get("objective"), (int, float)):
         return "n/a"
     cb = r.get("claimed_bound")
     if not isinstance(cb, (int, float)) or not math.isfinite(cb):

@@ -918,18 +918,59 @@ def solve_exact_method(inst: CruiseInstance, run: Run) -> Result:
     nv, nc = model_size_estimate(inst, formulation)
     run.require(memory_bytes=(nv + nc) * BYTES_PER_COMPONENT,
                 what=f"one model ({nv:,} variables, {nc:,} constraints)")
+    # every model is built on a copy in units where the epoch time is of order one (exact:
+    # the configurations are the same, every epoch time is multiplied by the factor)
+    from ...normalize import SOLVER_RESOLUTION
+
+    work, factor = normalised(inst)
+    run.objective_floor = SOLVER_RESOLUTION / factor
     if formulation == "machines":
-        out = solve_exact(inst, run, symmetry=o["symmetry"], prune=o["prune"], cuts=o["cuts"],
+        out = solve_exact(work, run, symmetry=o["symmetry"], prune=o["prune"], cuts=o["cuts"],
                           use_upper=o["use_upper"])
     else:
-        out = solve_by_counts(inst, run, prune=o["prune"], cuts=o["cuts"], use_upper=o["use_upper"])
-    details = {"formulation": formulation, "variables_per_model": nv, "constraints_per_model": nc}
+        out = solve_by_counts(work, run, prune=o["prune"], cuts=o["cuts"], use_upper=o["use_upper"])
+    bound = None if out.bound is None else out.bound / factor
+    details = {"formulation": formulation, "variables_per_model": nv, "constraints_per_model": nc,
+               "time_factor": factor}
     if out.per_w:
-        details["per_workers"] = {str(k): v for k, v in sorted(out.per_w.items())}
+        details["per_workers"] = {str(k): _unscaled(v, factor) for k, v in sorted(out.per_w.items())}
     if out.config is None:
-        return run.result(bound=out.bound, **details)
-    return run.result(solution=out.config, bound=out.bound, status=Status.OPTIMAL if out.all_proven else None,
+        return run.result(bound=bound, **details)
+    return run.result(solution=out.config, bound=bound, status=Status.OPTIMAL if out.all_proven else None,
                       **details)
+
+
+def normalised(inst: CruiseInstance) -> tuple[CruiseInstance, float]:
+    """The instance in units where its largest time coefficient (a ``proc_time``, or the
+    inverse of a bandwidth: seconds per sample and per model unit) is in ``[1, 2)``:
+    every ``proc_time`` times a power of two ``f`` and every bandwidth divided by it
+    (exact), so every epoch time is multiplied by ``f`` and the optimal configurations
+    are the same (:mod:`dmlsched.normalize`).  The coefficients, not the epoch time,
+    set the units: with ``D`` near 1e9 the epoch time is large whatever the units."""
+    import dataclasses
+
+    from ...normalize import pow2
+
+    n = inst.num_machines
+    inv_b = (1.0 / inst.b[~np.eye(n, dtype=bool)]).tolist()
+    f = pow2(max([*inst.proc_time, *inv_b]))
+    if f == 1.0:
+        return inst, 1.0
+    mb = None if inst.machine_bandwidth is None else tuple(b / f for b in inst.machine_bandwidth)
+    mat = None if inst.bandwidth_matrix is None else tuple(
+        tuple(None if b is None else b / f for b in row) for row in inst.bandwidth_matrix)
+    return dataclasses.replace(inst, proc_time=tuple(p * f for p in inst.proc_time), machine_bandwidth=mb,
+                               bandwidth_matrix=mat), f
+
+
+def _unscaled(entry: dict, factor: float) -> dict:
+    """A per-W (or per-count) record of the normalised run in the instance's units."""
+    out = dict(entry)
+    for k in ("solver_bound", "lower_bound", "objective"):
+        v = out.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+            out[k] = v / factor
+    return out
 
 
 # ---------------------------------------------------------------------------

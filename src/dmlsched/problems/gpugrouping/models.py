@@ -239,22 +239,62 @@ def extract_typed(inst: GroupingInstance, model: Any) -> Grouping:
 def solve_exact(inst: GroupingInstance, run: Run) -> Result:
     """Solve the grouping MILP; its bound is the solver's proven bound.
 
-    Identical job rows are merged first (the objective is unchanged).
+    Identical job rows are merged first (the objective is unchanged).  The MILP
+    is solved on speeds multiplied by a power of two that puts the greedy
+    grouping's value near 1 (:func:`normalised`), so that the solver's absolute
+    tolerances are relative ones at any magnitude of the speeds.
     """
+    import dataclasses
+
+    from ...normalize import SOLVER_RESOLUTION
+
     work = inst.deduplicated()
     typed = run.options["formulation"] == "typed"
     nv = (work.gpu_types.num_types if typed else work.num_gpus) * work.groups
     run.require(memory_bytes=2_000.0 * nv * max(1, work.num_jobs), what="the grouping MILP")
+    with run.stage("hint"):
+        from .heuristics import greedy_grouping
+
+        run.incumbent(greedy_grouping(work, seed=run.seed, restarts=2, max_passes=20))
+    norm, factor = normalised(work, run.best_value or 0.0)
     with run.stage("build"):
         build = build_typed_model if typed else build_model
-        model = build(work, symmetry=run.options["symmetry"])
-    out = run.solve_model(model, what="the grouping MILP")
+        model = build(norm, symmetry=run.options["symmetry"])
+    out = run.solve_model(model, what="the grouping MILP", defaults=MILP_TOLERANCES)
+    # the solver's figures are in the normalised units: back to the instance's speeds (exact)
+    out = dataclasses.replace(out, bound=None if out.bound is None else out.bound / factor,
+                              objective=None if out.objective is None else out.objective / factor)
+    run.objective_floor = SOLVER_RESOLUTION / factor
     sol = None
     if out.has_solution:
         with run.stage("extract"):
             sol = (extract_typed if typed else extract)(work, model)
     return run.result(solution=sol, bound=0.0, outcome=out, merged_job_rows=inst.num_jobs - work.num_jobs,
-                      gpu_types=work.gpu_types.num_types)
+                      gpu_types=work.gpu_types.num_types, speed_factor=factor)
+
+
+#: the normalised instance's largest group speed is kept below this
+MAX_NORMALISED_SPEED = 2.0**30
+#: solver tolerances of the grouping MILP (its models are small): with the default 1e-6 HiGHS
+#: let t sit 1e-6 below max - min, then flagged its own optimum as infeasible ("Solve error")
+#: on seven identical GPUs of speeds 2/3 and 2/5 in three groups (the referees' plain #42)
+MILP_TOLERANCES = {"highs": {"mip_feasibility_tolerance": 1e-9},
+                   "gurobi": {"IntFeasTol": 1e-9, "FeasibilityTol": 1e-9}}
+
+
+def normalised(inst: GroupingInstance, incumbent: float) -> tuple[GroupingInstance, float]:
+    """The instance with every speed times a power of two (exact: the same groupings are
+    optimal, the objective is multiplied by the factor), chosen so that the incumbent's
+    value (else the smallest speed) is of order one, where the solver's absolute
+    tolerances (``1e-6``) are relative ones (:mod:`dmlsched.normalize`)."""
+    from ...normalize import pow2, positive_min
+
+    s = inst.s
+    f = pow2(incumbent if incumbent > 0 else positive_min(s.ravel().tolist()))
+    while float(s.sum(axis=1).max()) * f > MAX_NORMALISED_SPEED and f > 2.0**-200:
+        f /= 2
+    return GroupingInstance(speeds=tuple(tuple(v * f for v in row) for row in inst.speeds), groups=inst.groups,
+                            name=inst.name), f
 
 
 # ---------------------------------------------------------------------------
@@ -283,30 +323,30 @@ MAX_SCALED = 10**12
 def choose_scaling(speeds: np.ndarray, counts: tuple[int, ...], scale: int | None = None) -> Scaling:
     """Scale of the integer speeds (``models/gpu-grouping.md``, "Integer speeds").
 
-    ``scale=None``: the smallest power of ten at which every speed is exact,
-    provided the largest scaled total speed stays below :data:`MAX_SCALED`;
-    otherwise the largest power of ten that keeps below it.  Speeds are rounded
-    to the nearest integer; the correction is
+    ``scale=None``: the one scaling rule of :func:`dmlsched.cpsat.grid_scale`
+    on the speeds (the least common multiple of their denominators, any
+    denominator), provided the largest scaled total speed stays below
+    :data:`MAX_SCALED`; otherwise the largest power of ten that keeps below
+    it.  Speeds on the grid become exact integers; the others are rounded to
+    the nearest integer, and the correction is
     ``error = max_n sum_k c_k |s[n,k] scale - round(s[n,k] scale)| / scale``.
     """
-    from ...cpsat import is_exact_scale
+    from ...cpsat import grid_scale, rational
 
+    flat = speeds.ravel().tolist()
     total = float((speeds * np.asarray(counts, dtype=float)).sum(axis=1).max())
-    cap = max(1, int(10 ** math.floor(math.log10(MAX_SCALED / max(total, 1e-300)))))
-    if scale is None:
-        scale = cap
-        for d in range(0, 19):
-            if 10**d > cap:
-                break
-            if is_exact_scale(speeds.ravel().tolist(), 10**d):
-                scale = 10**d
-                break
-    x = speeds * scale
-    r = np.rint(x)
-    err = float((np.abs(x - r) * np.asarray(counts, dtype=float)).sum(axis=1).max()) / scale
-    exact = is_exact_scale(speeds.ravel().tolist(), scale)
-    return Scaling(scale=int(scale), speeds=tuple(tuple(int(v) for v in row) for row in r), exact=exact,
-                   error=0.0 if exact else err)
+    top = max(flat, default=1.0)
+    grid = grid_scale(flat, max_scaled=MAX_SCALED, scale=scale, extra_factor=total / top if top > 0 else 1.0)
+    s = grid.scale
+    exact_rows = [[rational(v) * s for v in row] for row in speeds.tolist()]
+    r = np.array([[round(v) for v in row] for row in exact_rows], dtype=float).reshape(speeds.shape)
+    if grid.exact:
+        err = 0.0
+    else:
+        x = speeds * s
+        err = float((np.abs(x - r) * np.asarray(counts, dtype=float)).sum(axis=1).max()) / s
+    return Scaling(scale=int(s), speeds=tuple(tuple(int(v) for v in row) for row in r), exact=grid.exact,
+                   error=err)
 
 
 class TypedCpModel:
@@ -442,8 +482,8 @@ class TypedCpModel:
     kind="exact",
     uses_solver=True,
     options=[
-        Option("scale", int, None, "integer speed scale (default: smallest exact power of ten, else the largest "
-               "one that keeps speeds well inside 64-bit integers)", minimum=1),
+        Option("scale", int, None, "integer speed scale (default: the lcm of the speeds' denominators, else the "
+               "largest power of ten that keeps speeds well inside 64-bit integers)", minimum=1),
         Option("symmetry", bool, True, "groups in lexicographic order of their type counts"),
         Option("hint", bool, True, "start CP-SAT from the greedy grouping"),
         Option("work_limit", float, None, "CP-SAT deterministic time limit (reproducible at any load)",
@@ -477,6 +517,11 @@ def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
 
     def true_bound(b: float | None) -> float | None:
         return None if b is None else max(0.0, b / sc.scale - sc.error)
+
+    # the evaluator sums speeds in floating point: an optimum of 0 may come back as a
+    # rounding error of the group speeds, far below any range a user can write
+    total = float((np.array(types.speeds, dtype=float) * np.array(types.counts)).sum(axis=1).max())
+    run.objective_floor = 1e-12 * total
 
     out = solve_scaled_cpsat(run, cp.model, to_solution=cp.grouping, to_bound=true_bound,
                              exact=sc.exact, work_limit=run.options["work_limit"], defaults=CP_PARAMETERS)

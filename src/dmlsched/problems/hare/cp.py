@@ -46,61 +46,38 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ...cpsat import new_model
+from ...cpsat import grid_scale, new_model, rational, to_int
+from ...cpsat import on_grid as cpsat_on_grid
 from ...kit import Option, Run, method
 from ...result import Result, Status
 from .bruteforce import left_shift
 from .instance import HareInstance
 from .solution import HareSchedule, evaluate
 
-#: scales tried, smallest first, for data on a grid (times that are multiples of 1/s)
-NICE_SCALES: tuple[int, ...] = tuple(
-    sorted({b * 10**k for k in range(0, 7) for b in (1, 2, 4, 5, 8)} | {3, 6, 12, 16, 24, 25, 32, 60, 64, 125, 128})
-)
 #: largest scaled time (horizon x scale) given to CP-SAT
 MAX_SCALED_TIME = 2**40
 #: largest scaled objective (scaled weights x scaled horizon), far below 2^63
 MAX_SCALED_OBJECTIVE = 2**52
-#: largest weight scale tried for weights off every small grid
+#: largest weight scale
 MAX_WEIGHT_SCALE = 10**6
 #: (task, type) pairs beyond which exact-cp gives the lower bound the larger share of the deadline
 LARGE_MODEL = 4000
-#: a scaled value within this many units of an integer is on the grid (floating-point
-#: representation error of decimal data is below 2e-4 units for scaled values up to 2^40)
-GRID_SNAP = 5e-4
 
 
 # ---------------------------------------------------------------------------
 # scaling
 
 
-def _snap(x: float) -> int | None:
-    r = round(x)
-    return int(r) if abs(x - r) <= min(GRID_SNAP, 1e-9 * max(1.0, abs(x))) else None
-
-
 def on_grid(values: Sequence[float], scale: int) -> bool:
-    """Whether every value is a multiple of ``1/scale`` (up to floating-point
-    representation error, see :func:`scaled_floor`)."""
-    return all(_snap(float(v) * scale) is not None for v in values)
+    """Whether every value is a multiple of ``1/scale`` (read as the rational a person
+    wrote, :func:`dmlsched.cpsat.rational`)."""
+    return cpsat_on_grid(values, scale)
 
 
 def scaled_floor(values: Sequence[float], scale: int) -> list[int]:
-    """``floor(v * scale)``, except that a value within floating-point error of a
-    multiple of ``1/scale`` (``|v s - round(v s)| <= min(5e-4, 1e-9 |v s|)``) is
-    that multiple.
-
-    Unlike :func:`dmlsched.cpsat.scale_times`, whose relative tolerance ``1e-9``
-    would let a scaled value of ``4e10`` round *up* by up to 40 units, the snap
-    here is never more than :data:`GRID_SNAP` units, so rounding down stays
-    rounding down at every scale used.
-    """
-    out = []
-    for v in values:
-        x = float(v) * scale
-        s = _snap(x)
-        out.append(s if s is not None else int(math.floor(x)))
-    return out
+    """``floor(v * scale)``, exact for a value on the grid ``1/scale`` (:func:`dmlsched.cpsat.to_int`:
+    never rounded up by floating-point error)."""
+    return [to_int(v, scale, "down") for v in values]
 
 
 @dataclass(frozen=True)
@@ -160,47 +137,36 @@ def chain_horizon(inst: HareInstance) -> float:
     return float(inst.arrival.max() + ((tc + ts).max(axis=1) * sizes).sum())
 
 
-def _smallest_scale(values: Sequence[float], cap: float) -> int | None:
-    for s in NICE_SCALES:
-        if s > cap:
-            break
-        if on_grid(values, s):
-            return s
-    return None
-
-
 def choose_scaling(inst: HareInstance, scale: int | None = None) -> Scaling:
     """The integer data of the model.
 
-    ``scale=None`` picks the smallest scale of :data:`NICE_SCALES` on whose
-    grid every time lies (exact), else the largest power of ten that keeps
-    scaled times below :data:`MAX_SCALED_TIME` and the scaled objective below
-    :data:`MAX_SCALED_OBJECTIVE` (inexact: the model is a relaxation, see the
-    module docstring).  Weights get their own scale the same way (at most
-    :data:`MAX_WEIGHT_SCALE`).
+    Weights and times each get a scale by the one rule of
+    :func:`dmlsched.cpsat.grid_scale` (any denominators, not only powers of
+    ten): weights one of at most :data:`MAX_WEIGHT_SCALE`; times (arrivals,
+    training and synchronisation) one that keeps scaled times below
+    :data:`MAX_SCALED_TIME` and the scaled objective below
+    :data:`MAX_SCALED_OBJECTIVE`.  Exact when both are (then the model is
+    Hare_Sched on that grid); otherwise a power of ten and the model is a
+    relaxation (times and weights rounded down, see the module docstring).
     """
     types, gpus_of, tc, ts = type_tables(inst)
     times = [*inst.arrival.tolist(), *tc.ravel().tolist(), *ts.ravel().tolist()]
     w = inst.weight
     horizon = max(chain_horizon(inst), 1e-9)
-    ws = _smallest_scale(w.tolist(), MAX_WEIGHT_SCALE)
-    w_exact = ws is not None
-    if ws is None:
-        ws = MAX_WEIGHT_SCALE
+    wmax = max(float(w.max()), 1e-300) if len(w) else 1.0
+    wgrid = grid_scale(w.tolist(), max_scaled=MAX_WEIGHT_SCALE * wmax)
+    ws = wgrid.scale
     wsum = max(float(w.sum()) * ws, 1.0)
+    tmax = max(max(times, default=0.0), 1e-300)
     cap = max(1.0, min(MAX_SCALED_TIME / horizon, MAX_SCALED_OBJECTIVE / (horizon * wsum)))
-    if scale is None:
-        s = _smallest_scale(times, cap)
-        if s is None:
-            s = 10 ** int(math.floor(math.log10(cap)))
-    else:
-        s = int(scale)
-        if s < 1:
-            raise ValueError("scale must be a positive integer")
-    exact = w_exact and on_grid(times, s)
+    tgrid = grid_scale(times, max_scaled=cap * tmax, scale=scale)
+    s = tgrid.scale
+    exact = wgrid.exact and tgrid.exact
     arrival = np.array(scaled_floor(inst.arrival.tolist(), s), dtype=np.int64)
     train = np.array(scaled_floor(tc.ravel().tolist(), s), dtype=np.int64).reshape(tc.shape)
-    done = np.array(scaled_floor((tc + ts).ravel().tolist(), s), dtype=np.int64).reshape(tc.shape)
+    # floor(s (T^c + T^s)) of the two numbers as written (exact integers on the grid)
+    done = np.array([math.floor((rational(a) + rational(b)) * s) for a, b in zip(tc.ravel().tolist(), ts.ravel().tolist())],
+                    dtype=np.int64).reshape(tc.shape)
     weight = np.array(scaled_floor(w.tolist(), ws), dtype=np.int64)
     return Scaling(s, ws, exact, types, gpus_of, arrival, train, done, weight)
 

@@ -218,6 +218,22 @@ def model_size_estimate(inst: HarmonyInstance) -> int:
     return 2 * jg * big_m + 2 * jg + (2 * big_m + 1) * k + 5 * jg * big_m + 4 * k * big_m
 
 
+def normalised(inst: HarmonyInstance) -> HarmonyInstance:
+    """The instance with every job time multiplied by a power of two that puts the longest in
+    ``[1, 2)`` (exact: the utilisation (4.4) of every grouping is unchanged), so that the
+    MILP's coefficients are of order one at any magnitude of the times
+    (:mod:`dmlsched.normalize`)."""
+    import dataclasses
+
+    from ...normalize import pow2
+
+    f = pow2(max(max(j.t_cpu, j.t_net) for j in inst.jobs))
+    if f == 1.0:
+        return inst
+    return dataclasses.replace(inst, jobs=tuple(dataclasses.replace(j, t_cpu=j.t_cpu * f, t_net=j.t_net * f)
+                                                for j in inst.jobs))
+
+
 @method(
     "harmony",
     "exact",
@@ -226,7 +242,8 @@ def model_size_estimate(inst: HarmonyInstance) -> int:
     description="Exact MILP (assignment x machine-count enumeration, McCormick-exact ratio linearisation)",
 )
 def solve_exact(inst: HarmonyInstance, run: Run) -> Result:
-    """Solve :func:`build_model`; the solver's proven upper bound is ``Result.bound``."""
+    """Solve :func:`build_model` on :func:`normalised` times; the solver's proven upper
+    bound is ``Result.bound``."""
     size = model_size_estimate(inst)
     run.require(memory_bytes=size * BYTES_PER_COMPONENT, what=f"the MILP (about {size:,} variables and constraints)")
     with run.stage("incumbent"):  # Harmony's own grouping: an incumbent if the solver finds none in time
@@ -234,9 +251,12 @@ def solve_exact(inst: HarmonyInstance, run: Run) -> Result:
 
         sch = schedule(inst)
         run.incumbent(HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines)))
+    from ...normalize import SOLVER_RESOLUTION
+
     with run.stage("build"):
-        mdl = build_model(inst)
+        mdl = build_model(normalised(inst))
     out = run.solve_model(mdl)
+    run.objective_floor = SOLVER_RESOLUTION
     sol = None
     if out.has_solution:
         with run.stage("extract"):

@@ -65,9 +65,10 @@ class TimeScale:
     exact: bool
 
 
-#: largest power of ten tried for an exact time scale
-MAX_EXACT_SCALE = 10**6
-#: scale used when no power of ten up to MAX_EXACT_SCALE is exact
+#: largest scaled time CP-SAT is given (the horizon times the scale)
+MAX_SCALED_TIME = 2**40
+#: scale used when no exact one keeps within MAX_SCALED_TIME (the rounded-up and rounded-down
+#: models are solved at it: coarse enough for CP-SAT, fine enough for a bound of 1e-3 s)
 DEFAULT_INEXACT_SCALE = 1000
 
 
@@ -79,20 +80,25 @@ def all_times(inst: HlasInstance) -> list[float]:
     return out
 
 
+def horizon_of(inst: HlasInstance) -> float:
+    """``max_n a_n + sum_tasks max_g (T^c + T^s)``: no start of a semi-active schedule exceeds it."""
+    longest = sum(j.rounds * j.tasks_per_round * max(j.train_time[g] + j.sync_time[g] for g in inst.gpu_types)
+                  for j in inst.jobs)
+    return max(j.arrival for j in inst.jobs) + longest
+
+
 def choose_time_scale(inst: HlasInstance, scale: int | None = None) -> TimeScale:
-    """The smallest power of ten (up to :data:`MAX_EXACT_SCALE`) at which every time is
-    exact, else :data:`DEFAULT_INEXACT_SCALE`; ``scale`` forces one."""
-    from ...cpsat import is_exact_scale
+    """The one scaling rule of :func:`dmlsched.cpsat.grid_scale` on every arrival,
+    training and synchronisation time (any denominators, not only powers of ten),
+    keeping the scaled horizon below :data:`MAX_SCALED_TIME`; else
+    :data:`DEFAULT_INEXACT_SCALE`, inexact.  ``scale`` forces one."""
+    from ...cpsat import grid_scale
 
     times = all_times(inst)
-    if scale is not None:
-        return TimeScale(int(scale), is_exact_scale(times, int(scale)))
-    d = 1
-    while d <= MAX_EXACT_SCALE:
-        if is_exact_scale(times, d):
-            return TimeScale(d, True)
-        d *= 10
-    return TimeScale(DEFAULT_INEXACT_SCALE, False)
+    top = max(times, default=0.0)
+    g = grid_scale(times, max_scaled=MAX_SCALED_TIME, scale=scale, max_inexact=DEFAULT_INEXACT_SCALE,
+                   extra_factor=horizon_of(inst) / top if top > 0 else 1.0)
+    return TimeScale(g.scale, g.exact)
 
 
 # ---------------------------------------------------------------------------
@@ -119,22 +125,20 @@ class OfflineCpModel:
       non-decreasing in ``i`` (the tasks of a round are identical).
 
     Objective: ``min sum_n C_n``.  ``rounding`` is ``"exact"``, ``"up"`` or
-    ``"down"`` (:class:`TimeScale`).
+    ``"down"`` (:class:`TimeScale`).  ``upper``: an integer upper bound on the
+    scaled ``sum_n C_n`` (:meth:`scaled_upper_of` a feasible run).
     """
 
     def __init__(self, inst: HlasInstance, scale: int, *, rounding: str = "exact", symmetry: bool = True,
-                 upper: float | None = None) -> None:
-        from ...cpsat import new_model, scale_times
+                 upper: int | None = None) -> None:
+        from ...cpsat import new_model, to_int
 
         self.inst = inst
         self.scale = scale
         self.rounding = rounding
-        up = rounding == "up"
 
         def sc(values: list[float]) -> list[int]:
-            if rounding == "down":
-                return [int(math.floor(v * scale + 1e-9 * max(1.0, abs(v * scale)))) for v in values]
-            return scale_times(values, scale, up=up)
+            return [to_int(v, scale, rounding) for v in values]
 
         self.types = list(inst.gpu_types)
         self.cap = [sum(1 for g in inst.gpus if g == t) for t in self.types]
@@ -232,16 +236,27 @@ class OfflineCpModel:
                     m.Add(a != b).OnlyEnforceIf(same.Not())
                     m.Add(self.S[n][r][i] <= self.S[n][r][i + 1]).OnlyEnforceIf(same)
 
-    def _objective_cut(self, upper: float) -> None:
-        """``sum_n C_n <= upper`` (a known feasible value) and, with ``lb_m`` a lower bound
-        on ``C_m``, ``C_n <= upper - sum_{m != n} lb_m``."""
+    def _objective_cut(self, upper: int) -> None:
+        """``sum_n C_n <= upper`` (the scaled value of a feasible run, an integer) and, with
+        ``lb_m`` a lower bound on ``C_m``, ``C_n <= upper - sum_{m != n} lb_m`` -- all in the
+        model's integers, so that the run itself always satisfies the cut."""
         m = self.model
-        ub = int(math.floor(upper + 1e-9))
+        ub = int(upper)
         lbs = [self.a[n] + j.rounds * min(self.tc[n][k] + self.ts[n][k] for k in range(len(self.types)))
                for n, j in enumerate(self.inst.jobs)]
         m.Add(sum(self.C) <= ub)
         for n in range(len(self.C)):
             m.Add(self.C[n] <= ub - (sum(lbs) - lbs[n]))
+
+    @staticmethod
+    def scaled_upper_of(scale: int, run: HlasRun) -> int:
+        """An integer upper bound on the scaled ``sum_n C_n`` of the model's optimum from a
+        feasible run: ``ceil(scale * sum_n C_n)`` of the run, computed on the exact value
+        of the doubles (so floating-point error never puts it below the run's own value;
+        at an exact scale the run's scaled value is an integer and this is it)."""
+        from fractions import Fraction
+
+        return math.ceil(sum(Fraction(float(c)) for c in run.finish) * scale)
 
     # -- hint and extraction -----------------------------------------------------
     def hint(self, run: HlasRun) -> None:
@@ -249,8 +264,10 @@ class OfflineCpModel:
         canonical order.  Starts are scaled like the model's times (rounded down in the
         ``down`` model, where the floored run stays feasible: ``floor(x + y) >= floor(x) +
         floor(y)``; rounded to nearest otherwise, exact at an exact scale)."""
+        from ...cpsat import to_int
+
         inst = self.inst
-        conv = (lambda v: int(math.floor(v * self.scale + 1e-9))) if self.rounding == "down" else (
+        conv = (lambda v: to_int(v, self.scale, "down")) if self.rounding == "down" else (
             lambda v: int(round(v * self.scale)))
         tix = {t: k for k, t in enumerate(self.types)}
         base = 0
@@ -297,6 +314,8 @@ class OfflineCpModel:
         return run
 
 
+
+
 def _sum_arrivals(inst: HlasInstance) -> float:
     return float(sum(j.arrival for j in inst.jobs))
 
@@ -319,10 +338,12 @@ def _best_policy_run(inst: HlasInstance) -> HlasRun | None:
     kind="exact",
     uses_solver=True,
     options=[
-        Option("scale", int, None, "integer time scale (default: the smallest exact power of ten up to 10^6, "
-               "else 1000 with rounded-up and rounded-down models)", minimum=1),
+        Option("scale", int, None, "integer time scale (default: the lcm of the times' denominators when the "
+               "scaled horizon fits, else 1000 with rounded-up and rounded-down models)", minimum=1),
         Option("symmetry", bool, True, "tasks of a round in canonical (type, start) order"),
-        Option("hint", bool, True, "start from the better of the srtf and fifo runs (and cut by its value)"),
+        Option("hint", bool, True, "start from the better of the srtf and fifo runs"),
+        Option("objective_cut", bool, False, "also cut by the hint's value (in the model's integers): measured "
+               "no faster on the testbed and a stall on tiny instances with seven-decimal times"),
         Option("work_limit", float, None, "CP-SAT deterministic time per model (reproducible at any load)",
                minimum=0.0),
     ],
@@ -341,7 +362,6 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
     n_tasks = inst.num_tasks
     run.require(memory_bytes=20_000.0 * n_tasks * max(1, len(inst.gpu_types)) + 1e6, what="the CP-SAT model")
     n = inst.num_jobs
-    arr = _sum_arrivals(inst)
     hint_run = None
     if run.options["hint"]:
         with run.stage("hint"):
@@ -350,15 +370,20 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
     from ..gpugrouping.models import solve_scaled_cpsat
 
     def avg_bound(b: float | None, scale: int) -> float | None:
-        return None if b is None else (b / scale - arr) / n
+        # (b / scale - sum_n a_n) / |N| in exact arithmetic: b is an integer bound on the scaled
+        # sum of completions, the arrivals' sum is large beside the JCTs when releases are late
+        from fractions import Fraction
+
+        if b is None or not math.isfinite(b):
+            return None
+        return float((Fraction(b) / scale - sum(Fraction(j.arrival) for j in inst.jobs)) / n)
 
     bounds: list[float | None] = [trivial_bound(inst)]
     wl = run.options["work_limit"]
     if ts.exact:
-        upper = None
-        if hint_run is not None:
-            upper = float(hint_run.finish.sum()) * ts.scale
         with run.stage("build"):
+            upper = (OfflineCpModel.scaled_upper_of(ts.scale, hint_run)
+                     if hint_run is not None and run.options["objective_cut"] else None)
             cp = OfflineCpModel(inst, ts.scale, symmetry=run.options["symmetry"], upper=upper)
             if hint_run is not None:
                 cp.hint(hint_run)
@@ -402,8 +427,12 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
 def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
     """Hare's ``exact`` MIP on the instance with unit weights, by the remaining deadline.
 
-    Status and bound are the Hare MIP's; the bound is converted to an average
-    JCT as ``(bound - sum_n a_n) / |N|``.
+    Hare's MIP minimises the flow time ``sum_n (C_n - a_n)`` on a normalised
+    copy of the instance (``models/hlas.md``): its proven bound on it, divided
+    by ``|N|``, is this method's bound, and the status is derived here from the
+    average JCT of the schedule and that bound by the kit's relative rule
+    (never forwarded from the Hare run, whose objective has the arrivals'
+    offset).
     """
     from ... import api
     from ..hare.solution import completion_times as hare_ct
@@ -440,8 +469,13 @@ def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
     if res.solution is not None:
         ct = hare_ct(hare, res.solution)
         sol = HlasRun(gpu=res.solution.gpu, start=res.solution.start, finish=ct, policy="offline-mip")
-    lb = None if res.bound is None else (res.bound - arr) / n
-    status = res.status if res.status in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE, Status.TIME_LIMIT) else None
+    # the MIP was solved and proven on the flow time sum_n (C_n - a_n) (Hare's exact minimises
+    # it on a normalised copy): its bound is this method's bound times |N|, with no subtraction
+    # of the arrivals that a relative gap on sum_n C_n could not resolve
+    flow = res.details.get("flow_bound")
+    lb = None if flow is None else float(flow) / n
+    # never forward the Hare status: optimality is decided here, on the average JCT, by the kit's rule
+    status = res.status if res.status in (Status.INFEASIBLE, Status.TIME_LIMIT) and res.solution is None else None
     return run.result(solution=sol, bound=[lb, trivial_bound(inst)], status=status,
                       hare_status=res.status.value, solver_status=res.details.get("solver_status"),
                       hare_objective=res.objective)

@@ -42,7 +42,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...cpsat import is_exact_scale, new_model, solve_cpsat
+from ...cpsat import grid_scale, new_model, solve_cpsat, to_int
 from ...kit import Option, Run, method
 from ...result import Result
 from .bounds import preemptive_lower_bound
@@ -50,11 +50,6 @@ from .instance import MoldableInstance
 from .models import Choice, choices
 from .solution import MoldableSchedule, evaluate
 
-#: scales tried, smallest first, for data on a grid
-NICE_SCALES = (1, 2, 4, 5, 10, 20, 100, 1000)
-#: scale used when no nice scale is exact (1 us for times in seconds), lowered
-#: while the scaled horizon would pass :data:`MAX_SCALED_TIME`
-DEFAULT_SCALE = 10**6
 #: largest scaled time CP-SAT is given (keeps every sum far from 2^63)
 MAX_SCALED_TIME = 2**40
 #: largest share capacity (lcm of the share denominators)
@@ -92,37 +87,30 @@ def _times(inst: MoldableInstance) -> list[float]:
 
 
 def choose_scale(inst: MoldableInstance, scale: int | None = None) -> tuple[int, bool]:
-    """``(scale, exact)``: the given scale, else the smallest of
-    :data:`NICE_SCALES` under which every arrival and duration is exact, else
-    :data:`DEFAULT_SCALE` divided by 10 while the scaled horizon (latest
-    arrival plus every task's slowest run, times the number of tasks) passes
-    :data:`MAX_SCALED_TIME`.  A fine scale costs little: with the dominance
-    (C6) the search is over predecessors, not start values."""
+    """``(scale, exact)`` of the times (arrivals and every duration): the given scale,
+    else the one scaling rule of :func:`dmlsched.cpsat.grid_scale` (the least common
+    multiple of the times' denominators, any denominators) while the scaled horizon
+    (latest arrival plus every task's slowest run, times the number of tasks) stays
+    below :data:`MAX_SCALED_TIME`, else the largest power of ten that keeps below it,
+    inexact (the finer, the closer the rounded-down bound: at 10^6 two referee
+    instances with seven-decimal data stayed 1.07e-6 apart, at 10^10 they are proven).  A fine scale costs little: with the dominance (C6)
+    the search is over predecessors, not start values.  The memories have their own
+    scale (:func:`memory_scale`); the model is exact only when both are."""
     times = _times(inst)
-    if scale is not None:
-        return int(scale), is_exact_scale(times, int(scale))
-    for s in NICE_SCALES:
-        if is_exact_scale(times, s):
-            if max(times, default=0.0) * s * max(1, inst.num_tasks) < MAX_SCALED_TIME:
-                return s, True
-    s = DEFAULT_SCALE
     top = (max(times, default=1.0) + sum(max(inst.runtime(k, c.p) for c in choices(inst, k))
                                         for k in range(inst.num_tasks))) * max(1, inst.num_tasks)
-    while s > 1 and top * s >= MAX_SCALED_TIME:
-        s //= 10
-    return s, is_exact_scale(times, s)
+    tmax = max(times, default=0.0)
+    g = grid_scale(times, max_scaled=MAX_SCALED_TIME, scale=scale,
+                   extra_factor=top / tmax if tmax > 0 else 1.0)
+    return g.scale, g.exact
 
 
 def _floor(x: float, scale: int) -> int:
-    y = x * scale
-    r = round(y)
-    return int(r) if abs(y - r) <= 1e-9 * max(1.0, abs(y)) else int(math.floor(y))
+    return to_int(x, scale, "down")
 
 
 def _ceil(x: float, scale: int) -> int:
-    y = x * scale
-    r = round(y)
-    return int(r) if abs(y - r) <= 1e-9 * max(1.0, abs(y)) else int(math.ceil(y))
+    return to_int(x, scale, "up")
 
 
 def share_capacity(inst: MoldableInstance) -> int:
@@ -134,13 +122,19 @@ def share_capacity(inst: MoldableInstance) -> int:
     return L
 
 
-def _memory_scale(inst: MoldableInstance) -> int | None:
-    """Smallest power of ten making the memories and the capacity integers (``None``: none up to 10^6)."""
+#: largest scaled memory capacity given to CP-SAT
+MAX_SCALED_MEMORY = 2**40
+
+
+def memory_scale(inst: MoldableInstance) -> tuple[int, bool]:
+    """``(scale, exact)`` of the memories and the GPU's capacity by the one scaling rule
+    (:func:`dmlsched.cpsat.grid_scale`): exact when every memory and the capacity are
+    multiples of ``1/scale`` (``0.3333334`` has its seven decimals: 3 tasks of it do not fit
+    in 1); otherwise memories and capacity are rounded down, a relaxation (an integer sum
+    of floors below a real capacity is below its floor)."""
     vals = [inst.gpu_memory] + [t.memory for t in inst.tasks]
-    for e in range(7):
-        if is_exact_scale(vals, 10**e):
-            return 10**e
-    return None
+    g = grid_scale(vals, max_scaled=MAX_SCALED_MEMORY, extra_factor=max(1, inst.num_tasks))
+    return g.scale, g.exact
 
 
 def memory_binds(inst: MoldableInstance) -> bool:
@@ -165,11 +159,11 @@ def scaled_data(inst: MoldableInstance, scale: int, exact: bool, upper_bound: fl
     mem = None
     mcap = 0
     if memory_binds(inst):
-        ms = _memory_scale(inst)
-        if ms is None:  # relax: floor the demands, floor the capacity (still a relaxation)
-            ms = 10**6
+        ms, mexact = memory_scale(inst)
+        # exact on the grid; otherwise floors of demands and capacity: a relaxation
         mem = [_floor(t.memory, ms) for t in inst.tasks]
         mcap = _floor(inst.gpu_memory, ms)
+        exact = exact and mexact
     return CpData(
         scale=scale, exact=exact,
         arrival=[_floor(t.arrival, scale) for t in inst.tasks],
@@ -462,8 +456,8 @@ def _start_schedules(inst: MoldableInstance) -> list[MoldableSchedule]:
     space="non-preemptive",
     description="CP-SAT: optimal total flow time over non-preemptive moldable schedules with real start times",
     options=[
-        Option("time_scale", int, None, "times become floor(t*time_scale); None: the smallest exact scale of "
-               "1..1000, else 10^6 (less for long horizons)", minimum=1),
+        Option("time_scale", int, None, "times become floor(t*time_scale); None: the lcm of the times' "
+               "denominators when the scaled horizon fits, else the largest power of ten that does", minimum=1),
         Option("work_limit", float, None, "CP-SAT deterministic time limit (same result at any load)", minimum=0.0),
         Option("gpu_symmetry", bool, True, "number identical GPUs in order of first use"),
         Option("left_shift", bool, True, "every task starts at its arrival or at another task's end (dominance)"),
@@ -495,10 +489,13 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
         cp = MoldableCp(inst, data, symmetry=run.options["gpu_symmetry"], left_shifted=run.options["left_shift"])
         if run.best is not None:
             cp.hint(run.best)
-    sum_a = float(inst.arrival.sum())
+    from fractions import Fraction
+
+    sum_a = sum(Fraction(float(a)) for a in inst.arrival)
 
     def to_bound(scaled: float | None) -> float | None:
-        return None if scaled is None or not math.isfinite(scaled) else scaled / scale - sum_a
+        # B / scale - sum_k a_k in exact arithmetic (late arrivals would swamp the flow times)
+        return None if scaled is None or not math.isfinite(scaled) else float(Fraction(scaled) / scale - sum_a)
 
     def on_solution(values: Any, scaled_bound: float | None) -> None:
         order, alloc = cp.decode(values)
@@ -520,7 +517,7 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
     # schedule meeting the bound (always the case for an optimum under the exactness condition)
     return run.result(
         solution=sched, bound=[to_bound(out.bound), lb_pre],
-        solver_status=out.message, time_scale=scale, exact_scale=exact,
+        solver_status=out.message, time_scale=scale, exact_scale=data.exact,
         model="non-preemptive moldable schedules, real start times",
         memory_estimate=est, tasks_x_gpus=inst.num_tasks * inst.gpus, whole_space_bound=lb_pre,
     )

@@ -61,7 +61,10 @@ def choices(inst: MoldableInstance, k: int) -> list[Choice]:
 
 
 def grid_exact(inst: MoldableInstance) -> bool:
-    """Whether arrivals and all durations ``f(v_k, p)`` are integers."""
+    """Whether arrivals and all durations ``f(v_k, p)`` are integers and, where memory can
+    bind, the memories are on their grid (:func:`memory_units`)."""
+    if inst.memory.sum() > inst.gpu_memory and not memory_units(inst)[2]:
+        return False
     for k, t in enumerate(inst.tasks):
         if abs(t.arrival - round(t.arrival)) > GRID_TOL:
             return False
@@ -266,17 +269,47 @@ def _share_capacity(m) -> None:
     )
 
 
+def memory_units(inst: MoldableInstance) -> tuple[list[int], int, bool]:
+    """Memories and capacity in integer units by the one scaling rule
+    (:func:`.cp.memory_scale`): exact on their grid (``0.5000001`` is 5000001 units of
+    1e-7: two such tasks do not fit in 1), otherwise demands rounded up and the capacity
+    down (every schedule of the model fits the real memory: a restriction, and the method
+    then never says optimal).  A solver's absolute tolerance (1e-6) is then far below one
+    unit: it let two tasks of 0.5000001 share a GPU of memory 1."""
+    from ...cpsat import to_int
+    from .cp import memory_scale
+
+    ms, exact = memory_scale(inst)
+    return ([to_int(t.memory, ms, "up") for t in inst.tasks], to_int(inst.gpu_memory, ms, "down"), exact)
+
+
+def integrality_options(inst: MoldableInstance) -> dict[str, dict[str, float]]:
+    """Solver tolerances under which no memory row slips by a unit (:func:`memory_units`).
+
+    ``r >= m_k (occ + a - 1)`` with binaries accepted ``1e-6`` away from 0 or 1 slips by
+    ``2e-6 m_k`` units: with memories of seven decimals (``m_k`` about 5e6 units) two tasks
+    of 0.5000001 fitted in 1.  A tolerance below ``1 / (4 max m_k)`` keeps every slip
+    under a quarter unit (HiGHS ``mip_feasibility_tolerance``; Gurobi ``IntFeasTol`` and
+    ``FeasibilityTol``, both at least 1e-9); the method also validates what it extracts."""
+    if not inst.memory.sum() > inst.gpu_memory:
+        return {}
+    mem, _, _ = memory_units(inst)
+    tol = max(1e-9, min(1e-6, 0.25 / max(max(mem), 1)))
+    return {"highs": {"mip_feasibility_tolerance": tol}, "gurobi": {"IntFeasTol": tol, "FeasibilityTol": tol}}
+
+
 def _memory_capacity(m) -> None:
     """(M4) Section III-A: the memory of the tasks on a GPU fits in every slot.
 
     ``r[k,g,u] >= m_k (sum_{c,t covering u} x[k,c,t] + a[k,g] - 1)``
     (``memory_link``; ``occ[k,u]`` is the sum, an Expression), ``sum_k r[k,g,u]
-    <= gpu_memory`` (``gpu_memory_capacity``).
-    Omitted (empty) when all tasks together fit in one GPU's memory.
+    <= gpu_memory`` (``gpu_memory_capacity``), in the integer units of
+    :func:`memory_units`.  Omitted (empty) when all tasks together fit in one GPU's memory.
     """
     import pyomo.environ as pyo
 
     inst, cover = m._inst, m._cover
+    mem, cap, _ = memory_units(inst)
     by_u: dict[int, list[int]] = {}
     for k, u in cover:
         by_u.setdefault(u, []).append(k)
@@ -288,7 +321,7 @@ def _memory_capacity(m) -> None:
     m.memory_link = pyo.Constraint(
         m.KUM,
         m.G,
-        rule=lambda m, k, u, g: m.r[k, u, g] >= inst.tasks[k].memory * (m.occ[k, u] + m.a[k, g] - 1),
+        rule=lambda m, k, u, g: m.r[k, u, g] >= mem[k] * (m.occ[k, u] + m.a[k, g] - 1),
     )
     keyset = set(keys)
     us = sorted({u for (_, u) in keys})
@@ -296,7 +329,7 @@ def _memory_capacity(m) -> None:
     m.gpu_memory_capacity = pyo.Constraint(
         m.UM,
         m.G,
-        rule=lambda m, u, g: sum(m.r[k, u, g] for k in by_u[u] if (k, u) in keyset) <= inst.gpu_memory,
+        rule=lambda m, u, g: sum(m.r[k, u, g] for k in by_u[u] if (k, u) in keyset) <= cap,
     )
 
 
@@ -353,11 +386,19 @@ def exact(inst: MoldableInstance, run: Run) -> Result:
     with run.stage("build"):
         m = build_model(inst, upper_bound=ub)
     exact_grid = grid_exact(inst)
-    out = run.solve_model(m)
+    out = run.solve_model(m, defaults=integrality_options(inst))
     sched = None
     if out.has_solution:
         with run.stage("extract"):
             sched = extract(m)
+        from ...errors import InvalidSolutionError
+        from .solution import validate
+
+        try:  # a solver's tolerances must never hand back a schedule the model does not allow
+            validate(inst, sched)
+        except InvalidSolutionError as e:
+            run.details["rejected"] = run.details["error"] = f"the solver's schedule breaks the model: {e}"
+            sched = None
     # off the grid the MIP's optimum is only an integer-start optimum: no bound, never optimal
     return run.result(
         solution=sched,

@@ -231,8 +231,11 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
     load = csh - base_sh
     memload = cm - base_m
     is_start = kind == 1
-    over_sh = is_start & (load > 1.0 + 1e-9)
-    over_m = is_start & (memload > inst.gpu_memory * (1 + TOL) + TOL)
+    # a cheap filter in floating point (sums of data: rounding far below 1e-12); every
+    # candidate is then decided exactly, the numbers read as written (issue 24: a tolerance
+    # of 1e-6 let two tasks of memory 0.5000001 share a GPU of memory 1)
+    over_sh = is_start & (load > 1.0 + 1e-12)
+    over_m = is_start & (memload > inst.gpu_memory * (1 + 1e-12))
     for over, what in ((over_sh, "processor share"), (over_m, "memory")):
         cand = np.flatnonzero(over)
         for q in cand:
@@ -243,11 +246,23 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
             act = (gpu == g) & (s.start[seg_of] <= t + 1e-12) & (s.end[seg_of] > tt)
             val = share[act].sum() if what == "processor share" else mem[act].sum()
             cap = 1.0 if what == "processor share" else inst.gpu_memory
-            if val > cap * (1 + 1e-9) + (0 if what == "processor share" else TOL):
+            if _exceeds(what, s.share_den[seg_of[act]], mem[act], inst.gpu_memory):
                 tasks = sorted({inst.tasks[int(s.task[seg_of[i]])].id for i in np.flatnonzero(act)})
                 raise InvalidSolutionError(
                     f"(S3) GPU {g} at time {t}: {what} {val} exceeds capacity {cap} (tasks {tasks})"
                 )
+
+
+def _exceeds(what: str, dens: np.ndarray, mems: np.ndarray, capacity: float) -> bool:
+    """Exactly: the shares ``1/den`` sum past 1, or the memories (read as written,
+    :func:`dmlsched.cpsat.rational`) past the capacity."""
+    from fractions import Fraction
+
+    from ...cpsat import rational
+
+    if what == "processor share":
+        return sum(Fraction(1, int(d)) for d in dens) > 1
+    return sum(rational(float(v)) for v in mems) > rational(float(capacity))
 
 
 def _suspect_gpus(inst: MoldableInstance, s: MoldableSchedule, seg_of: np.ndarray, gpu: np.ndarray,

@@ -105,7 +105,7 @@ def _not_run(records: list[dict]) -> Judgement | None:
 def _errors(records: list[dict]) -> list[str]:
     bad: dict[str, int] = defaultdict(int)
     for r in records:
-        if r.get("status") not in ("optimal", "feasible"):
+        if r.get("status") not in ("optimal", "feasible", "bound"):
             bad[f"{r.get('variant') or r.get('method')} {r.get('status')}"] += 1
     return [f"runs without a schedule (excluded): {', '.join(f'{k} x{v}' for k, v in sorted(bad.items()))}"] if bad else []
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ...cpsat import grid_scale, to_int
 from .instance import RarInstance
 from .models import count_vectors
 
@@ -66,15 +67,15 @@ class CpRar:
 def rate_table(inst: RarInstance, j: int, n: int, P: int, scale: int) -> list[int]:
     """``R_j(n, p)`` for ``p = 0..P``: progress per slot on ``n >= 2`` servers with
     ``p`` split jobs on its most contended server (``p = 0`` is treated as 1, the job
-    itself).  Floor mode: ``floor(1/tau)`` iterations.  Fractional mode: ``ceil(scale/tau)``
-    (rounded up: a relaxation)."""
+    itself).  Floor mode: ``floor(1/tau)`` iterations.  Fractional mode: ``scale/tau``,
+    exact on the grid of :func:`progress_scale`, else rounded up (a relaxation)."""
     out = []
     for p in range(P + 1):
         tau = inst.tau(j, n, max(1, p))
         if inst.progress == "floor":
             out.append(int(inst.rate(tau)))
         else:
-            out.append(int(math.ceil(scale / tau * (1 + 1e-12))))
+            out.append(to_int(1.0 / tau, scale, "up"))
     return out
 
 
@@ -83,7 +84,32 @@ def one_server_rate(inst: RarInstance, j: int, scale: int) -> int:
     tau = inst.tau(j, 1, 0)
     if inst.progress == "floor":
         return int(inst.rate(tau))
-    return int(math.ceil(scale / tau * (1 + 1e-12)))
+    return to_int(1.0 / tau, scale, "up")
+
+
+#: fractional mode: scale used when the rates are on no grid that fits (rates rounded up)
+INEXACT_PROGRESS_SCALE = 1000
+#: fractional mode: largest scaled progress (iterations times the scale) given to CP-SAT
+MAX_SCALED_PROGRESS = 2**40
+
+
+def progress_scale(inst: RarInstance, scale: int | None = None) -> tuple[int, bool]:
+    """``(scale, exact)`` of the fractional-mode rates ``1/tau`` (every job, number of
+    servers and contention): the one scaling rule of :func:`dmlsched.cpsat.grid_scale`
+    (exact rates when they are on a common grid that fits), else
+    :data:`INEXACT_PROGRESS_SCALE` with the rates rounded up.  Floor mode: ``(1, True)``
+    (integer rates)."""
+    if inst.progress == "floor":
+        return 1, True
+    rates = []
+    for j in range(inst.num_jobs):
+        rates.append(1.0 / inst.tau(j, 1, 0))
+        for n in range(2, min(int(inst.G[j]), inst.num_servers) + 1):
+            rates.extend(1.0 / inst.tau(j, n, p) for p in range(1, int(inst.p_max) + 1))
+    top = max(rates) * max(1.0, float(inst.F.max()) / max(min(rates), 1e-300))
+    g = grid_scale(rates, max_scaled=MAX_SCALED_PROGRESS, scale=scale, max_inexact=INEXACT_PROGRESS_SCALE,
+                   extra_factor=top / max(rates))
+    return g.scale, g.exact
 
 
 def single_duration(inst: RarInstance, j: int) -> int:
@@ -430,8 +456,8 @@ def _counts(inst: RarInstance, sched) -> list[tuple[int, ...]]:
         Option("max_states", int, 2_000_000, "work limit of the DP phase (states kept)", minimum=1),
         Option("work_limit", float, None, "CP-SAT deterministic time limit (same result at any load)",
                minimum=0.0),
-        Option("scale", int, 1000, "fractional mode: progress units per iteration (rates rounded up: "
-               "a relaxation, its bound is valid)", minimum=1),
+        Option("scale", int, None, "fractional mode: progress units per iteration; None: the exact grid of the "
+               "rates if one fits, else 1000 (rates rounded up: a relaxation, its bound is valid)", minimum=1),
     ],
 )
 def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
@@ -509,8 +535,10 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         H = int(min(H, run.best_value))
     # phase 3: the exact model, hinted with the best schedule so far
     with run.stage("build"):
-        cp = build_cp(inst, H, lb=lb, scale=run.options["scale"], symmetry=run.options["symmetry"],
+        scale, exact_rates = progress_scale(inst, run.options["scale"])
+        cp = build_cp(inst, H, lb=lb, scale=scale, symmetry=run.options["symmetry"],
                       duals=[duals] if (duals is not None and run.options["fluid_cuts"]) else None)
+        cp.exact_rates = exact_rates
         if run.best is not None:
             hint(cp, inst, run.best.start.tolist(), _counts(inst, run.best), completion(inst, run.best))
     details.update(model=cp.size, exact_rates=cp.exact_rates)
