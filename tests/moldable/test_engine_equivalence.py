@@ -239,3 +239,33 @@ def test_pickled_schedule_leaves_the_kept_checks_behind():
     dmlsched.problems.moldable.solution.validate(inst, sched)
     for other in (pickle.loads(pickle.dumps(sched)), copy.deepcopy(sched)):
         assert "_checked" not in other.__dict__ and np.array_equal(other.start, sched.start)
+
+
+def whole_gpu(seed: int, tasks: int = 80, gpus: int = 12) -> MoldableInstance:
+    """Whole-GPU tasks (``p_min = 1``, the incremental Equipartition's domain) with what makes
+    its decisions differ: unequal ``p_max`` (D'Hondt with caps that bind), a preemption
+    overhead, integer arrivals and volumes (simultaneous events and completions, zero-length
+    segments), volumes below the threshold, a sublinear curve, every case of Equipartition."""
+    rng = np.random.default_rng(seed)
+    arr = np.floor(np.cumsum(rng.exponential(rng.choice([2.0, 20.0]), tasks)))
+    vol = np.ceil(np.exp(rng.normal(3.5, 1.2, tasks)))
+    pmax = rng.choice([1, 2, 3, gpus], tasks) if seed % 3 else np.full(tasks, rng.integers(1, gpus + 1))
+    ts = tuple(MoldableTask(id=f"t{k}", user="u", arrival=float(arr[k]), volume=float(vol[k]), pmin_den=1,
+                            p_max=int(pmax[k]), memory=0.0) for k in range(tasks))
+    curve = SpeedupCurve.linear(gpus) if seed % 2 else SpeedupCurve(((1.0, 1.0), (2.0, 1.8), (4.0, 3.0)))
+    return MoldableInstance(gpus=gpus, gpu_memory=1.0, speedup=curve, tasks=ts,
+                            preemption_overhead=float(rng.choice([0.0, 1.0, 3.0])),
+                            preemption_min_remaining=float(rng.choice([0.0, 5.0, 30.0])), name=f"whole-{seed}")
+
+
+@pytest.mark.parametrize("current_first", [False, True])
+def test_incremental_equipartition_same_schedules(current_first):
+    """Malleable Equipartition on whole-GPU instances runs the incremental engine
+    (``incremental.py``); its segments and counters are the reference's, bit for bit."""
+    from dmlsched.problems.moldable import incremental
+
+    for seed in range(40):
+        inst = whole_gpu(seed)
+        assert incremental.applies(inst)
+        _same(inst, "equi", True, current_first, None)
+    assert not incremental.applies(paper_like(seed=0, num_gpus=6))  # shares: the general engine
