@@ -30,14 +30,16 @@ simulator and rules this replaced).
 
 from __future__ import annotations
 
-import heapq
+import itertools
 import math
 from bisect import insort
+
+import numpy as np
 
 from ...sim import Simulation
 from .dhondt import dhondt
 from .instance import MoldableInstance
-from .policies import Alloc
+from .solution import MoldableSchedule
 
 ARRIVAL, COMPLETION, WAKE = 0, 1, 2
 QUEUED, RUNNING, DONE = 1, 2, 3
@@ -51,8 +53,11 @@ def applies(inst: MoldableInstance) -> bool:
 class IncrementalEquipartition:
     """The engine's policy for malleable Equipartition on a whole-GPU instance (module docstring).
 
-    Attributes shared with :class:`.simulator.MoldableSimulator` (read by ``simulate`` and
-    ``schedule``): ``status``, ``segments``, ``preemptions``.
+    A running task's allocation is its tuple of GPUs (the share is always whole).  Closed
+    segments go to a log of flat lists in the order they close (task, start, end, GPUs;
+    per task, that is time order), which :meth:`schedule` groups by task; no object is made
+    per segment but its GPU tuple, which is the allocation itself.  Read by ``simulate``:
+    ``status``, ``preemptions``, :meth:`schedule`.
     """
 
     def __init__(self, inst: MoldableInstance, current_first: bool = False):
@@ -60,7 +65,7 @@ class IncrementalEquipartition:
         self.current_first = current_first
         n = inst.num_tasks
         self.status = [0] * n
-        self.alloc: list[Alloc | None] = [None] * n
+        self.alloc: list[tuple[int, ...] | None] = [None] * n
         self.vrem = [float(v) for v in inst.volume]
         self.debt = [0.0] * n
         self.speed = [0.0] * n
@@ -68,7 +73,12 @@ class IncrementalEquipartition:
         self.finish = [0.0] * n
         self.seq = [0] * n  # order of the starts: completions due at one instant, in this order
         self.charged = [False] * n
-        self.segments: list[list] = [[] for _ in range(n)]  # [start, end, gpus, den]
+        # the log of closed segments; last[k]: position of task k's last one (-1: none)
+        self.log_task: list[int] = []
+        self.log_start: list[float] = []
+        self.log_end: list[float] = []
+        self.log_gpus: list[tuple[int, ...]] = []
+        self.last = [-1] * n
         self.queue: dict[int, None] = {}  # active, unpinned tasks, arrival order
         self.urun: dict[int, None] = {}  # running, unpinned
         self.pinned: dict[int, None] = {}  # running with at most the threshold left: keep their GPUs
@@ -79,7 +89,8 @@ class IncrementalEquipartition:
         self.vacant = list(range(G))  # V: GPUs not held by a pinned task, increasing
         self._vt: tuple[int, ...] | None = None  # V as a tuple (slices are the allocations)
         self.pinned_mark = bytearray(G)  # GPUs held by pinned tasks
-        self.free = list(range(G))  # current-first: heap of the GPUs of V no running task holds
+        self.free = list(range(G))  # current first: the GPUs of V no running task holds, increasing
+        self.held = [0] * n  # number of GPUs a task holds
         self._seq = 0
         self._prev_t = -math.inf
         self._wake: list | None = None
@@ -113,12 +124,29 @@ class IncrementalEquipartition:
         self._wake = None
         self._wake_t = -math.inf
 
+    def _close(self, k: int, start: float, t: float, gpus: tuple[int, ...]) -> None:
+        self.last[k] = len(self.log_task)
+        self.log_task.append(k)
+        self.log_start.append(start)
+        self.log_end.append(t)
+        self.log_gpus.append(gpus)
+
+    def _reopen(self, k: int) -> None:
+        """Take task ``k``'s last segment out of the log (a continuation: its allocation comes
+        back at the instant it ended).  The entry stays as a tombstone (task ``-1``)."""
+        i = self.last[k]
+        self.log_task[i] = -1
+        j = i - 1
+        task = self.log_task
+        while j >= 0 and task[j] != k:
+            j -= 1
+        self.last[k] = j
+
     def _complete(self, k: int, t: float) -> None:
         a = self.alloc[k]
-        segs = self.segments[k]
         if t > self.seg_start[k]:
-            segs.append([self.seg_start[k], t, a[1], a[0]])
-        elif segs and self.charged[k]:
+            self._close(k, self.seg_start[k], t, a)
+        elif self.last[k] >= 0 and self.charged[k]:
             self.debt[k] -= self.tp  # zero-length segment: undo its overhead charge
             self.preemptions -= 1
         self.alloc[k] = None
@@ -127,7 +155,7 @@ class IncrementalEquipartition:
         if k in self.pinned:
             del self.pinned[k]
             mark, vac = self.pinned_mark, self.vacant
-            gs = a[1]
+            gs = a
             for g in gs:
                 mark[g] = 0
             if len(gs) <= 4:
@@ -140,9 +168,15 @@ class IncrementalEquipartition:
         else:
             del self.urun[k]
             del self.queue[k]
+        self.held[k] = 0
         if self.current_first:
-            for g in a[1]:
-                heapq.heappush(self.free, g)
+            free = self.free
+            if len(a) <= 4:
+                for g in a:
+                    insort(free, g)
+            else:
+                free.extend(a)
+                free.sort()
 
     def _rewake(self, sim: Simulation) -> None:
         """Keep the engine's WAKE event at the earliest completion of a running task."""
@@ -177,7 +211,12 @@ class IncrementalEquipartition:
         self._prev_t = t
         vrem, debt, speed, thr = self.vrem, self.debt, self.speed, self.thr
         pin = []
-        if el > 0:
+        if el > 0 and not self.tp:  # no overhead: nobody owes time
+            for k in self.urun:
+                v = vrem[k] = vrem[k] - el * speed[k]
+                if v <= thr:
+                    pin.append(k)
+        elif el > 0:
             for k in self.urun:
                 d = debt[k]
                 if d:
@@ -197,7 +236,7 @@ class IncrementalEquipartition:
                 del urun[k]
                 del queue[k]
                 pinned[k] = None
-                for g in alloc[k][1]:
+                for g in alloc[k]:
                     mark[g] = 1
             self.vacant = [g for g in self.vacant if not mark[g]]
             self._vt = None
@@ -220,7 +259,7 @@ class IncrementalEquipartition:
         extra = dhondt(votes, nv - nq, caps=[v - 1 for v in votes])
         return [1 + e for e in extra]
 
-    def _changes(self) -> list[tuple[int, Alloc | None]]:
+    def _changes(self) -> list[tuple[int, tuple[int, ...] | None]]:
         """``(task, new allocation or None)`` for every queued task whose allocation changes,
         in queue order."""
         queue, alloc = self.queue, self.alloc
@@ -228,7 +267,7 @@ class IncrementalEquipartition:
         amounts = self._amounts(len(queue), nv)
         if amounts is None:
             return self._case1()
-        out: list[tuple[int, Alloc | None]] = []
+        out: list[tuple[int, tuple[int, ...] | None]] = []
         if not self.current_first:
             vt = self._vt
             if vt is None:
@@ -237,57 +276,56 @@ class IncrementalEquipartition:
             for k, n in zip(queue, amounts):
                 new = vt[pos:pos + n]
                 pos += n
-                a = alloc[k]
-                if a is None or a[1] != new:
-                    out.append((k, (1, new)))
+                if alloc[k] != new:
+                    out.append((k, new))
             return out
         # current first: keep the lowest current GPUs, fill from the lowest free ones
+        held = self.held
         free = self.free
         grow: list[tuple[int, tuple[int, ...], int]] = []
         need = 0
-        for k, n in zip(queue, amounts):
+        released: list[int] = []
+        for k, n in [(k, n) for k, n in zip(queue, amounts) if held[k] != n]:
             a = alloc[k]
             if a is None:
                 out.append((k, None))
                 grow.append((len(out) - 1, (), n))
                 need += n
-                continue
-            g = a[1]
-            c = len(g)
-            if c == n:
-                continue
-            if c > n:
-                out.append((k, (1, g[:n])))
-                for x in g[n:]:
-                    heapq.heappush(free, x)
+            elif len(a) > n:
+                out.append((k, a[:n]))
+                released.extend(a[n:])
             else:
                 out.append((k, None))
-                grow.append((len(out) - 1, g, n - c))
-                need += n - c
+                grow.append((len(out) - 1, a, n - len(a)))
+                need += n - len(a)
+        if released:
+            free.extend(released)
+            free.sort()
         if grow:
-            fill = [heapq.heappop(free) for _ in range(need)]
+            fill = free[:need]
+            del free[:need]
             pos = 0
             for i, kept, m in grow:
                 gl = list(kept) + fill[pos:pos + m]
                 pos += m
                 if kept:
                     gl.sort()
-                out[i] = (out[i][0], (1, tuple(gl)))
+                out[i] = (out[i][0], tuple(gl))
         return out
 
-    def _case1(self) -> list[tuple[int, Alloc | None]]:
+    def _case1(self) -> list[tuple[int, tuple[int, ...] | None]]:
         """Case 1: one GPU of ``V`` each in queue order (under current-first a task's single
         current GPU if it is still vacant), until none is left; later tasks are suspended."""
         queue, alloc, vac = self.queue, self.alloc, self.vacant
         nv = len(vac)
-        out: list[tuple[int, Alloc | None]] = []
+        out: list[tuple[int, tuple[int, ...] | None]] = []
         if not self.current_first:
             for i, k in enumerate(queue):
                 a = alloc[k]
                 if i < nv:
                     new = (vac[i],)
-                    if a is None or a[1] != new:
-                        out.append((k, (1, new)))
+                    if a != new:
+                        out.append((k, new))
                 elif a is not None:
                     out.append((k, None))
             return out
@@ -296,8 +334,8 @@ class IncrementalEquipartition:
         for k in queue:
             a = alloc[k]
             g = -1
-            if a is not None and len(a[1]) == 1 and not taken[a[1][0]]:
-                g = a[1][0]
+            if a is not None and len(a) == 1 and not taken[a[0]]:
+                g = a[0]
             else:
                 while vi < nv and taken[vac[vi]]:
                     vi += 1
@@ -308,68 +346,98 @@ class IncrementalEquipartition:
                     out.append((k, None))
                 continue
             taken[g] = 1
-            if a is None or a[1] != (g,):
-                out.append((k, (1, (g,))))
+            if a != (g,):
+                out.append((k, (g,)))
         self.free = [g for g in vac if not taken[g]]  # empty: |Q| >= |V| and every task took one
-        heapq.heapify(self.free)
         return out
 
-    def _apply(self, changes: list[tuple[int, Alloc | None]], t: float) -> None:
+    def _apply(self, changes: list[tuple[int, tuple[int, ...] | None]], t: float) -> None:
         """Stop every changed task that runs, then start it with its new allocation (the
         simulator's ``_stop`` and ``_start``: same operations, same order per task)."""
-        segments, seg_start, charged, alloc, debt, vrem = (self.segments, self.seg_start, self.charged, self.alloc,
-                                                         self.debt, self.vrem)
-        speed, finish, seqs, urun, status = self.speed, self.finish, self.seq, self.urun, self.status
+        seg_start, charged, alloc, debt, vrem = self.seg_start, self.charged, self.alloc, self.debt, self.vrem
+        speed, finish, seqs, urun, status, last = self.speed, self.finish, self.seq, self.urun, self.status, self.last
+        held = self.held
+        log_task, log_start, log_end, log_gpus = self.log_task, self.log_start, self.log_end, self.log_gpus
         speed_of = self._speed_of
         tp = self.tp
         seq = self._seq
+        nlog = len(log_task)
         started = 0
         uncharged = 0
         for k, new in changes:
             a = alloc[k]
-            segs = segments[k]
-            merge = False
-            if a is not None:  # stop
-                if t > seg_start[k]:
-                    segs.append([seg_start[k], t, a[1], a[0]])
-                else:
-                    if segs and charged[k]:  # zero-length segment: undo its overhead charge
-                        debt[k] -= tp
-                        uncharged += 1
-                    merge = True
+            if a is not None and t > seg_start[k]:  # stop: close the segment
+                last[k] = nlog
+                nlog += 1
+                log_task.append(k)
+                log_start.append(seg_start[k])
+                log_end.append(t)
+                log_gpus.append(a)
                 alloc[k] = None
                 del urun[k]
                 status[k] = QUEUED
-            else:
-                merge = True
-            if new is None:
-                continue
-            # start
-            charged[k] = False
-            if merge and segs:
-                last = segs[-1]
-                if last[1] == t and last[2] == new[1] and last[3] == new[0]:
-                    segs.pop()  # continuation with the identical allocation
-                    seg_start[k] = last[0]
-                else:
-                    debt[k] += tp
-                    started += 1
-                    charged[k] = True
-                    seg_start[k] = t
-            elif segs:
-                debt[k] += tp
+                if new is None:
+                    held[k] = 0
+                    continue
+                debt[k] += tp  # restart: a preemption
                 started += 1
                 charged[k] = True
                 seg_start[k] = t
             else:
-                seg_start[k] = t
+                if a is not None:  # stop at the instant it started: a zero-length segment
+                    if last[k] >= 0 and charged[k]:  # undo its overhead charge
+                        debt[k] -= tp
+                        uncharged += 1
+                    alloc[k] = None
+                    del urun[k]
+                    status[k] = QUEUED
+                if new is None:
+                    held[k] = 0
+                    continue
+                charged[k] = False
+                j = last[k]
+                if j >= 0:
+                    if log_end[j] == t and log_gpus[j] == new:
+                        seg_start[k] = log_start[j]  # continuation with the identical allocation
+                        self._reopen(k)
+                    else:
+                        debt[k] += tp
+                        started += 1
+                        charged[k] = True
+                        seg_start[k] = t
+                else:
+                    seg_start[k] = t
             alloc[k] = new
             status[k] = RUNNING
             urun[k] = None
-            s = speed[k] = speed_of[len(new[1])]
+            c = held[k] = len(new)
+            s = speed[k] = speed_of[c]
             v = vrem[k]
             finish[k] = t + debt[k] + (v if v > 0.0 else 0.0) / s
             seqs[k] = seq
             seq += 1
         self._seq = seq
         self.preemptions += started - uncharged
+
+    # -- results -----------------------------------------------------------
+    def schedule(self) -> MoldableSchedule:
+        """The log of closed segments grouped by task (stable: each task's in time order)."""
+        task = np.array(self.log_task, dtype=np.int64)
+        keep = None
+        if task.size and task.min() < 0:  # tombstones of continued segments
+            keep = np.flatnonzero(task >= 0)
+        gpus = self.log_gpus
+        first = np.zeros(len(gpus) + 1, dtype=np.int64)  # where each logged segment's GPUs begin in flat
+        np.cumsum(np.fromiter(map(len, gpus), dtype=np.int64, count=len(gpus)), out=first[1:])
+        flat = np.fromiter(itertools.chain.from_iterable(gpus), dtype=np.int64, count=int(first[-1]))
+        start = np.array(self.log_start, dtype=float)
+        end = np.array(self.log_end, dtype=float)
+        order = np.argsort(task if keep is None else task[keep], kind="stable")
+        if keep is not None:
+            order = keep[order]
+        lens = first[1:][order] - first[:-1][order]
+        ptr = np.zeros(order.size + 1, dtype=np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        idx = flat[np.repeat(first[order] - ptr[:-1], lens) + np.arange(int(ptr[-1]))]
+        return MoldableSchedule(task=task[order], start=start[order], end=end[order],
+                                share_den=np.ones(order.size, dtype=np.int64), gpu_ptr=ptr, gpu_idx=idx)

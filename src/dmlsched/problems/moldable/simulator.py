@@ -371,5 +371,7 @@ def simulate(
         unfinished = [k for k in range(inst.num_tasks) if ms.status[k] != DONE]
         if unfinished:  # pragma: no cover - every policy eventually serves a lone task
             raise RuntimeError(f"simulation ended with {len(unfinished)} unfinished tasks")
-        sched = schedule_of(ms.segments)
-    return sched, SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)
+        sched = ms.schedule()
+        stats = SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)
+        del ms, sim  # freed while the collector is paused: its first pass then has nothing of the run to scan
+    return sched, stats
