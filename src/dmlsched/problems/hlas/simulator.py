@@ -52,6 +52,8 @@ from .policies import Rule, View
 
 # event kinds double as their priority within an instant (GPU_IDLE has GROUP_IDLE's priority)
 GROUP_IDLE, ROUND_DONE, ARRIVAL, GPU_IDLE = 0, 1, 2, 3
+#: an event's order within an instant is ``priority << ORDER_BITS | push number``
+ORDER_BITS = 48
 
 _heappush = heapq.heappush
 _heappop = heapq.heappop
@@ -261,7 +263,16 @@ class IdleIndex:
             else:
                 levels.append([c])
                 last = ns
-        lv = self._levels[p] = (len(csp), order, levels)
+        # flat: a level of one class is its id, a level of several is ~(its index in the last item)
+        multi = [lv for lv in levels if len(lv) > 1]
+        flat, k = [], 0
+        for lv_ in levels:
+            if len(lv_) == 1:
+                flat.append(lv_[0])
+            else:
+                flat.append(~k)
+                k += 1
+        lv = self._levels[p] = (len(csp), order, levels, flat, multi)
         return lv
 
 
@@ -397,7 +408,6 @@ class HlasSimulator:
         self._okind: list[list[int]] = [[] for _ in range(self._nkinds)]
         for u in self.open:
             self._okind[self._kind[u]].append(u)
-        self.free: list[list[int]] = [list(g) for g in self.groups]
         self.group_end = [0.0] * len(self.groups)
         self.assignments = 0
 
@@ -427,7 +437,6 @@ class HlasSimulator:
         gang_width = self.gang_width
         pheap = self._pheap
         opn = self.open
-        free = self.free
         group_of = self.group_of
         okind = self._okind
         kind_of = self._kind
@@ -470,38 +479,48 @@ class HlasSimulator:
         push, pop = _heappush, _heappop
         neg_inf = -math.inf
         assignments = 0
-        # the event queue: (time, priority, seq, kind, payload); priority = kind's (GPU_IDLE: GROUP_IDLE's)
-        heap: list[tuple[float, int, int, int, int]] = []
+        # the event queue: (time, order, payload << 2 | kind) with order = priority << ORDER_BITS | push
+        # number (priority = the kind's; GPU_IDLE: GROUP_IDLE's), i.e. (time, priority, push order).
+        # Arrivals, known in advance, enter one at a time (the next when one is handled): the same
+        # order of events as a heap holding them all from the start, in a heap of the running work.
+        # Every event pushed is handled: their number is the pushes'.
+        heap: list[tuple[float, int, int]] = []
         seq = 0
-        for n in sorted(range(self.inst.num_jobs), key=lambda i: (self.arrival[i], i)):
-            heap.append((float(self.arrival[n]), ARRIVAL, seq, ARRIVAL, n))
+        o_round = ROUND_DONE << ORDER_BITS
+        o_arrival = ARRIVAL << ORDER_BITS
+        arr = sorted(range(self.inst.num_jobs), key=lambda i: (self.arrival[i], i))
+        arr_t = [float(self.arrival[n]) for n in arr]
+        na = len(arr)
+        ai = 0
+        if na:
+            heap.append((arr_t[0], o_arrival | seq, arr[0] << 2 | ARRIVAL))
             seq += 1
-        heapq.heapify(heap)
-        events = decisions = 0
+            ai = 1
+        decisions = 0
         t = 0.0
         while heap:
-            t = heap[0][0]
+            t, _, code = pop(heap)
             # every event of this instant
-            while heap and heap[0][0] == t:
-                _, _, _, kind, x = pop(heap)
-                events += 1
+            while True:
+                kind = code & 3
+                x = code >> 2
                 if kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
                     u = group_of[x]
                     s = gstate[u]
                     s2 = added.get(s * m1 + x)
                     if s2 is None:
                         s2 = add(s, x)
-                    free[u] = sfree[s2]
+                    c = sclass[s2]
                     if s < 0:
                         opn.append(u)
                         if oblivious:
                             okind[kind_of[u]].append(u)
-                    c = sclass[s2]
-                    if gclass[u] != c:
-                        if s >= 0:
-                            cmask[gclass[u]] ^= bit[u]
                         cmask[c] |= bit[u]
-                        gclass[u] = c
+                    else:  # a free list one GPU longer is always of another class
+                        b = bit[u]
+                        cmask[gclass[u]] ^= b
+                        cmask[c] |= b
+                    gclass[u] = c
                     gstate[u] = s2
                 elif kind == ROUND_DONE:
                     r = rounds_run[x] + 1
@@ -514,16 +533,22 @@ class HlasSimulator:
                         push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, r, service[x]))
                 elif kind == ARRIVAL:
                     push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, 0, 0.0))
+                    if ai < na:
+                        push(heap, (arr_t[ai], o_arrival | seq, arr[ai] << 2 | ARRIVAL))
+                        seq += 1
+                        ai += 1
                 else:  # GROUP_IDLE
                     opn.append(x)
                     if oblivious:
                         okind[kind_of[x]].append(x)
                     s2 = full[x]
-                    free[x] = sfree[s2]
                     c = sclass[s2]
                     cmask[c] |= bit[x]
                     gclass[x] = c
                     gstate[x] = s2
+                if not heap or heap[0][0] != t:
+                    break
+                _, _, code = pop(heap)
             # one decision: fill the idle groups
             decisions += 1
             if not opn or (not ready and not skip):
@@ -546,11 +571,12 @@ class HlasSimulator:
                     break
                 p = prof[n]
                 # the idle group fastest for n (over its free GPUs); ties: lowest index
-                if len(opn) == 1:
+                no = len(opn)
+                if no == 1:
                     u = opn[0]
                 elif oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
                     u = draw(opn)
-                elif len(opn) <= scan_max:
+                elif no <= scan_max:
                     csp = csp_of.get(p)
                     if csp is None or len(csp) < len(cmask):
                         csp = speeds(p)
@@ -565,13 +591,14 @@ class HlasSimulator:
                     lv = levels_of.get(p)
                     u = -1
                     if lv is not None and lv[0] == len(cmask):
-                        for level in lv[2]:
-                            if len(level) == 1:
-                                mask = cmask[level[0]]
+                        multi = lv[4]
+                        for cl in lv[3]:
+                            if cl >= 0:
+                                mask = cmask[cl]
                             else:
                                 mask = 0
-                                for cl in level:
-                                    mask |= cmask[cl]
+                                for c in multi[~cl]:
+                                    mask |= cmask[c]
                             if mask:
                                 u = (mask & -mask).bit_length() - 1
                                 break
@@ -582,9 +609,8 @@ class HlasSimulator:
                 rem = k - a
                 pat = pat_cache.get((gstate[u] * nprof + p) * rmul + rem)
                 if pat is None:
-                    pat = pattern(u, p, rem, free[u])
-                gpus, offs, tot, end_off, done_off, rest, ends, rest_state = pat
-                c = len(gpus)
+                    pat = pattern(u, p, rem, sfree[gstate[u]])
+                gpus, c, offs, tot, end_off, done_off, ends, rest_state = pat
                 base = offset[n] + rounds_run[n] * k + a
                 if c == 1:
                     gpu_out[base] = gpus[0]
@@ -596,12 +622,12 @@ class HlasSimulator:
                 if any_idle:
                     # each GPU is free again when its last task's training ends
                     if offs is None:
-                        for m, _, d in ends:
-                            push(heap, (t + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                        for code, _, d in ends:
+                            push(heap, (t + d, seq, code))
                             seq += 1
                     else:
-                        for m, o, d in ends:
-                            push(heap, (t + o + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                        for code, o, d in ends:
+                            push(heap, (t + o + d, seq, code))
                             seq += 1
                 elif u in touched:
                     if t + end_off > group_end[u]:
@@ -613,25 +639,18 @@ class HlasSimulator:
                 if rd < round_done[n]:
                     rd = round_done[n]
                 round_done[n] = rd
-                if first[n] is None:
-                    first[n] = t
                 if trace:
                     log.append((t, n, rounds_run[n], u, list(gpus)))
                 assignments += 1
                 # shrink the group's free list, close it when full
-                cu = gclass[u]
-                if rest_state >= 0:
-                    free[u] = rest
-                    c2 = sclass[rest_state]
-                    if cu != c2:
-                        cmask[cu] ^= bit[u]
-                        cmask[c2] |= bit[u]
-                        gclass[u] = c2
+                b = bit[u]
+                cmask[gclass[u]] ^= b
+                if rest_state >= 0:  # a shorter free list is always of another class
+                    c2 = gclass[u] = sclass[rest_state]
+                    cmask[c2] |= b
                     gstate[u] = rest_state
                 else:
-                    free[u] = []
                     opn.remove(u)
-                    cmask[cu] ^= bit[u]
                     gclass[u] = gstate[u] = -1
                     if oblivious:
                         okind[kind_of[u]].remove(u)
@@ -639,7 +658,7 @@ class HlasSimulator:
                 assigned[n] = a
                 if a == k:
                     pop(q)
-                    push(heap, (rd, ROUND_DONE, seq, ROUND_DONE, n))
+                    push(heap, (rd, o_round | seq, n << 2 | ROUND_DONE))
                     seq += 1
                 elif key[1]:  # now partially scheduled: first in its queue from here on
                     if skip:
@@ -653,10 +672,14 @@ class HlasSimulator:
                     idle.close(u)
                     if oblivious:
                         okind[kind_of[u]].remove(u)
-                push(heap, (group_end[u], GROUP_IDLE, seq, GROUP_IDLE, u))
+                push(heap, (group_end[u], seq, u << 2 | GROUP_IDLE))
                 seq += 1
         self.assignments = assignments
-        sim.now, sim.events, sim.decisions = t, events, decisions
+        # a job's first start: its first task's (the first task of a batch starts at its time)
+        for n, r in enumerate(rounds_run):
+            if r or assigned[n]:
+                first[n] = start_out[offset[n]]
+        sim.now, sim.events, sim.decisions = t, seq, decisions
         return sim
 
     def _gpu_order(self, u: int, p: int) -> list[int]:
@@ -672,10 +695,11 @@ class HlasSimulator:
     def _pattern(self, u: int, p: int, rem: int, fu: list[int]) -> tuple:
         """Assignment of ``rem`` tasks of profile ``p`` to the free GPUs ``fu`` of group ``u``.
 
-        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest, ends,
-        rest_state)``: ``ends`` holds ``(gpu, offset, T^c)`` of the last task on each GPU
-        used, in order of first use (that task's training ends at ``(t + offset) + T^c``);
-        ``rest_state`` is the index's state of the free list ``rest`` (-1 if empty).
+        Returns ``(gpus, number of gpus, start_offsets, sum_tc, train_end_offset, done_offset,
+        ends, rest_state)``: ``ends`` holds ``(code, offset, T^c)`` of the last task on each GPU
+        used, in order of first use (that task's training ends at ``(t + offset) + T^c``;
+        ``code`` is the payload of its ``GPU_IDLE`` event, ``gpu << 2 | GPU_IDLE``);
+        ``rest_state`` is the index's state of the free GPUs left (-1 if none).
         Cached by ``(free list, p, rem)``, on which patterns depend; the batch itself
         depends only on the GPU types of the free GPUs in the job's order, so it is
         computed once per type sequence (:meth:`_shape`) and mapped onto the GPUs.
@@ -696,12 +720,10 @@ class HlasSimulator:
         pos, offs, tot, end, done, rest_pos, ends_pos = shape
         gpus = [order[i] for i in pos]
         rest_state = -1
-        rest: list[int] = []
         if rest_pos:
             rest_state = self.idle.state([order[i] for i in rest_pos])
-            rest = self.idle.sfree[rest_state]
-        ends = tuple((order[i], o, d) for i, o, d in ends_pos)
-        pat = (gpus, offs, tot, end, done, rest, ends, rest_state)
+        ends = tuple((order[i] << 2 | GPU_IDLE, o, d) for i, o, d in ends_pos)  # the GPU_IDLE events
+        pat = (gpus, len(gpus), offs, tot, end, done, ends, rest_state)
         self._pat_cache[okey * self._rmul + rem] = pat
         return pat
 
