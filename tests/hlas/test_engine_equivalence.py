@@ -65,6 +65,7 @@ def _same(inst, policy, opts, monkeypatch, **extra):
     assert new.start.tolist() == old.start.tolist()
     assert new.finish.tolist() == old.finish.tolist()
     assert new.log == old.log
+    assert dn["records"] == do["records"]  # first start and finish of every job
     assert (dn["events"], dn["decisions"], dn["assignments"]) == (do["events"], do["decisions"], do["assignments"])
     return dn
 

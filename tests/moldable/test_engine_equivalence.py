@@ -154,7 +154,8 @@ def test_validator_and_evaluator_unchanged(seed):
 
     rng = np.random.default_rng(seed)
     for inst in (paper_like(seed=seed, num_gpus=6), gpu_workload(seed=seed, num_gpus=6, num_tasks=120,
-                                                                  preemption_overhead=5.0), swf_like(seed, 150, 32)):
+                                                                  preemption_overhead=5.0), swf_like(seed, 150, 32),
+                 whole_gpu(3 * seed), whole_gpu(3 * seed + 1)):
         for malleable in (False, True):
             sched, _ = simulator.simulate(inst, "equi", malleable=malleable)
             cases = [sched] + [_broken(sched, rng) for _ in range(12)]
@@ -239,3 +240,60 @@ def test_pickled_schedule_leaves_the_kept_checks_behind():
     dmlsched.problems.moldable.solution.validate(inst, sched)
     for other in (pickle.loads(pickle.dumps(sched)), copy.deepcopy(sched)):
         assert "_checked" not in other.__dict__ and np.array_equal(other.start, sched.start)
+
+
+def whole_gpu(seed: int, tasks: int = 80, gpus: int = 12) -> MoldableInstance:
+    """Whole-GPU tasks (``p_min = 1``, the incremental Equipartition's domain) with what makes
+    its decisions differ: unequal ``p_max`` (D'Hondt with caps that bind), a preemption
+    overhead, integer arrivals and volumes (simultaneous events and completions, zero-length
+    segments), volumes below the threshold, a sublinear curve, every case of Equipartition."""
+    rng = np.random.default_rng(seed)
+    arr = np.floor(np.cumsum(rng.exponential(rng.choice([2.0, 20.0]), tasks)))
+    vol = np.ceil(np.exp(rng.normal(3.5, 1.2, tasks)))
+    pmax = rng.choice([1, 2, 3, gpus], tasks) if seed % 3 else np.full(tasks, rng.integers(1, gpus + 1))
+    ts = tuple(MoldableTask(id=f"t{k}", user="u", arrival=float(arr[k]), volume=float(vol[k]), pmin_den=1,
+                            p_max=int(pmax[k]), memory=0.0) for k in range(tasks))
+    curve = SpeedupCurve.linear(gpus) if seed % 2 else SpeedupCurve(((1.0, 1.0), (2.0, 1.8), (4.0, 3.0)))
+    return MoldableInstance(gpus=gpus, gpu_memory=1.0, speedup=curve, tasks=ts,
+                            preemption_overhead=float(rng.choice([0.0, 1.0, 3.0])),
+                            preemption_min_remaining=float(rng.choice([0.0, 5.0, 30.0])), name=f"whole-{seed}")
+
+
+@pytest.mark.parametrize("current_first", [False, True])
+def test_incremental_equipartition_same_schedules(current_first):
+    """Malleable Equipartition on whole-GPU instances runs the incremental engine
+    (``incremental.py``); its segments and counters are the reference's, bit for bit."""
+    from dmlsched.problems.moldable import incremental
+
+    for seed in range(40):
+        inst = whole_gpu(seed)
+        assert incremental.applies(inst)
+        _same(inst, "equi", True, current_first, None)
+    assert not incremental.applies(paper_like(seed=0, num_gpus=6))  # shares: the general engine
+
+
+#: (arrival, volume, p_max) at 1e9 s, where a second is about 8.4 million units in the last place
+#: (ULP = 2**-23 s): volumes a few ULPs off whole seconds leave a task a remaining volume that a
+#: larger allocation finishes within half a ULP, i.e. at the instant it restarts, and the engine
+#: decides again at that instant.  Found by a search over such instances; each one takes a path
+#: of the incremental engine nothing else does: (a) a completion at the instant of the restart
+#: (a zero-length segment whose overhead charge is undone), (b) a stop at the instant of the
+#: start, (c) an allocation given back at the instant it was taken away (a continuation: the
+#: closed segment is reopened).
+ULP = 2.0 ** -23
+SAME_INSTANT = {
+    "a": [(0.0, 20 - 2 * ULP, 6), (0.0, 20 - 3 * ULP, 6), (5.0, 20 - 8 * ULP, 2), (5.0, 10 + 6 * ULP, 3)],
+    "b": [(0.0, 20.0, 6), (5.0, 40 - 4 * ULP, 2), (0.0, 20 + 3 * ULP, 7)],
+    "c": [(0.0, 10 - 3 * ULP, 3), (0.0, 40 - 4 * ULP, 2), (0.0, 10 + 8 * ULP, 1), (0.0, 10 - 4 * ULP, 1)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAME_INSTANT))
+@pytest.mark.parametrize("current_first", [False, True])
+def test_incremental_equipartition_same_instant_decisions(case, current_first):
+    ts = tuple(MoldableTask(id=f"t{k}", user="u", arrival=1e9 + a, volume=v, pmin_den=1, p_max=p, memory=0.0)
+               for k, (a, v, p) in enumerate(SAME_INSTANT[case]))
+    inst = MoldableInstance(gpus=8 if case != "c" else 4, gpu_memory=1.0, speedup=SpeedupCurve.linear(8),
+                            tasks=ts, preemption_overhead=0.0, preemption_min_remaining=0.0, name=case)
+    sched, stats = _same(inst, "equi", True, current_first, None)
+    assert stats.decisions > len(set(sched.start.tolist()) | set(sched.end.tolist()))

@@ -52,6 +52,8 @@ from .policies import Rule, View
 
 # event kinds double as their priority within an instant (GPU_IDLE has GROUP_IDLE's priority)
 GROUP_IDLE, ROUND_DONE, ARRIVAL, GPU_IDLE = 0, 1, 2, 3
+#: an event's order within an instant is ``priority << ORDER_BITS | push number``
+ORDER_BITS = 48
 
 _heappush = heapq.heappush
 _heappop = heapq.heappop
@@ -129,15 +131,14 @@ class IdleIndex:
     ``scan_max < 0`` never scans (tests of the index).
     """
 
-    __slots__ = ("open", "scan_max", "gclass", "gstate", "cmask", "sfree", "sclass", "bit", "csp", "_sp", "_type",
-                 "_state", "_cls", "_ctypes", "_levels", "_added", "_pos", "_m1")
+    __slots__ = ("open", "scan_max", "gstate", "cmask", "sfree", "sclass", "bit", "csp", "_sp", "_type",
+                 "_state", "_cls", "_ctypes", "_levels", "_added", "_pos")
 
     def __init__(self, groups: Sequence[Sequence[int]], speeds: Sequence[Sequence[float]],
                  gpu_type: Sequence[int], scan_max: int = SCAN_MAX, pos: Sequence[int] | None = None) -> None:
         self._sp = [list(s) for s in speeds]  # per profile, per GPU
         self._type = list(gpu_type)  # type index of every GPU
         self._pos = list(pos) if pos is not None else None  # position of every GPU in its group
-        self._m1 = len(self._type) + 1
         self._state: dict[tuple[int, ...], int] = {}  # free list -> state id
         self.sfree: list[list[int]] = []  # state id -> its free list (shared, never changed in place)
         self.sclass: list[int] = []  # state id -> class id
@@ -146,11 +147,10 @@ class IdleIndex:
         self.cmask: list[int] = []  # class id -> bit mask of its open groups
         self.csp: dict[int, list[float]] = {}  # profile -> speed of every class (see :meth:`speeds`)
         self._levels: dict[int, tuple[int, list[tuple[float, int]], list[list[int]]]] = {}
-        self._added: dict[int, int] = {}  # state * (M + 1) + GPU -> state with that GPU back
+        self._added: list[dict[int, int]] = [{} for _ in self._type]  # per GPU: state -> state with it back
         self.scan_max = scan_max
         self.open: list[int] = []
         self.bit = [1 << v for v in range(len(groups))]
-        self.gclass = [-1] * len(groups)
         self.gstate = [-1] * len(groups)
         for v, g in enumerate(groups):
             self.move(v, self.state(g))
@@ -178,32 +178,29 @@ class IdleIndex:
 
     def add(self, s: int, m: int) -> int:
         """The state of free list ``s`` (``-1``: empty) with GPU ``m`` back, in group order."""
-        k = s * self._m1 + m
-        s2 = self._added.get(k)
+        back = self._added[m]
+        s2 = back.get(s)
         if s2 is None:
             fl = [m] if s < 0 else self.sfree[s] + [m]
             if self._pos is not None:
                 fl.sort(key=self._pos.__getitem__)
-            s2 = self._added[k] = self.state(fl)
+            s2 = back[s] = self.state(fl)
         return s2
 
     def move(self, v: int, s: int) -> None:
         """Group ``v`` is open with the free list of state ``s``."""
         c = self.sclass[s]
-        old = self.gclass[v]
+        old = self.sclass[self.gstate[v]] if self.gstate[v] >= 0 else -1
         if old != c:
             if old >= 0:
                 self.cmask[old] ^= self.bit[v]
             self.cmask[c] |= self.bit[v]
-            self.gclass[v] = c
         self.gstate[v] = s
 
     def close(self, v: int) -> None:
         """Group ``v`` takes no more work (it has no free GPU, or waits for all of them)."""
-        old = self.gclass[v]
-        if old >= 0:
-            self.cmask[old] ^= self.bit[v]
-            self.gclass[v] = -1
+        if self.gstate[v] >= 0:
+            self.cmask[self.sclass[self.gstate[v]]] ^= self.bit[v]
         self.gstate[v] = -1
 
     def speeds(self, p: int) -> list[float]:
@@ -224,11 +221,11 @@ class IdleIndex:
             csp = self.speeds(p)
         sm = self.scan_max
         if len(opn) <= sm or (sm >= 0 and len(csp) > 4 * len(opn) + 16):
-            gclass = self.gclass
+            gstate, sclass = self.gstate, self.sclass
             u = -1
             best = -1.0
             for v in opn:
-                s = csp[gclass[v]]
+                s = csp[sclass[gstate[v]]]
                 if s > best or (s == best and v < u):
                     best, u = s, v
             return u
@@ -261,7 +258,16 @@ class IdleIndex:
             else:
                 levels.append([c])
                 last = ns
-        lv = self._levels[p] = (len(csp), order, levels)
+        # flat: a level of one class is its id, a level of several is ~(its index in the last item)
+        multi = [lv for lv in levels if len(lv) > 1]
+        flat, k = [], 0
+        for lv_ in levels:
+            if len(lv_) == 1:
+                flat.append(lv_[0])
+            else:
+                flat.append(~k)
+                k += 1
+        lv = self._levels[p] = (len(csp), order, levels, flat, multi)
         return lv
 
 
@@ -397,7 +403,6 @@ class HlasSimulator:
         self._okind: list[list[int]] = [[] for _ in range(self._nkinds)]
         for u in self.open:
             self._okind[self._kind[u]].append(u)
-        self.free: list[list[int]] = [list(g) for g in self.groups]
         self.group_end = [0.0] * len(self.groups)
         self.assignments = 0
 
@@ -427,7 +432,6 @@ class HlasSimulator:
         gang_width = self.gang_width
         pheap = self._pheap
         opn = self.open
-        free = self.free
         group_of = self.group_of
         okind = self._okind
         kind_of = self._kind
@@ -458,10 +462,9 @@ class HlasSimulator:
         fastest = idle.fastest
         speeds = idle.speeds
         levels_of = idle._levels
-        gstate, gclass, cmask, bit = idle.gstate, idle.gclass, idle.cmask, idle.bit
+        gstate, cmask, bit = idle.gstate, idle.cmask, idle.bit  # a group's class: sclass[gstate[u]]
         sfree, sclass = idle.sfree, idle.sclass
         added, add = idle._added, idle.add
-        m1 = len(group_of) + 1
         full = self._full_state
         csp_of = idle.csp
         scan_max = self.scan_max
@@ -470,40 +473,49 @@ class HlasSimulator:
         push, pop = _heappush, _heappop
         neg_inf = -math.inf
         assignments = 0
-        # the event queue: (time, priority, seq, kind, payload); priority = kind's (GPU_IDLE: GROUP_IDLE's)
-        heap: list[tuple[float, int, int, int, int]] = []
+        # the event queue: (time, order, code) with order = priority << ORDER_BITS | push number
+        # (priority = the kind's; GPU_IDLE: GROUP_IDLE's), i.e. (time, priority, push order); code = the
+        # GPU of a GPU_IDLE event (the most frequent: no decoding), ~(payload << 2 | kind) for the others.
+        # Arrivals, known in advance, enter one at a time (the next when one is handled): the same
+        # order of events as a heap holding them all from the start, in a heap of the running work.
+        # Every event pushed is handled: their number is the pushes'.
+        heap: list[tuple[float, int, int]] = []
         seq = 0
-        for n in sorted(range(self.inst.num_jobs), key=lambda i: (self.arrival[i], i)):
-            heap.append((float(self.arrival[n]), ARRIVAL, seq, ARRIVAL, n))
+        o_round = ROUND_DONE << ORDER_BITS
+        rcode = [~(n << 2 | ROUND_DONE) for n in range(self.inst.num_jobs)]
+        o_arrival = ARRIVAL << ORDER_BITS
+        arr = sorted(range(self.inst.num_jobs), key=lambda i: (self.arrival[i], i))
+        arr_t = [float(self.arrival[n]) for n in arr]
+        na = len(arr)
+        ai = 0
+        if na:
+            heap.append((arr_t[0], o_arrival | seq, ~(arr[0] << 2 | ARRIVAL)))
             seq += 1
-        heapq.heapify(heap)
-        events = decisions = 0
+            ai = 1
+        more = 0  # events handled after the first of their instant (decisions = events - more)
         t = 0.0
         while heap:
-            t = heap[0][0]
+            t, _, code = pop(heap)
             # every event of this instant
-            while heap and heap[0][0] == t:
-                _, _, _, kind, x = pop(heap)
-                events += 1
-                if kind == GPU_IDLE:  # group_idle="any": GPU x returns to its group, which is open again
-                    u = group_of[x]
+            while True:
+                if code >= 0:  # GPU_IDLE (group_idle="any"): GPU code returns to its group, open again
+                    u = group_of[code]
                     s = gstate[u]
-                    s2 = added.get(s * m1 + x)
+                    s2 = added[code].get(s)
                     if s2 is None:
-                        s2 = add(s, x)
-                    free[u] = sfree[s2]
+                        s2 = add(s, code)
+                    gstate[u] = s2
                     if s < 0:
                         opn.append(u)
                         if oblivious:
                             okind[kind_of[u]].append(u)
-                    c = sclass[s2]
-                    if gclass[u] != c:
-                        if s >= 0:
-                            cmask[gclass[u]] ^= bit[u]
-                        cmask[c] |= bit[u]
-                        gclass[u] = c
-                    gstate[u] = s2
-                elif kind == ROUND_DONE:
+                        cmask[sclass[s2]] |= bit[u]
+                    else:  # a free list one GPU longer is always of another class
+                        b = bit[u]
+                        cmask[sclass[s]] ^= b
+                        cmask[sclass[s2]] |= b
+                elif (code := ~code) & 3 == ROUND_DONE:
+                    x = code >> 2
                     r = rounds_run[x] + 1
                     rounds_run[x] = r
                     if r == rounds[x]:  # the policy learns that no round follows
@@ -512,20 +524,29 @@ class HlasSimulator:
                         assigned[x] = 0
                         round_done[x] = neg_inf
                         push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, r, service[x]))
-                elif kind == ARRIVAL:
+                elif code & 3 == ARRIVAL:
+                    x = code >> 2
                     push(wheap_of[gang_width[x]] if skip else ready, rule_key(x, 0, 0.0))
+                    if ai < na:
+                        push(heap, (arr_t[ai], o_arrival | seq, ~(arr[ai] << 2 | ARRIVAL)))
+                        seq += 1
+                        ai += 1
                 else:  # GROUP_IDLE
+                    x = code >> 2
                     opn.append(x)
                     if oblivious:
                         okind[kind_of[x]].append(x)
                     s2 = full[x]
-                    free[x] = sfree[s2]
-                    c = sclass[s2]
-                    cmask[c] |= bit[x]
-                    gclass[x] = c
+                    cmask[sclass[s2]] |= bit[x]
                     gstate[x] = s2
+                try:
+                    if heap[0][0] != t:
+                        break
+                except IndexError:  # no event left
+                    break
+                _, _, code = pop(heap)
+                more += 1
             # one decision: fill the idle groups
-            decisions += 1
             if not opn or (not ready and not skip):
                 continue
             touched: list[int] = [] if not any_idle else _NONE
@@ -546,18 +567,19 @@ class HlasSimulator:
                     break
                 p = prof[n]
                 # the idle group fastest for n (over its free GPUs); ties: lowest index
-                if len(opn) == 1:
+                no = len(opn)
+                if no == 1:
                     u = opn[0]
                 elif oblivious:  # heterogeneity-oblivious placement: any idle group, uniformly at random
                     u = draw(opn)
-                elif len(opn) <= scan_max:
+                elif no <= scan_max:
                     csp = csp_of.get(p)
                     if csp is None or len(csp) < len(cmask):
                         csp = speeds(p)
                     u = -1
                     best = -1.0
                     for v in opn:
-                        sv = csp[gclass[v]]
+                        sv = csp[sclass[gstate[v]]]
                         if sv > best or (sv == best and v < u):
                             best, u = sv, v
                 else:
@@ -565,13 +587,14 @@ class HlasSimulator:
                     lv = levels_of.get(p)
                     u = -1
                     if lv is not None and lv[0] == len(cmask):
-                        for level in lv[2]:
-                            if len(level) == 1:
-                                mask = cmask[level[0]]
+                        multi = lv[4]
+                        for cl in lv[3]:
+                            if cl >= 0:
+                                mask = cmask[cl]
                             else:
                                 mask = 0
-                                for cl in level:
-                                    mask |= cmask[cl]
+                                for c in multi[~cl]:
+                                    mask |= cmask[c]
                             if mask:
                                 u = (mask & -mask).bit_length() - 1
                                 break
@@ -580,28 +603,32 @@ class HlasSimulator:
                 a = assigned[n]
                 k = tpr[n]
                 rem = k - a
-                pat = pat_cache.get((gstate[u] * nprof + p) * rmul + rem)
+                su = gstate[u]
+                pat = pat_cache.get((su * nprof + p) * rmul + rem)
                 if pat is None:
-                    pat = pattern(u, p, rem, free[u])
-                gpus, offs, tot, end_off, done_off, rest, ends, rest_state = pat
-                c = len(gpus)
+                    pat = pattern(u, p, rem, sfree[su])
+                gpus, c, offs, tot, end_off, done_off, ends, rest_state = pat
                 base = offset[n] + rounds_run[n] * k + a
-                if c == 1:
+                service[n] += tot
+                if c == 1:  # one task, at t (the first task of a batch starts at once)
                     gpu_out[base] = gpus[0]
-                    start_out[base] = t if offs is None else t + offs[0]
+                    start_out[base] = t
                 else:
                     gpu_out[base:base + c] = gpus
                     start_out[base:base + c] = [t] * c if offs is None else [t + o for o in offs]
-                service[n] += tot
                 if any_idle:
                     # each GPU is free again when its last task's training ends
-                    if offs is None:
-                        for m, _, d in ends:
-                            push(heap, (t + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                    if c == 1:
+                        code, _, d = ends[0]
+                        push(heap, (t + d, seq, code))
+                        seq += 1
+                    elif offs is None:
+                        for code, _, d in ends:
+                            push(heap, (t + d, seq, code))
                             seq += 1
                     else:
-                        for m, o, d in ends:
-                            push(heap, (t + o + d, GROUP_IDLE, seq, GPU_IDLE, m))
+                        for code, o, d in ends:
+                            push(heap, (t + o + d, seq, code))
                             seq += 1
                 elif u in touched:
                     if t + end_off > group_end[u]:
@@ -613,33 +640,24 @@ class HlasSimulator:
                 if rd < round_done[n]:
                     rd = round_done[n]
                 round_done[n] = rd
-                if first[n] is None:
-                    first[n] = t
                 if trace:
                     log.append((t, n, rounds_run[n], u, list(gpus)))
                 assignments += 1
                 # shrink the group's free list, close it when full
-                cu = gclass[u]
-                if rest_state >= 0:
-                    free[u] = rest
-                    c2 = sclass[rest_state]
-                    if cu != c2:
-                        cmask[cu] ^= bit[u]
-                        cmask[c2] |= bit[u]
-                        gclass[u] = c2
-                    gstate[u] = rest_state
+                b = bit[u]
+                cmask[sclass[su]] ^= b
+                gstate[u] = rest_state
+                if rest_state >= 0:  # a shorter free list is always of another class
+                    cmask[sclass[rest_state]] |= b
                 else:
-                    free[u] = []
                     opn.remove(u)
-                    cmask[cu] ^= bit[u]
-                    gclass[u] = gstate[u] = -1
                     if oblivious:
                         okind[kind_of[u]].remove(u)
                 a += c
                 assigned[n] = a
                 if a == k:
                     pop(q)
-                    push(heap, (rd, ROUND_DONE, seq, ROUND_DONE, n))
+                    push(heap, (rd, o_round | seq, rcode[n]))
                     seq += 1
                 elif key[1]:  # now partially scheduled: first in its queue from here on
                     if skip:
@@ -653,10 +671,14 @@ class HlasSimulator:
                     idle.close(u)
                     if oblivious:
                         okind[kind_of[u]].remove(u)
-                push(heap, (group_end[u], GROUP_IDLE, seq, GROUP_IDLE, u))
+                push(heap, (group_end[u], seq, ~(u << 2 | GROUP_IDLE)))
                 seq += 1
         self.assignments = assignments
-        sim.now, sim.events, sim.decisions = t, events, decisions
+        # a job's first start: its first task's (the first task of a batch starts at its time)
+        for n, r in enumerate(rounds_run):
+            if r or assigned[n]:
+                first[n] = start_out[offset[n]]
+        sim.now, sim.events, sim.decisions = t, seq, seq - more
         return sim
 
     def _gpu_order(self, u: int, p: int) -> list[int]:
@@ -672,10 +694,11 @@ class HlasSimulator:
     def _pattern(self, u: int, p: int, rem: int, fu: list[int]) -> tuple:
         """Assignment of ``rem`` tasks of profile ``p`` to the free GPUs ``fu`` of group ``u``.
 
-        Returns ``(gpus, start_offsets, sum_tc, train_end_offset, done_offset, rest, ends,
-        rest_state)``: ``ends`` holds ``(gpu, offset, T^c)`` of the last task on each GPU
-        used, in order of first use (that task's training ends at ``(t + offset) + T^c``);
-        ``rest_state`` is the index's state of the free list ``rest`` (-1 if empty).
+        Returns ``(gpus, number of gpus, start_offsets, sum_tc, train_end_offset, done_offset,
+        ends, rest_state)``: ``ends`` holds ``(code, offset, T^c)`` of the last task on each GPU
+        used, in order of first use (that task's training ends at ``(t + offset) + T^c``;
+        ``code`` is the code of its ``GPU_IDLE`` event in the loop's queue, the GPU itself);
+        ``rest_state`` is the index's state of the free GPUs left (-1 if none).
         Cached by ``(free list, p, rem)``, on which patterns depend; the batch itself
         depends only on the GPU types of the free GPUs in the job's order, so it is
         computed once per type sequence (:meth:`_shape`) and mapped onto the GPUs.
@@ -696,12 +719,10 @@ class HlasSimulator:
         pos, offs, tot, end, done, rest_pos, ends_pos = shape
         gpus = [order[i] for i in pos]
         rest_state = -1
-        rest: list[int] = []
         if rest_pos:
             rest_state = self.idle.state([order[i] for i in rest_pos])
-            rest = self.idle.sfree[rest_state]
         ends = tuple((order[i], o, d) for i, o, d in ends_pos)
-        pat = (gpus, offs, tot, end, done, rest, ends, rest_state)
+        pat = (gpus, len(gpus), offs, tot, end, done, ends, rest_state)
         self._pat_cache[okey * self._rmul + rem] = pat
         return pat
 

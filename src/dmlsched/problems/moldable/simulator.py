@@ -37,7 +37,8 @@ import numpy as np
 
 from ...sim import Simulation, gc_paused
 from .instance import MoldableInstance
-from .policies import RULES, Alloc, Cluster
+from . import incremental
+from .policies import RULES, Alloc, Cluster, equipartition
 from .solution import MoldableSchedule
 
 ARRIVAL, COMPLETION, WAKE = 0, 1, 2
@@ -326,18 +327,23 @@ class MoldableSimulator:
     # -- results -----------------------------------------------------------
     def schedule(self) -> MoldableSchedule:
         """The recorded segments as a :class:`MoldableSchedule` (tasks in index order)."""
-        segs = self.segments
-        flat = [x for task_segs in segs for x in task_segs]
-        task = np.repeat(np.arange(len(segs), dtype=np.int64), [len(x) for x in segs])
-        if not flat:
-            return MoldableSchedule(task=task, start=np.zeros(0), end=np.zeros(0), share_den=np.zeros(0, np.int64),
-                                    gpu_ptr=np.zeros(1, np.int64), gpu_idx=np.zeros(0, np.int64))
-        start, end, gpus, den = zip(*flat)
-        ptr = np.zeros(len(flat) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, gpus), dtype=np.int64, count=len(gpus)), out=ptr[1:])
-        idx = np.fromiter(itertools.chain.from_iterable(gpus), dtype=np.int64, count=int(ptr[-1]))
-        return MoldableSchedule(task=task, start=np.array(start, dtype=float), end=np.array(end, dtype=float),
-                                share_den=np.array(den, dtype=np.int64), gpu_ptr=ptr, gpu_idx=idx)
+        return schedule_of(self.segments)
+
+
+def schedule_of(segs: list[list]) -> MoldableSchedule:
+    """Per-task lists of ``[start, end, gpus, den]`` segments as a :class:`MoldableSchedule`
+    (tasks in index order)."""
+    flat = [x for task_segs in segs for x in task_segs]
+    task = np.repeat(np.arange(len(segs), dtype=np.int64), [len(x) for x in segs])
+    if not flat:
+        return MoldableSchedule(task=task, start=np.zeros(0), end=np.zeros(0), share_den=np.zeros(0, np.int64),
+                                gpu_ptr=np.zeros(1, np.int64), gpu_idx=np.zeros(0, np.int64))
+    start, end, gpus, den = zip(*flat)
+    ptr = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, gpus), dtype=np.int64, count=len(gpus)), out=ptr[1:])
+    idx = np.fromiter(itertools.chain.from_iterable(gpus), dtype=np.int64, count=int(ptr[-1]))
+    return MoldableSchedule(task=task, start=np.array(start, dtype=float), end=np.array(end, dtype=float),
+                            share_den=np.array(den, dtype=np.int64), gpu_ptr=ptr, gpu_idx=idx)
 
 
 def simulate(
@@ -353,8 +359,11 @@ def simulate(
     """
     fn = RULES[rule] if isinstance(rule, str) else rule
     t0 = time.perf_counter()
-    ms = MoldableSimulator(inst, fn, malleable, current_first)
-    ms.preempt_charged = [False] * inst.num_tasks
+    if malleable and fn is equipartition and incremental.applies(inst):
+        ms = incremental.IncrementalEquipartition(inst, current_first)
+    else:
+        ms = MoldableSimulator(inst, fn, malleable, current_first)
+        ms.preempt_charged = [False] * inst.num_tasks
     sim = Simulation()
     with gc_paused():  # the run and the schedule's arrays: millions of small live objects, no cycles
         sim.run(ms, max_events=max_events if max_events is not None else 50 * max(1, inst.num_tasks) + 1000)
@@ -363,4 +372,6 @@ def simulate(
         if unfinished:  # pragma: no cover - every policy eventually serves a lone task
             raise RuntimeError(f"simulation ended with {len(unfinished)} unfinished tasks")
         sched = ms.schedule()
-    return sched, SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)
+        stats = SimStats(events=sim.events, decisions=sim.decisions, preemptions=ms.preemptions, wall_s=wall)
+        del ms, sim  # freed while the collector is paused: its first pass then has nothing of the run to scan
+    return sched, stats

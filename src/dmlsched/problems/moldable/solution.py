@@ -194,20 +194,21 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
     if s.num_segments == 0:
         return
     eps = _eps(inst, s)
+    nonempty = s.end > s.start  # empty segments occupy nothing
+    if not nonempty.any():
+        return
+    # Only a GPU where intervals overlap, or a task needs more memory than a GPU has, can be
+    # over capacity: elsewhere the load at each start is that segment's own share and memory.
+    suspect = _suspect_gpus(inst, s, nonempty)
+    if suspect is None:
+        return
     seg_of = np.repeat(np.arange(s.num_segments), ngpu)
-    keep = s.end[seg_of] > s.start[seg_of]  # empty segments occupy nothing
+    keep = nonempty[seg_of]
     seg_of = seg_of[keep]
     gpu = s.gpu_idx[keep]
     share = 1.0 / s.share_den[seg_of]
     mem = inst.memory[s.task[seg_of]]
     m = seg_of.size
-    if m == 0:
-        return
-    # Only a GPU where intervals overlap, or a task needs more memory than a GPU has, can be
-    # over capacity: elsewhere the load at each start is that segment's own share and memory.
-    suspect = _suspect_gpus(inst, s, seg_of, gpu, mem)
-    if suspect is None:
-        return
     if suspect is not True:
         sub = np.isin(gpu, suspect)
         seg_of, gpu, share, mem = seg_of[sub], gpu[sub], share[sub], mem[sub]
@@ -265,27 +266,35 @@ def _exceeds(what: str, dens: np.ndarray, mems: np.ndarray, capacity: float) -> 
     return sum(rational(float(v)) for v in mems) > rational(float(capacity))
 
 
-def _suspect_gpus(inst: MoldableInstance, s: MoldableSchedule, seg_of: np.ndarray, gpu: np.ndarray,
-                  mem: np.ndarray) -> np.ndarray | bool | None:
-    """GPUs of the (non-empty) entries ``gpu`` of segments ``seg_of`` where two intervals
-    overlap or a task's memory exceeds the GPU's (``None``: no GPU; ``True``: too many to
-    be worth a subset).  Entries are put in order of start time (by sorting the segments,
-    not the entries), then by GPU (a stable sort on small integers, a radix sort)."""
+def _suspect_gpus(inst: MoldableInstance, s: MoldableSchedule, nonempty: np.ndarray) -> np.ndarray | bool | None:
+    """GPUs where two of the ``nonempty`` segments' intervals overlap or a task's memory
+    exceeds the GPU's (``None``: no GPU; ``True``: too many to be worth a subset).  The GPU
+    entries are gathered in order of their segments' start times (the segments sorted, the
+    entries of each copied in that order), then put in order of GPU by a stable sort on small
+    integers (a radix sort): each GPU's intervals by start."""
     so = np.argsort(s.start, kind="stable")
-    rank = np.empty(s.num_segments, dtype=np.int64)
-    rank[so] = np.arange(s.num_segments)
-    order = np.argsort(rank[seg_of], kind="stable")
-    g = gpu[order]
-    order = order[np.argsort(g.astype(np.int16) if inst.gpus < 2**15 else g, kind="stable")]
-    g = gpu[order]
-    st = s.start[seg_of[order]]
-    en = s.end[seg_of[order]]
+    so = so[nonempty[so]]
+    ngpu = np.diff(s.gpu_ptr)
+    lens = ngpu[so]
+    ptr = np.zeros(so.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    entry = np.repeat(s.gpu_ptr[so] - ptr[:-1], lens) + np.arange(int(ptr[-1]))  # entries in start order
+    seg = np.repeat(so, lens)
+    g = s.gpu_idx[entry]
+    order = np.argsort(g.astype(np.int16) if inst.gpus < 2**15 else g, kind="stable")
+    g = g[order]
+    seg = seg[order]
+    st = s.start[seg]
+    en = s.end[seg]
     bounds = np.r_[0, np.flatnonzero(np.diff(g)) + 1, g.size]
     bad: list[int] = []
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         if b - a > 1 and np.any(st[a + 1:b] < np.maximum.accumulate(en[a:b - 1])):
             bad.append(int(g[a]))
-    heavy = np.unique(gpu[mem > inst.gpu_memory * (1 + TOL)]).tolist()
+    heavy_seg = nonempty & (inst.memory[s.task] > inst.gpu_memory * (1 + TOL))
+    heavy: list[int] = []
+    if heavy_seg.any():
+        heavy = np.unique(s.gpu_idx[np.repeat(heavy_seg, ngpu)]).tolist()
     out = sorted(set(bad) | set(heavy))
     if not out:
         return None
@@ -349,6 +358,12 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
         if check and n:
             raise InvalidSolutionError(f"task {_name(inst, 0)} is never scheduled")
         return TaskProgress(completion=comp, first_start=first, preemptions=npre)
+    if inst.preemption_overhead == 0:
+        got = _replay_without_overhead(inst, s, check)
+        if got is not None:
+            return got
+    # the loop: with an overhead (a task's debt is paid left to right), and for the message of
+    # the first violation the vectorised pass found
     amount = s.amount().tolist()
     speed_cache: dict[float, float] = {}
     speed_of = inst.speedup.speed
@@ -432,6 +447,84 @@ def replay(inst: MoldableInstance, s: MoldableSchedule, *, check: bool = True) -
         if missing.size:
             raise InvalidSolutionError(f"task {_name(inst, int(missing[0]))} is never scheduled")
     return TaskProgress(completion=comp, first_start=first, preemptions=npre)
+
+
+def _prefix_by_block(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Running sums of ``x`` within each block ``[lo, hi)``, added left to right as a loop
+    adds them (``np.add.accumulate`` along the rows of the blocks padded to a power of two:
+    each sum is the previous one plus the next term, never a pairwise or cross-block sum)."""
+    out = np.empty_like(x)
+    counts = hi - lo
+    width = np.left_shift(1, np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64))
+    for w in np.unique(width).tolist():
+        rows = np.flatnonzero(width == w)
+        col = np.arange(w)
+        idx = lo[rows][:, None] + col
+        mask = col < counts[rows][:, None]
+        pad = np.zeros((rows.size, w))
+        sel = idx[mask]
+        pad[mask] = x[sel]
+        out[sel] = np.add.accumulate(pad, axis=1)[mask]
+    return out
+
+
+def _replay_without_overhead(inst: MoldableInstance, s: MoldableSchedule, check: bool) -> TaskProgress | None:
+    """:func:`replay` for an instance without preemption overhead, vectorised.
+
+    Without overhead a task never owes time (the loop's ``debt`` and ``pay`` stay ``0.0``),
+    so each segment adds ``dur * s(p)`` to its task's done volume: the same float operations
+    as the loop, in the same order (the per-task sums by :func:`_prefix_by_block`), hence the
+    same values bit for bit.  ``None`` when ``check`` finds a violation (the loop then names
+    the first one, with its message) or when a task's segments are not consecutive.
+    """
+    n = inst.num_tasks
+    nseg = s.num_segments
+    task = s.task
+    cut = np.flatnonzero(np.diff(task)) + 1
+    lo = np.r_[0, cut]
+    hi = np.r_[cut, nseg]
+    tasks_of = task[lo]
+    if np.unique(tasks_of).size != tasks_of.size:
+        return None
+    st, en = s.start, s.end
+    amounts, inv = np.unique(s.amount(), return_inverse=True)
+    speed_of = inst.speedup.speed
+    sp = np.array([speed_of(p) for p in amounts.tolist()], dtype=float)[inv.reshape(-1)]
+    dur = en - st
+    dur = np.where(dur > 0.0, dur, 0.0)
+    done = _prefix_by_block(dur * sp, lo, hi)  # done volume at the end of each segment
+    first = np.zeros(nseg, dtype=bool)
+    first[lo] = True
+    before = np.zeros(nseg)  # done volume at its start
+    later = np.flatnonzero(~first)
+    before[later] = done[later - 1]
+    v = inst.volume[task]
+    rem = v - before
+    pre = ~first & ~_contiguous(s)
+    jl = hi - 1
+    comp_seg = (st[jl] + 0.0) + rem[jl] / sp[jl]
+    if check:
+        eps = _eps(inst, s)
+        thr = inst.preemption_min_remaining
+        vp, vl = v[pre], v[jl]
+        notlast = np.ones(nseg, dtype=bool)
+        notlast[jl] = False
+        vn = v[notlast]
+        if (np.any(st[lo] < inst.arrival[tasks_of] - eps)
+                or np.any(st[later] < en[later - 1] - eps)
+                or np.any(rem[pre] <= thr - TOL * np.maximum(np.maximum(1.0, thr), vp))
+                or np.any(rem[jl] <= -TOL * np.maximum(1.0, vl))
+                or np.any(np.abs(comp_seg - en[jl]) > 10 * eps)
+                or np.any(done[notlast] >= vn + TOL * np.maximum(1.0, vn) * 10)
+                or tasks_of.size != n):
+            return None
+    comp = np.full(n, np.nan)
+    first_start = np.full(n, np.nan)
+    npre = np.zeros(n, dtype=np.int64)
+    comp[tasks_of] = comp_seg
+    first_start[tasks_of] = st[lo]
+    npre[tasks_of] = np.add.reduceat(pre.astype(np.int64), lo)
+    return TaskProgress(completion=comp, first_start=first_start, preemptions=npre)
 
 
 def _fingerprint(s: MoldableSchedule) -> tuple:
