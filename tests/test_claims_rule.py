@@ -191,5 +191,5 @@ def test_the_aggregation_rule_means_at_a_point_geometric_means_over_a_sweep():
 
 def test_numbers_that_round_to_no_effect_show_their_side():
     assert fmt(0.998, "factor") == "0.998x" and fmt(1.0, "factor") == "1.00x" and fmt(1.004, "factor") == "1.004x"
-    assert fmt(1.23, "factor") == "1.23x"
+    assert fmt(1.23, "factor") == "1.23x" and fmt(0.9996, "factor") == "0.9996x"
     assert fmt(-0.0004, "delta") == "-0.04%" and fmt(0.2, "delta") == "+20.0%"

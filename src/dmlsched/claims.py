@@ -576,11 +576,18 @@ def fmt(x: float | None, unit: str) -> str:
     if _nan(x):
         return "-"
     if unit == "factor":  # a factor that rounds to 1.00x but is not 1 shows its side of 1
-        return f"{x:.3f}x" if x != 1.0 and round(x, 2) == 1.0 else f"{x:.2f}x"
-    if unit in ("reduction", "delta"):
-        d = 2 if x != 0.0 and round(100 * x, 1) == 0.0 else 1  # likewise a change that rounds to 0.0%
+        return f"{x:.{_side_digits(x, 1.0, 2)}f}x"
+    if unit in ("reduction", "delta"):  # likewise a change that rounds to 0.0%
+        d = _side_digits(100 * x, 0.0, 1)
         return f"{100 * x:+.{d}f}%" if unit == "delta" else f"{100 * x:.{d}f}%"
     return f"{x:.3g}"
+
+
+def _side_digits(x: float, ref: float, digits: int) -> int:
+    """The decimals that show on which side of ``ref`` a number ``x != ref`` lies (at most 6)."""
+    while x != ref and round(x, digits) == ref and digits < 6:
+        digits += 1
+    return digits
 
 
 def _labels(pts: Sequence[Point], n: int = 3) -> str:
