@@ -41,7 +41,8 @@ from typing import Any
 
 from ...bench.suite import Source, Suite
 from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
-                        bound_ok, fmt, gmean, judgement, mean_or_nan, record_ok, record_variant)
+                        bound_ok, fmt, gmean, judgement, mean_or_nan, point_factor, point_reduction, record_ok,
+                        record_variant, step_change)
 
 PAPER = "Hare (Chen et al., HPDC'22)"
 
@@ -242,30 +243,45 @@ def _by_point(records: list[dict], key) -> dict[Any, dict[str, dict[str, dict]]]
     return out
 
 
+def _pairs(insts: dict[str, dict[str, dict]], a: str, b: str, metric: str) -> list[tuple[float, float]]:
+    """``(W(a), W(b))`` on the point's instances where both are known."""
+    out = []
+    for i in insts.values():
+        x, y = _value(i.get(a), metric), _value(i.get(b), metric)
+        if x is not None and y is not None:
+            out.append((x, y))
+    return out
+
+
 def _mean_ratio(insts: dict[str, dict[str, dict]], num: str, den: str, metric: str) -> float:
-    """Geometric mean over instances of ``W(num) / W(den)``."""
-    return gmean(_value(i.get(num), metric) / _value(i.get(den), metric) for i in insts.values()
-                 if _value(i.get(num), metric) and _value(i.get(den), metric))
+    """``mean W(num) / mean W(den)`` over the point's instances (the aggregation rule of
+    :mod:`dmlsched.claims`)."""
+    return point_factor((y, x) for x, y in _pairs(insts, num, den, metric))
 
 
 def _mean_red(insts: dict[str, dict[str, dict]], hare: str, base: str, metric: str) -> float:
-    """Mean over instances of ``1 - W(hare) / W(base)``."""
-    return mean_or_nan([1.0 - _value(i.get(hare), metric) / _value(i.get(base), metric) for i in insts.values()
-                        if _value(i.get(hare), metric) is not None and _value(i.get(base), metric)])
+    """``1 - mean W(hare) / mean W(base)`` over the point's instances."""
+    return point_reduction(_pairs(insts, hare, base, metric))
+
+
+def _lb_pairs(insts: dict[str, dict[str, dict]], base: str, metric: str) -> list[tuple[float, float]] | None:
+    """``(LB, W(base))`` per instance, ``None`` unless every instance with ``W(base)`` has a bound."""
+    xs = [(_lb(i, metric), _value(i.get(base), metric)) for i in insts.values() if _value(i.get(base), metric)]
+    if not xs or any(lb is None for lb, _ in xs):
+        return None
+    return xs  # type: ignore[return-value]
 
 
 def _mean_ceiling_red(insts: dict[str, dict[str, dict]], base: str, metric: str) -> float | None:
-    """Mean over instances of ``1 - LB / W(base)``: no schedule's mean reduction is larger."""
-    xs = [1.0 - _lb(i, metric) / _value(i.get(base), metric) for i in insts.values()
-          if _lb(i, metric) is not None and _value(i.get(base), metric)]
-    return mean_or_nan(xs) if xs and len(xs) == sum(1 for i in insts.values() if _value(i.get(base), metric)) else None
+    """``1 - mean LB / mean W(base)``: no schedule's reduction of the mean is larger."""
+    xs = _lb_pairs(insts, base, metric)
+    return point_reduction(xs) if xs else None
 
 
 def _ceiling_factor(insts: dict[str, dict[str, dict]], base: str, metric: str) -> float | None:
-    """Geometric mean over instances of ``W(base) / LB``: no schedule's factor over ``base`` is larger."""
-    xs = [_value(i.get(base), metric) / _lb(i, metric) for i in insts.values()
-          if _lb(i, metric) and _value(i.get(base), metric)]
-    return gmean(xs) if xs else None
+    """``mean W(base) / mean LB``: no schedule's factor over ``base`` is larger."""
+    xs = _lb_pairs(insts, base, metric)
+    return point_factor(xs) if xs else None
 
 
 def _hare_records(points: dict, hare: str) -> list[dict]:
@@ -451,7 +467,7 @@ def _grows_all(pts: dict, schemes: dict[str, str], metric: str, down: bool = Fal
         vals = [mean_or_nan([_value(i.get(s), metric) for i in pts[lab].values() if _value(i.get(s), metric)])
                 for lab in labs]
         for a, b, x, y in zip(labs, labs[1:], vals, vals[1:]):
-            out.append(Point(f"{name} {a} -> {b}", (x / y - 1.0) if down else (y / x - 1.0)))
+            out.append(Point(f"{name} {a} -> {b}", step_change(x, y, down=down)))
     return out
 
 
@@ -475,9 +491,9 @@ PARTS_14 = (
     Part("allox-2x", "Sched_Allox / Hare, weighted JCT", "about", 2.0, "factor", "aggregate",
          "geometric mean over the GPU counts", source="Sched_Allox is slower than Hare by about 2x"),
     Part("fifo-largest", "Gavel-FIFO's weighted JCT above every other baseline's at every GPU count",
-         "always better", None, "factor", "every", source="it still has the largest weighted JCT"),
+         "always better", None, "factor", "every", source="it still has the largest weighted JCT", subject="context"),
     Part("decreases", "every scheme's weighted JCT falls as GPUs are added", "grows", None, "delta", "every",
-         source="The weighted JCT of all schemes decreases as more GPUs are used."),
+         source="The weighted JCT of all schemes decreases as more GPUs are used.", subject="context"),
 )
 
 
@@ -498,7 +514,7 @@ PARTS_15 = (
     Part("300-jobs", "Hare vs each baseline at 300 jobs, total weighted JCT", "at least", 0.546, "reduction",
          "every", source="Hare outperforms others by 54.6%-80.5% when processing 300 jobs"),
     Part("jct-grows", "every scheme's weighted JCT grows with the number of jobs", "grows", None, "delta", "every",
-         source="as the number of jobs increases, the total weighted JCT grows under all schemes"),
+         source="as the number of jobs increases, the total weighted JCT grows under all schemes", subject="context"),
 )
 
 
@@ -544,9 +560,10 @@ PARTS_17 = (
     Part("always", "Hare better than every baseline at every job mix", "always better", None, "factor", "every",
          source="it always achieves the best performance"),
     Part("nlp-up", "more NLP jobs: every scheme's weighted JCT rises", "always better", None, "factor", "every",
-         source="When we increase the proportion of NLP jobs, the total weighted JCT of all schemes increases"),
+         source="When we increase the proportion of NLP jobs, the total weighted JCT of all schemes increases",
+         subject="context"),
     Part("rec-down", "more Rec. jobs: every scheme's weighted JCT falls", "always better", None, "factor", "every",
-         source="all schemes have smaller weighted JCT when more recognition jobs are added"),
+         source="all schemes have smaller weighted JCT when more recognition jobs are added", subject="context"),
 )
 
 
@@ -565,7 +582,7 @@ def _fig18(pts, hare, bases, metric) -> list[PartResult]:
 
 PARTS_18 = (
     Part("faster", "a faster network lowers every scheme's weighted JCT (10 -> 25 Gbps)", "always better", None,
-         "factor", "every", source="faster networks can accelerate the ML training"),
+         "factor", "every", source="faster networks can accelerate the ML training", subject="context"),
     Part("hare-31", "Hare's weighted JCT, 10 -> 25 Gbps", "about", 0.312, "reduction", "aggregate",
          "mean over the seeds", source="Hare's weighted JCT decreases by only 31.2%"),
 )
@@ -588,9 +605,10 @@ def _fig19(pts, hare, bases, metric) -> list[PartResult]:
 PARTS_19 = (
     Part("no-influence", "batch size changes the weighted JCT of Hare, Gavel-FIFO, SRTF and Sched_Allox little",
          "close", None, "factor", "every", tolerance=0.10,
-         source="batch size has no big influence to all schemes except Sched_Homo"),
+         source="batch size has no big influence to all schemes except Sched_Homo", subject="context"),
     Part("homo-grows", "Sched_Homo's weighted JCT grows with the batch size", "grows", None, "delta", "every",
-         source="larger batch size leads to longer training time, and there is more GPU idle time in Sched_Homo"),
+         source="larger batch size leads to longer training time, and there is more GPU idle time in Sched_Homo",
+         subject="context"),
 )
 
 FIGS = {"fig14": (_fig14, PARTS_14), "fig15": (_fig15, PARTS_15), "fig16": (_fig16, PARTS_16),
