@@ -320,3 +320,34 @@ _WORK_LIMIT_NAMES = {
     "nodes": {"highs": "mip_max_nodes", "gurobi": "NodeLimit"},
     "iterations": {"highs": "simplex_iteration_limit", "gurobi": "IterationLimit"},
 }
+
+
+def quiet_highs() -> Any:
+    """A ``highspy.Highs`` with its output off, without the banner HiGHS prints
+    on standard output when the first one of a process is made (it would
+    corrupt ``--json`` output)."""
+    import ctypes
+    import os
+    import sys
+
+    import highspy
+
+    sys.stdout.flush()
+    try:
+        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # no descriptor 1 to silence
+        h = highspy.Highs()
+    else:
+        try:
+            os.dup2(null, 1)
+            h = highspy.Highs()
+            try:  # flush the C library's buffer while it still goes to /dev/null
+                ctypes.CDLL(None).fflush(None)
+            except (OSError, AttributeError):  # pragma: no cover - no libc symbol table
+                pass
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(null)
+    h.setOptionValue("output_flag", False)
+    return h

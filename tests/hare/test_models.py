@@ -375,12 +375,13 @@ def test_relaxation_time_limit_still_gives_checked_point():
     and says the clock cut it (not reproducible)."""
     relaxation.clear_relaxation_cache()
     for kind in ("rl", "queyranne"):
-        rel = solve_relaxation(BIG, kind=kind, time_limit=0.5, master_nodes=10**6, oa_iterations=10**6)
+        rel = solve_relaxation(BIG, kind=kind, time_limit=0.5, master_nodes=10**6, oa_iterations=10**6,
+                               formulation="oa")
         assert rel.status in (Status.OPTIMAL, Status.FEASIBLE)
         assert rel.x_hat is not None
         assert _close(check_relaxed(BIG, rel.x_hat, rel.y_hat, kind), rel.value)
         if rel.status == Status.FEASIBLE:
-            assert rel.details["x_hat_source"] in ("master", "fixed_assignment", "heuristic")
+            assert rel.details["x_hat_source"] in ("master", "fixed_assignment", "heuristic", "queyranne-repair")
             assert not rel.reproducible
         if rel.lower_bound is not None:
             assert _le(rel.lower_bound, rel.value)
@@ -453,11 +454,13 @@ def test_relaxation_cache_reuses_a_reproducible_solve():
 def test_relaxation_skips_a_master_beyond_its_size_limit():
     inst = CHAIN[1]
     relaxation.clear_relaxation_cache()
-    rel = solve_relaxation(inst, kind="rl", max_master_nonzeros=10)
+    rel = solve_relaxation(inst, kind="rl", max_master_nonzeros=10, formulation="oa")
     assert rel.details["skipped"] and rel.details["x_hat_source"] == "heuristic"
+    assert rel.details["x_hat"]["source"] == "box-heuristic"
     assert rel.status == Status.FEASIBLE
-    res = dmlsched.solve(inst, "list", max_master_nonzeros=10)
+    res = dmlsched.solve(inst, "list", max_master_nonzeros=10, formulation="oa")
     assert res.details["x_hat_source"] == "heuristic" and res.reproducible
+    assert res.details["x_hat"]["source"] == "box-heuristic"
 
 
 def test_fixed_assignment_point_satisfies_relaxation():

@@ -358,34 +358,11 @@ class _LP:
 
 
 def _quiet_highs() -> Any:
-    """A ``highspy.Highs`` with its output off, without the banner HiGHS prints
-    on standard output when the first one is made (it would corrupt
-    ``dmlsched hunt --json``)."""
-    import ctypes
-    import os
-    import sys
+    """A ``highspy.Highs`` with its output off and no banner on stdout
+    (:func:`dmlsched.solvers.quiet_highs`)."""
+    from ..solvers import quiet_highs
 
-    import highspy
-
-    sys.stdout.flush()
-    try:
-        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    except OSError:  # no descriptor 1 to silence
-        h = highspy.Highs()
-    else:
-        try:
-            os.dup2(null, 1)
-            h = highspy.Highs()
-            try:  # flush the C library's buffer while it still goes to /dev/null
-                ctypes.CDLL(None).fflush(None)
-            except (OSError, AttributeError):  # pragma: no cover - no libc symbol table
-                pass
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-            os.close(null)
-    h.setOptionValue("output_flag", False)
-    return h
+    return quiet_highs()
 
 
 def _e(*terms: tuple[int, float], const: float = 0.0) -> tuple[dict[int, float], float]:

@@ -77,7 +77,7 @@ def _rel_details(kind: str, rel: RelaxationResult) -> dict:
     return {"relaxation": kind, "relaxation_status": rel.status.value, "relaxation_value": rel.value,
             "relaxation_iterations": rel.details.get("iterations"),
             "relaxation_work_limit": bool(rel.details.get("work_limit")),
-            "x_hat_source": rel.details.get("x_hat_source")}
+            "x_hat_source": rel.details.get("x_hat_source"), "x_hat": rel.details.get("x_hat")}
 
 
 def _algorithm1(inst: HareInstance, run: Run, kind: str) -> Result:

@@ -1,15 +1,20 @@
 """The relaxations of Hare_Sched (Hare, HPDC'22, Section 5.2, Step 1):
-Hare_Sched_RL ((4)-(7) + (9)) and the full Queyranne relaxation, solved by
-outer approximation (a sequence of MILP masters with tangent cuts), or (9) as
-a non-convex MIQCP for Gurobi.
+Hare_Sched_RL ((4)-(7) + (9)) and the full Queyranne relaxation.  RL is
+solved by default by decomposition by job (:mod:`.decomposition`, a proven
+bound and a checked point with the gap between them); both by outer
+approximation (a sequence of MILP masters with tangent cuts: the exact
+per-GPU model, also the cross-check on small instances); (9) as a non-convex
+MIQCP for Gurobi.
 
-Specification with proofs: ``models/hare.md`` sections 5-7.
+Specification with proofs: ``models/hare.md`` sections 5-7,
+``models/hare-decomposition.md``.
 
 **Deterministic work limits.**  Algorithm 1 (``list``) and its variants
 solve a relaxation and their schedule depends on where that solve stops.  So
 that the same instance, options and seed give the same schedule at any
-machine load, the solve is bounded by work, not time: at most
-``oa_iterations`` masters, each with at most ``master_nodes``
+machine load, the solve is bounded by work, not time: the decomposition's
+pricing rounds, MILP nodes, search moves and LPs; the outer approximation's
+at most ``oa_iterations`` masters, each with at most ``master_nodes``
 branch-and-bound nodes (HiGHS ``mip_max_nodes``, Gurobi ``NodeLimit``), and at
 most ``repair_rounds`` LPs for the fixed-assignment repair.  The wall-clock
 deadline stays as a safety net; when it cuts a solve, the result says so
@@ -33,6 +38,8 @@ from ...errors import InvalidSolutionError, SolverError
 from ...kit import Deadline, Option, Run, method
 from ...result import Result, Status
 from ...tolerance import TOL
+from . import decomposition as dec
+from . import gpupoint
 from .box import Horizon, horizon
 from .formulation import HareFormulation, model_size, round_groups
 from .instance import HareInstance
@@ -48,14 +55,17 @@ DEFAULT_MASTER_NODES: int | None = None
 DEFAULT_REPAIR_ROUNDS = 50
 #: masters larger than this (nonzeros, :func:`~.formulation.model_size`) are not built
 DEFAULT_MAX_MASTER_NONZEROS = 500_000
+#: the decomposition hands an open gap to the outer approximation up to this master size (nonzeros)
+DEFAULT_OA_CHECK_NONZEROS = 20_000
 
 #: options shared by ``relaxation`` and every method that solves one
 RELAXATION_OPTIONS: tuple[Option, ...] = (
     Option("box", str, "relaxation",
            "start-time box: one containing an optimum of the relaxation as written (relaxation) "
            "or of the schedule (schedule, tighter)", choices=("relaxation", "schedule")),
-    Option("formulation", str, None, "oa (outer approximation) or miqcp ((9) as written, Gurobi only); "
-           "default miqcp for rl with gurobi, else oa", choices=(None, "oa", "miqcp")),
+    Option("formulation", str, None, "decomposition (by job, with a certified gap; rl only), oa (outer "
+           "approximation) or miqcp ((9) as written, Gurobi only); default: decomposition for rl with highs, "
+           "miqcp for rl with gurobi, oa for queyranne", choices=(None, "decomposition", "oa", "miqcp")),
     Option("gpu_symmetry", bool, True, "order identical GPUs by their first task"),
     Option("oa_iterations", int, DEFAULT_OA_ITERATIONS,
            "deterministic limit: at most this many outer-approximation masters", minimum=1),
@@ -65,9 +75,36 @@ RELAXATION_OPTIONS: tuple[Option, ...] = (
     Option("repair_rounds", int, DEFAULT_REPAIR_ROUNDS,
            "deterministic limit: LPs of the fixed-assignment repair", minimum=1),
     Option("max_master_nonzeros", int, DEFAULT_MAX_MASTER_NONZEROS,
-           "deterministic limit: a larger master is not built; x^ is then the box's heuristic schedule",
-           minimum=0),
+           "deterministic limit: a larger outer-approximation master is not built (x^ then comes from the "
+           "decomposition, repaired for queyranne, or the box's heuristic schedule)", minimum=0),
+    Option("pricing_rounds", int, dec.DEFAULT_PRICING_ROUNDS,
+           "deterministic limit: column-generation rounds of the decomposition", minimum=1),
+    Option("milp_nodes", int, dec.DEFAULT_MILP_NODES,
+           "deterministic limit: branch-and-bound nodes of the decomposition's segment MILP", minimum=1),
+    Option("search_moves", int, gpupoint.DEFAULT_SEARCH_MOVES,
+           "deterministic limit: balancing moves per round of the decomposition's GPU-level search", minimum=0),
+    Option("search_lps", int, gpupoint.DEFAULT_SEARCH_LPS,
+           "deterministic limit: fixed-assignment LPs of the decomposition's GPU-level search", minimum=0),
+    Option("oa_check_nonzeros", int, DEFAULT_OA_CHECK_NONZEROS,
+           "with the decomposition: when its gap is open, the outer approximation (the exact per-GPU model) "
+           "also runs if its master has at most this many nonzeros (0: never)", minimum=0),
 )
+
+#: the deterministic work limits of the decomposition (options of the same names)
+DECOMPOSITION_LIMITS = ("pricing_rounds", "milp_nodes", "search_moves", "search_lps", "oa_check_nonzeros")
+
+#: provenance of x^ (``details["x_hat"]["source"]``) by candidate and relaxation kind
+X_HAT_SOURCES = {
+    ("decomposition", "rl"): "rl-decomposition",
+    ("queyranne-repair", "queyranne"): "queyranne-repair",
+    ("master", "rl"): "rl-outer-approximation",
+    ("fixed_assignment", "rl"): "rl-outer-approximation",
+    ("master", "queyranne"): "queyranne-outer-approximation",
+    ("fixed_assignment", "queyranne"): "queyranne-outer-approximation",
+    ("solver", "rl"): "rl-miqcp",
+    ("heuristic", "rl"): "box-heuristic",
+    ("heuristic", "queyranne"): "box-heuristic",
+}
 
 
 @dataclass
@@ -328,6 +365,11 @@ def solve_relaxation(
     master_nodes: int | None = DEFAULT_MASTER_NODES,
     repair_rounds: int = DEFAULT_REPAIR_ROUNDS,
     max_master_nonzeros: int = DEFAULT_MAX_MASTER_NONZEROS,
+    pricing_rounds: int = dec.DEFAULT_PRICING_ROUNDS,
+    milp_nodes: int = dec.DEFAULT_MILP_NODES,
+    search_moves: int = gpupoint.DEFAULT_SEARCH_MOVES,
+    search_lps: int = gpupoint.DEFAULT_SEARCH_LPS,
+    oa_check_nonzeros: int = DEFAULT_OA_CHECK_NONZEROS,
     horizon_scale: float = 1.0,
     box: str = "relaxation",
     solver_options: dict | None = None,
@@ -348,16 +390,24 @@ def solve_relaxation(
         Wall-clock safety net (seconds, or a :class:`~dmlsched.kit.Deadline`
         shared with the caller); a cut is recorded in ``details["deadline_cut"]``.
     formulation
-        ``"oa"`` (outer approximation: a sequence of MILP masters with tangent
-        cuts, the default with HiGHS and for ``"queyranne"``) or ``"miqcp"``
-        ((9) handed to Gurobi as a quadratic constraint; default for
-        ``kind="rl"`` with Gurobi).
+        ``"decomposition"`` (by job, :mod:`.decomposition`: a certified
+        lower bound and a checked point, the default for ``kind="rl"`` with
+        HiGHS), ``"oa"`` (outer approximation: a sequence of MILP masters
+        with tangent cuts, the default for ``"queyranne"``, the cross-check on
+        small instances) or ``"miqcp"`` ((9) handed to Gurobi as a quadratic
+        constraint; default for ``kind="rl"`` with Gurobi).
     oa_iterations, master_nodes, repair_rounds, max_master_nonzeros
-        Deterministic work limits (module docstring).  A master with more
-        nonzeros than ``max_master_nonzeros`` is not built: then ``x̂`` is the
-        box's heuristic schedule (which satisfies every relaxation
-        constraint), the bound is the box's trivial bound, and
-        ``details["skipped"]`` says why.
+        Deterministic work limits of the outer approximation (module
+        docstring).  A master with more nonzeros than
+        ``max_master_nonzeros`` is not built (``details["skipped"]`` says
+        why).  For ``"queyranne"`` the decomposition's RL point re-timed to
+        satisfy every subset inequality (:func:`~.decomposition.retime`,
+        ``queyranne-repair``) is always a candidate too, and the
+        decomposition's bound counts (RL is weaker than Queyranne's
+        relaxation).
+    pricing_rounds, milp_nodes, search_moves, search_lps
+        Deterministic work limits of the decomposition
+        (:func:`~.decomposition.solve_decomposition`).
     horizon_scale
         Widening factor of the start-time box (:func:`~.box.horizon`); for tests.
     box
@@ -381,16 +431,20 @@ def solve_relaxation(
     if kind not in ("rl", "queyranne"):
         raise ValueError(f"relaxation kind must be 'rl' or 'queyranne', got {kind!r}")
     if formulation is None:
-        formulation = "miqcp" if (solver == "gurobi" and kind == "rl") else "oa"
-    if formulation not in ("oa", "miqcp"):
-        raise ValueError(f"formulation must be 'oa' or 'miqcp', got {formulation!r}")
+        formulation = "oa" if kind == "queyranne" else ("miqcp" if solver == "gurobi" else "decomposition")
+    if formulation not in ("decomposition", "oa", "miqcp"):
+        raise ValueError(f"formulation must be 'decomposition', 'oa' or 'miqcp', got {formulation!r}")
     if formulation == "miqcp" and (solver != "gurobi" or kind != "rl"):
         raise SolverError("formulation 'miqcp' needs solver='gurobi' and kind='rl'")
+    if formulation == "decomposition" and kind != "rl":
+        raise SolverError("formulation 'decomposition' solves kind='rl' (queyranne: its repair is a candidate of 'oa')")
     if box not in ("relaxation", "schedule"):
         raise ValueError(f"box must be 'relaxation' or 'schedule', got {box!r}")
     dl = deadline or Deadline(time_limit)
     limits = {"oa_iterations": oa_iterations, "master_nodes": master_nodes, "repair_rounds": repair_rounds,
-              "max_master_nonzeros": max_master_nonzeros}
+              "max_master_nonzeros": max_master_nonzeros, "pricing_rounds": pricing_rounds,
+              "milp_nodes": milp_nodes, "search_moves": search_moves, "search_lps": search_lps,
+              "oa_check_nonzeros": oa_check_nonzeros}
     key = _cache_key(inst, kind, solver, seed, formulation, gpu_symmetry, horizon_scale, box, solver_options, limits)
     hit = _CACHE.get(key) if key is not None else None
     if hit is not None:
@@ -444,15 +498,34 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
     hz = horizon(inst, scale=horizon_scale, relaxation=box == "relaxation")
     heuristic_point = (hz.incumbent.start.copy(), hz.incumbent.gpu.copy())
     size = model_size(inst, hz, exact=False, gpu_symmetry=gpu_symmetry)
+    extra: list[tuple[str, Any]] = []
+    rl_bound = -math.inf
+    if formulation == "decomposition" or kind == "queyranne":
+        if run is not None:
+            run.require(memory_bytes=dec.memory_estimate(inst, limits["pricing_rounds"]), what="the decomposition")
+        d = _decomposition(inst, hz, limits, dl, details, calls)
+        rl_bound = d.lower_bound
+        if kind == "queyranne":
+            extra = [("queyranne-repair", _queyranne_repair(inst, d, hz, limits))]
+        else:
+            extra = [("decomposition", d.point)]
+            gap = d.details.get("gap")
+            closed = gap is not None and gap <= 1e-6
+            if closed or size["nonzeros"] > limits["oa_check_nonzeros"] or dl.expired():
+                return _finish(inst, kind, Status.FEASIBLE, extra + [("heuristic", heuristic_point)],
+                               max(rl_bound, hz.trivial_bound), details)
+            # small instance, gap open: the exact per-GPU model (the outer approximation) as well
+            details["oa_check"] = True
     details["master_size"] = size
     if master_nodes is None:
         master_nodes = max(1, int(MASTER_WORK // max(1.0, size["nonzeros"])))
     details["work_limits"]["master_nodes"] = master_nodes
     if size["nonzeros"] > limits["max_master_nonzeros"]:
         details["skipped"] = (f"the master would have {size['nonzeros']:.3g} nonzeros > max_master_nonzeros="
-                              f"{limits['max_master_nonzeros']}; x^ is the box's heuristic schedule")
+                              f"{limits['max_master_nonzeros']}")
         details["work_limit"] = True
-        return _finish(inst, kind, Status.FEASIBLE, [("heuristic", heuristic_point)], hz.trivial_bound, details)
+        return _finish(inst, kind, Status.FEASIBLE, extra + [("heuristic", heuristic_point)],
+                       max(hz.trivial_bound, rl_bound), details)
     if formulation == "miqcp":
         f = build_rl_miqcp(inst, hz, gpu_symmetry=gpu_symmetry)
         sopts = {"NonConvex": 2, **(solver_options or {})}
@@ -529,8 +602,44 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
             x = fixed_assignment_point(f, kind, point[1], calls, repair_rounds, dl)
             if x is not None:
                 candidates.append(("fixed_assignment", (x, point[1])))
+        candidates += extra
         candidates.append(("heuristic", heuristic_point))
+    if math.isfinite(rl_bound):
+        best_lb = rl_bound if best_lb is None else max(best_lb, rl_bound)
     return _finish(inst, kind, status, candidates, best_lb, details)
+
+
+@dataclass
+class _Decomposed:
+    lower_bound: float
+    point: tuple[np.ndarray, np.ndarray] | None
+    details: dict[str, Any]
+
+
+def _decomposition(inst: HareInstance, hz: Horizon, limits: dict[str, Any], dl: Deadline,
+                   details: dict[str, Any], calls: "_Calls") -> _Decomposed:
+    """Run :func:`~.decomposition.solve_decomposition` and record it in ``details``."""
+    d = dec.solve_decomposition(inst, hz.c_upper, hz.incumbent.gpu, pricing_rounds=limits["pricing_rounds"],
+                                milp_nodes=limits["milp_nodes"], search_moves=limits["search_moves"],
+                                search_lps=limits["search_lps"], deadline=dl)
+    details["decomposition"] = {k: v for k, v in d.details.items() if k != "deadline_cut"}
+    details["iterations"] = d.details.get("pricing_rounds")
+    if d.details.get("cg_stopped") == "pricing_rounds":
+        details["work_limit"] = True
+    if d.details.get("deadline_cut"):
+        calls.cut("decomposition")
+    point = (d.x, d.gpu) if d.x is not None else None
+    return _Decomposed(d.lower_bound, point, d.details)
+
+
+def _queyranne_repair(inst: HareInstance, d: _Decomposed, hz: Horizon,
+                      limits: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The decomposition's RL assignment re-timed to satisfy every Queyranne subset inequality."""
+    if d.point is None:
+        return None
+    gpu = d.point[1]
+    rt = gpupoint.retime(inst, gpu, c_cap=hz.c_upper, kind="queyranne", rounds=limits["repair_rounds"])
+    return rt.x, gpu
 
 
 def _checked_value(inst: HareInstance, x: np.ndarray, gpu: np.ndarray, kind: str) -> float | None:
@@ -606,7 +715,20 @@ def _finish(inst: HareInstance, kind: str, status: Status, candidates: list, lb:
         details["closed_by"] = "bound"
     if lb is not None and value is not None and lb > value and lb - value <= 1e-6 * max(1.0, abs(value)):
         lb = value
+    if x_hat is not None:
+        details["x_hat"] = x_hat_provenance(kind, details.get("x_hat_source"), value, lb)
     return RelaxationResult(status, value, lb, x_hat, y_hat, details)
+
+
+def x_hat_provenance(kind: str, source: str | None, value: float | None, lb: float | None) -> dict[str, Any]:
+    """``{"source", "gap"}``: where x^ came from (:data:`X_HAT_SOURCES`) and the relative
+    gap ``(value - bound) / value`` that the proven bound certifies for it (``None``
+    without a bound; 0 when both are 0)."""
+    name = X_HAT_SOURCES.get((str(source), kind), f"{kind}-{source}")
+    gap = None
+    if value is not None and lb is not None and math.isfinite(lb):
+        gap = max(0.0, (value - lb) / abs(value)) if value != 0 else (0.0 if lb >= 0 else None)
+    return {"source": name, "gap": gap}
 
 
 def relaxation_kwargs(run: Run) -> dict[str, Any]:
@@ -615,12 +737,13 @@ def relaxation_kwargs(run: Run) -> dict[str, Any]:
     return dict(formulation=o["formulation"], gpu_symmetry=o["gpu_symmetry"], box=o["box"],
                 oa_iterations=o["oa_iterations"], master_nodes=o["master_nodes"],
                 repair_rounds=o["repair_rounds"], max_master_nonzeros=o["max_master_nonzeros"],
-                solver_options=o.get("solver_options"))
+                solver_options=o.get("solver_options"), **{k: o[k] for k in DECOMPOSITION_LIMITS})
 
 
 @method(
     "hare", "relaxation", kind="bound", uses_solver=True,
-    description="lower bound: Hare_Sched_RL (9) or the Queyranne relaxation, by outer approximation",
+    description="lower bound: Hare_Sched_RL (9) by decomposition with a certified gap, or the Queyranne "
+                "relaxation by outer approximation",
     options=[Option("kind", str, "rl", "rl (Hare_Sched_RL, the paper's (9)) or queyranne (every subset "
                     "inequality, by separation)", choices=("rl", "queyranne")),
              *RELAXATION_OPTIONS,
@@ -630,9 +753,12 @@ def solve_relaxation_method(inst: HareInstance, run: Run) -> Result:
     """A proven lower bound on Hare_Sched's optimum from a relaxation.
 
     ``objective`` is the relaxation's value when proven optimal (else the
-    proven bound); ``bound`` the proven bound.  Deterministic work limits
-    (``oa_iterations``, ``master_nodes``, ``repair_rounds``); the deadline is a
-    safety net.
+    proven bound); ``bound`` the proven bound; ``details["value"]`` the value
+    of the checked relaxed point and ``details["x_hat"]["gap"]`` the gap the
+    bound certifies for it.  Deterministic work limits (the decomposition's
+    ``pricing_rounds``, ``milp_nodes``, ``search_moves``, ``search_lps``; the
+    outer approximation's ``oa_iterations``, ``master_nodes``,
+    ``repair_rounds``); the deadline is a safety net.
     """
     rel = solve_relaxation(inst, kind=run.options["kind"], solver=run.solver or "highs", seed=run.seed,
                            horizon_scale=run.options["horizon_scale"], run=run, deadline=run.deadline,
