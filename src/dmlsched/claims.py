@@ -117,6 +117,34 @@ WORDS: dict[str, str] = {
     "not run": "the setup or the judge failed",
 }
 
+#: the rule as the report prints it (paragraphs; the module docstring is the full statement)
+RULE: tuple[str, ...] = (
+    "One evidence rule (`src/dmlsched/claims.py`) for every family, fixed before the numbers were seen. Each claim "
+    "declares from the paper's text its parts (a comparison or a stated value, the paper's number and its kind), "
+    "what each part covers, a tolerance relative to the paper's effect size (a factor 1.1x has effect 0.1; 15% "
+    "admits >= 1.085x, never < 1.0x: a tolerance never turns a loss into a win), its default reading with a reason "
+    "from the text, and whether each setup is the paper's. Ceiling: a proven bound on what any schedule could "
+    "achieve against the baseline in that setup.",
+    "Coverage: every point when the paper says 'always'/'every'/'at least', states a range ('|G| >= 24', 'from 10 "
+    "to 20 servers') or states a trend or comparison along a figure's axis without one number for it; the aggregate "
+    "when the paper states one number for a whole figure or sweep ('about 1.69x'); every instance for a theorem or a "
+    "cited result.",
+    "Aggregation (one rule for every family): a point is one setting of the paper's figure; several instances "
+    "(seeds) at a point are replicates, and a scheme's value there is the mean of its metric over them (what a "
+    "figure's bar shows), so a comparison at a point is a ratio of means; one number for a whole sweep is the "
+    "geometric mean of the per-point factors (symmetric: the aggregate of B/A is the inverse of that of A/B). "
+    "Ceilings are formed the same way from the bound.",
+    "Subject: a part is context when it says nothing of the paper's method that it does not say of every scheme "
+    "alike (a baseline against a baseline, a trend of every scheme); context parts are judged and printed but do "
+    "not enter the claim's word (in either direction), unless the claim has no other part.",
+    "Part outcomes: `holds` (the right sign at every covered point, the magnitude within the tolerance); "
+    "`direction only` (the right sign, the magnitude outside the tolerance: short of an 'at least' number, away "
+    "from an 'about' number, more than a 'slightly better' one); `unreachable` (the paper's number, less its "
+    "tolerance, lies beyond the ceiling); `fails` (the wrong sign at a covered point where a better schedule "
+    "existed, or a stated value missed). 'Close' parts (either way within the tolerance) hold or fail; 'slightly "
+    "better' parts ('a trivial improvement') need the right sign: a loss fails.",
+)
+
 #: outcomes of a part (:func:`judge_part`)
 OUTCOMES = ("holds", "direction only", "unreachable", "fails", "not run")
 
