@@ -442,6 +442,10 @@ class Claim:
         ``"details.NAME"`` reads ``details[NAME]``.  ``None``: no bound.  The
         tests check that no run on the claim's instances beats it
         (:func:`ceiling_violations`).
+    extra_suites
+        ``extra_suites(scale)`` -> further suites whose records the judge reads
+        with the main suite's (e.g. the same method with other options on some
+        of the instances); ``None``: none.  :meth:`suites` lists them all.
     """
 
     family: str
@@ -460,6 +464,11 @@ class Claim:
     default_reason: str = ""
     role: Role = "claim"
     ceiling: tuple[str, str, str] | None = None
+    extra_suites: Callable[[Scale], list[Any]] | None = None
+
+    def suites(self, scale: Scale) -> list[Any]:
+        """The claim's suites at ``scale``: :attr:`suite` and any :attr:`extra_suites`."""
+        return [self.suite(scale), *(self.extra_suites(scale) if self.extra_suites else [])]
 
 
 def all_claims(families: list[str] | None = None) -> list[Claim]:

@@ -153,6 +153,18 @@ def test_fig14_context_parts_and_the_aggregation_rule():
     assert C._mean_red(insts, "list", "allox", "objective") == pytest.approx(1.0 - 4.0 / 6.0)
 
 
+def test_long_job_readings_run_in_their_own_suite_at_full_scale():
+    """Full scale: the decomposition does not finish on the long-job instances within a run's time, so their
+    list runs take x^ by the outer approximation's route (a suite of their own); quick scale: one suite."""
+    c = {c.key: c for c in C.CLAIMS}["hare-fig14"]
+    main, long = c.suites("full")
+    assert all("rounds" not in s.params for s in main.sources)
+    assert all(s.params["rounds"] == [200, 500] for s in long.sources)
+    assert main.options["list"]["formulation"] == "decomposition" and long.options["list"]["formulation"] == "oa"
+    assert long.options["list@earliest-available"]["placement"] == "earliest-available"
+    assert len(c.suites("quick")) == 1 and len(C.CLAIMS[0].suites("full")) == 1
+
+
 def test_a_point_shared_by_two_claims_counts_for_both():
     """200 jobs on 160 high-heterogeneity GPUs is a point of Figs. 14-19: recorded once (under
     Fig. 14's label), it counts for the others too."""

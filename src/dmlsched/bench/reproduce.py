@@ -189,17 +189,22 @@ def run_claim(claim: Claim, scale: str, *, results: str, engine: Any, progress: 
 
     t0 = time.monotonic()
     try:
-        suite = claim.suite(scale)  # type: ignore[arg-type]
+        suites = claim.suites(scale)  # type: ignore[arg-type]
     except Exception as e:
         msg = f"the setup failed: {type(e).__name__}: {e}"
         return ClaimRun(claim, Judgement(verdict=f"not run ({msg})"), seconds=time.monotonic() - t0, problem=msg)
+    records: list[dict] = []
+    ran = skipped = 0
     try:
-        res = run_sweep(suite, out=results, engine=engine, progress=progress, stream=stream, retry=retry)
+        for suite in suites:
+            res = run_sweep(suite, out=results, engine=engine, progress=progress, stream=stream, retry=retry)
+            records += res.records
+            ran, skipped = ran + res.ran, skipped + res.skipped
     except Exception as e:
         msg = f"the sweep failed: {type(e).__name__}: {e}"
         return ClaimRun(claim, Judgement(verdict=f"not run ({msg})"), seconds=time.monotonic() - t0, problem=msg)
     try:
-        j = claim.judge(res.records, scale)  # type: ignore[arg-type]
+        j = claim.judge(records, scale)  # type: ignore[arg-type]
         if not isinstance(j, Judgement) or not (verdict_word(str(j.verdict)) or
                                                 (claim.role == "context" and j.verdict == "context")):
             raise TypeError(f"the judge must return a Judgement whose verdict starts with one of {VERDICTS}, "
@@ -208,7 +213,7 @@ def run_claim(claim: Claim, scale: str, *, results: str, engine: Any, progress: 
     except Exception as e:
         problem = f"the judge failed: {type(e).__name__}: {e}"
         j = Judgement(verdict=f"not run ({problem})", measured=traceback.format_exc(limit=3))
-    return ClaimRun(claim, j, res.records, time.monotonic() - t0, res.ran, res.skipped, problem)
+    return ClaimRun(claim, j, records, time.monotonic() - t0, ran, skipped, problem)
 
 
 # ---------------------------------------------------------------------------
