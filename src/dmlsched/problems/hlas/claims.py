@@ -286,10 +286,6 @@ def _bases(alt: dict[str, str]) -> dict[str, str]:
     return {alt.get(b, b): name for b, name in BASELINES.items()}
 
 
-def _cell(pr: PartResult) -> str:
-    return f"{pr.ours_text()} (paper {pr.part.paper_text()}, ceiling {fmt(pr.ceiling_value(), pr.part.unit)})"
-
-
 def _judge(pts: dict, build, setup: Setup, alternates: dict, caveat: str, caveats: list[str],
            contradicts: bool = False, extra: list[ReadingVerdict] | None = None) -> Judgement:
     verdicts, rows = [], []
@@ -299,8 +295,8 @@ def _judge(pts: dict, build, setup: Setup, alternates: dict, caveat: str, caveat
         prs = build(pts, hlas, alt)
         verdicts.append(ReadingVerdict(name, prs, setup.published, setup.why, default=name == "default",
                                        contradicts=contradicts))
-        if name == "default":  # the other readings' parts are in the report's reading table
-            rows += [Row(pr.part.what, _cell(pr), pr.outcome, pr.reason) for pr in prs]
+        # each reading's parts are in the report's reading table, the default's points in its points table:
+        # no measured rows repeat them
     if not verdicts or not verdicts[0].default:
         return Judgement("not run", rows, ["no run of the default readings in the records"])
     verdicts += extra or []

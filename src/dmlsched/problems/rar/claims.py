@@ -314,7 +314,7 @@ def judge_fig5(records: list[dict], scale: Scale) -> Judgement:
         means.append(mean_or_nan(vals))
     shape = _shape(means)
     ok = "-+-" in shape
-    pr = PartResult(PART_5, [Point("kappa 1..32", 1.0 if ok else -1.0, shown=f"shape {shape or 'flat'}")],
+    pr = PartResult(PART_5, [Point("kappa 1..32", 1.0 if ok else -1.0, shown=shape or "flat")],
                     outcome="holds" if ok else "fails",
                     reason=f"the changes along kappa have the signs {shape or 'flat'}"
                            + ("" if ok else " (no drop, rise, drop)"))
