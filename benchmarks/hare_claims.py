@@ -52,12 +52,15 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.perf_counter()
         missing = 0
-        if recorded is not None:
-            records, missing = _recorded(c.suite(args.scale), recorded)
-        else:
-            out = run_sweep(c.suite(args.scale), out=os.path.join(args.results, f"{c.key}.jsonl"), workers=0,
-                            progress=False)
-            records = out.records if hasattr(out, "records") else out
+        records = []
+        for suite in c.suites(args.scale):  # the main suite and any extra ones (their records judged together)
+            if recorded is not None:
+                got, miss = _recorded(suite, recorded)
+                records += got
+                missing += miss
+            else:
+                out = run_sweep(suite, out=os.path.join(args.results, f"{c.key}.jsonl"), workers=0, progress=False)
+                records += out.records if hasattr(out, "records") else out
         j = c.judge(records, args.scale)
         dt = time.perf_counter() - t0
         lines = [f"## {c.key}: {c.where}", "",

@@ -1,6 +1,7 @@
 """An independent re-derivation of a sample of REPRODUCTION.md's numbers and words.
 
-Written from the papers' text and the evidence rule as issue 21 states it, not from
+Written from the papers' text and the evidence rule as issue 21 states it (revised after
+its review: context parts, the aggregation rule, 'slightly better' parts), not from
 ``dmlsched.claims`` or the families' ``claims.py`` (neither is imported): it reads the
 raw records of the results file, groups them itself, recomputes the factors, reductions
 and ceilings of a sample of claims and the word the rule gives them, and looks each
@@ -27,11 +28,17 @@ from pathlib import Path
 
 # the papers' numbers, typed from the papers' text (/work/shared/papers)
 HLAS_FIG23 = {"fifo": 1.69, "2d-las": 1.1}  # "outperforms others by about 1.69x and 1.1x, respectively"
+HLAS_ABSTRACT = 2.94  # "achieving a performance improvement of about 2.94x"
+HLAS_P = 1.42  # "achieves additional improvement of 1.42x, compared to HLAS"
+HLAS_FIG12 = {"hlas": 6.7, "srtf": 5.3, "hlas-p": 5.7}  # "the average JCT is 6.7 ... 5.3 ... 5.7"
 HARE_FIG15_300 = 0.546  # "Hare outperforms others by 54.6%-80.5% when processing 300 jobs"
 FUJIWARA = {"moldable-equi": 0.151, "malleable-equi": 0.425}  # "shortened by at least 15.1%/42.5%"
-HARMONY_4_10 = {"avg_jct": 2.11, "makespan": 1.60}  # "a 2.11x speedup in terms of JCT and 1.60x in makespan"
+FUJIWARA_6 = {"moldable-equi": 0.967, "malleable-equi": 0.972}  # "up to 96.7% and 97.2% ... (|G| = 6)"
+HARMONY_4_10 = {"avg_jct": 2.11, "makespan": 1.60, "run_utilisation": 1.65}  # 2.11x, 1.60x; "1.65x higher"
 CRUISE_58 = {"NMF": 0.352, "MLR": 0.583, "LDA": 0.413}  # "35.2% ... 58.3% in MLR ... 41.3% in LDA"
+CRUISE_CLOSE = 0.065  # "close": the dissertation's worst homogeneous gap, "6.5% slower performance"
 TOL = 0.15  # the rule's tolerance, relative to the effect size
+BASES = ("fifo", "sched-homo", "sched-allo", "2d-las")
 
 
 def load(path: str) -> list[dict]:
@@ -67,8 +74,20 @@ def gmean(xs) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan
 
 
+def mean(xs) -> float:
+    xs = list(xs)
+    return statistics.fmean(xs) if xs else math.nan
+
+
+def ratio_of_means(seeds: dict, num: str, den: str) -> float:
+    """At one point (its seeds): mean W(num) / mean W(den) over the seeds that ran both."""
+    both = [s for s in seeds.values() if num in s and den in s]
+    return mean(s[num] for s in both) / mean(s[den] for s in both) if both else math.nan
+
+
 # ---------------------------------------------------------------------------
-# the rule, as issue 21 states it (parts -> outcomes -> the word)
+# the rule as revised after the review of issue 21 (REVIEW-21): outcomes, then the word from the
+# parts about the method (context parts only when there is no other)
 def outcome_about(value: float, paper: float, ceiling: float | None = None, factor: bool = True) -> str:
     eff, big = (value - 1, paper - 1) if factor else (value, paper)
     cap = None if ceiling is None else (ceiling - 1 if factor else ceiling)
@@ -87,8 +106,16 @@ def outcome_at_least(values: list[float], paper: float, ceilings: list[float | N
     return "holds" if all(v >= paper * (1 - TOL) - 1e-12 for v in values) else "direction only"
 
 
-def outcome_sign(values: list[float]) -> str:
-    return "holds" if all(v > 1 for v in values) else "fails"
+def outcome_sign(values: list[float], strict: bool = True) -> str:
+    """Factors (> 1 the claimed side) at every covered point."""
+    return "holds" if all((v > 1) if strict else (v >= 1) for v in values) else "fails"
+
+
+def outcome_slight(value: float, tol: float) -> str:
+    """'A trivial improvement': the right sign, an effect at most ``tol``."""
+    if value <= 1:
+        return "fails"
+    return "holds" if value - 1 <= tol + 1e-12 else "direction only"
 
 
 def word(outcomes: list[str]) -> str:
@@ -104,37 +131,79 @@ def word(outcomes: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------------
-def check_hlas_fig23(recs: list[dict]) -> list[tuple]:
+# HLAS (IEEE TCC 2024, Section VI-D): Fig. 23 (160 GPUs, 40 groups, 100-300 jobs), Fig. 22 (200 jobs on
+# 100-180 GPUs, arrivals for 160), Fig. 24 (200 jobs on 160 GPUs, 10-160 groups)
+def hlas_points(recs: list[dict], fig: str, metric: str = "objective") -> dict[int, dict[int, dict[str, float]]]:
     pts: dict[int, dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for r in recs:
-        size = r.get("size") or {}
-        if ok(r) and "hlas:generate" in str(r.get("source")) and size.get("gpus") == 160:
-            p, seed = params(r)
-            # Fig. 23's points: 160 GPUs in 40 groups (Fig. 24 varies the groups on the same jobs)
-            if p.get("num_jobs") == size.get("jobs") and "load_gpus" not in p and p.get("num_groups") == 40:
-                pts[size["jobs"]][seed][variant(r)] = float(r["objective"])
+        if not ok(r) or "hlas:generate" not in str(r.get("source")):
+            continue
+        p, seed = params(r)
+        v = float(r["objective"]) if metric == "objective" else (r.get("details") or {}).get(metric)
+        if v is None:
+            continue
+        if fig == "23" and p.get("num_gpus") == 160 and p.get("num_groups") == 40 and "load_gpus" not in p:
+            pts[p["num_jobs"]][seed][variant(r)] = float(v)
+        elif fig == "22" and p.get("num_jobs") == 200 and p.get("load_gpus") == 160:
+            pts[p["num_gpus"]][seed][variant(r)] = float(v)
+        elif fig == "24" and p.get("num_jobs") == 200 and p.get("num_gpus") == 160 and "load_gpus" not in p:
+            pts[p["num_groups"]][seed][variant(r)] = float(v)
+    return {k: pts[k] for k in sorted(pts)}
+
+
+def check_hlas(recs: list[dict]) -> list[tuple]:
     out = []
-    outcomes = []
-    for base, paper in HLAS_FIG23.items():
-        per = [gmean(s[base] / s["hlas"] for s in seeds.values() if base in s and "hlas" in s)
-               for _, seeds in sorted(pts.items())]
+    f23, f22 = hlas_points(recs, "23"), hlas_points(recs, "22")
+    # Fig. 23: four parts about HLAS (the every-scheme growth is context)
+    oc = []
+    for b, paper in HLAS_FIG23.items():
+        per = [ratio_of_means(s, b, "hlas") for s in f23.values()]
+        cap = gmean(ratio_of_means(s, b, "lower-bound") for s in f23.values())
         agg = gmean(per)
-        cap = gmean(gmean(s[base] / s["lower-bound"] for s in seeds.values() if base in s and "lower-bound" in s)
-                    for _, seeds in sorted(pts.items()))
-        o = outcome_about(agg, paper, cap)
-        outcomes.append(o)
-        out.append(("hlas-fig23", f"HLAS vs {base}, geometric mean over 100-300 jobs", f"{agg:.2f}x", o))
-        out.append(("hlas-fig23", f"ceiling W({base}) / LB", f"{cap:.2f}x", ""))
-    always = [gmean(s[b] / s["hlas"] for s in seeds.values() if b in s and "hlas" in s)
-              for _, seeds in pts.items() for b in ("fifo", "sched-homo", "sched-allo", "2d-las")]
-    outcomes.append(outcome_sign(always))
-    grows = []
-    for v in ("hlas", "fifo", "sched-homo", "sched-allo", "2d-las"):
-        means = [statistics.fmean(s[v] for s in seeds.values() if v in s) for _, seeds in sorted(pts.items())]
-        grows += [b / a for a, b in zip(means, means[1:])]
-    outcomes.append(outcome_sign(grows))
-    out.append(("hlas-fig23", "word with this setup (four parts)", word(outcomes), ""))
+        oc.append(outcome_about(agg, paper, cap))
+        out.append(("hlas-fig23", f"HLAS vs {b}: geometric mean over the jobs of the per-point ratio of means",
+                    f"{agg:.2f}x", oc[-1]))
+    always = [ratio_of_means(s, b, "hlas") for s in f23.values() for b in BASES]
+    oc.append(outcome_sign(always))
+    gap = [ratio_of_means(s, "fifo", "hlas") for s in f23.values()]
+    oc.append(outcome_sign([b / a for a, b in zip(gap, gap[1:])]))
+    out.append(("hlas-fig23", "HLAS/FIFO gap along the jobs", " -> ".join(f"{x:.2f}x" for x in gap), oc[-1]))
+    out.append(("hlas-fig23", "word with this setup (vs-fifo, vs-2dlas, always, gap-grows)", word(oc), ""))
+    # Fig. 22: vs 2D-LAS about 2.04x and better than each baseline; 2D-LAS vs FIFO is context
+    agg = gmean(ratio_of_means(s, "2d-las", "hlas") for s in f22.values())
+    each = [gmean(ratio_of_means(s, b, "hlas") for s in f22.values()) for b in BASES]
+    oc = [outcome_about(agg, 2.04), outcome_sign(each)]
+    out.append(("hlas-fig22", "HLAS vs 2D-LAS, geometric mean over the GPU counts", f"{agg:.2f}x", oc[0]))
+    out.append(("hlas-fig22", "word with this setup (2D-LAS vs FIFO is context)", word(oc), ""))
+    # abstract: "can outperform the state-of-the-art" and "about 2.94x" (the largest factor) on Figs. 22-23
+    both = {**{("23", k): v for k, v in f23.items()}, **{("22", k): v for k, v in f22.items()}}
+    each = {b: gmean(ratio_of_means(s, b, "hlas") for s in both.values()) for b in BASES}
+    oc = [outcome_sign(list(each.values())), outcome_about(max(each.values()), HLAS_ABSTRACT)]
+    out.append(("hlas-abstract", "HLAS vs 2D-LAS over the Figs. 22-23 points", f"{each['2d-las']:.2f}x", oc[0]))
+    out.append(("hlas-abstract", "the largest factor", f"{max(each.values()):.2f}x", oc[1]))
+    out.append(("hlas-abstract", "word with this setup (outperform, about 2.94x)", word(oc), ""))
+    # Figs. 26-27: HLAS-P about 1.42x over HLAS; better than FIFO, HLAS, HLAS-L everywhere; HLAS-L slightly better
+    p_hlas = gmean(ratio_of_means(s, "hlas", "hlas-p") for s in both.values())
+    l_hlas = gmean(ratio_of_means(s, "hlas", "hlas-l") for s in both.values())
+    always = [ratio_of_means(s, b, "hlas-p") for s in both.values() for b in ("fifo", "hlas", "hlas-l")]
+    oc = [outcome_about(p_hlas, HLAS_P), outcome_sign(always), outcome_slight(l_hlas, 0.05)]
+    out.append(("hlas-p-fig26-27", "HLAS-L vs HLAS ('a trivial improvement')", f"{l_hlas:.2f}x", oc[2]))
+    out.append(("hlas-p-fig26-27", "word with this setup", word(oc), ""))
+    # Fig. 24 read with 'total JCT' = the makespan: it falls and the average rises with more groups
+    mk = hlas_points(recs, "24", "makespan")
+    av = hlas_points(recs, "24")
+    mks = [mean(s["hlas"] for s in seeds.values() if "hlas" in s) for seeds in mk.values()]
+    avs = [mean(s["hlas"] for s in seeds.values() if "hlas" in s) for seeds in av.values()]
+    oc = [outcome_sign([a / b for a, b in zip(mks, mks[1:])]), outcome_sign([b / a for a, b in zip(avs, avs[1:])])]
+    out.append(("hlas-fig24", "HLAS makespan over 10-160 groups", " -> ".join(f"{x:.0f}" for x in mks), oc[0]))
+    out.append(("hlas-fig24", "word with this setup, total JCT read as makespan", word(oc), ""))
     return out
+
+
+def check_hlas_fig12(recs: list[dict]) -> list[tuple]:
+    got = {variant(r): float(r["objective"]) for r in recs if ok(r) and str(r.get("source", "")).endswith("fig12.json")}
+    oc = ["holds" if abs(got[m] - v) <= 0.01 * v else "fails" for m, v in HLAS_FIG12.items()]
+    return [("hlas-fig12", "inconclusive (queue width ours); with this setup", word(oc), "")]
 
 
 def check_hare_fig15(recs: list[dict]) -> list[tuple]:
@@ -147,53 +216,92 @@ def check_hare_fig15(recs: list[dict]) -> list[tuple]:
             by[r["instance_hash"]][variant(r)] = float(r["objective"])
     out, reds, caps = [], [], []
     for b in ("fifo", "srtf", "homo", "allox"):
-        red = statistics.fmean(1 - d["list"] / d[b] for d in by.values() if "list" in d and b in d)
-        cap = statistics.fmean(1 - d["lower-bound"] / d[b] for d in by.values() if "lower-bound" in d and b in d)
+        pairs = [d for d in by.values() if "list" in d and b in d]
+        red = 1 - mean(d["list"] for d in pairs) / mean(d[b] for d in pairs)
+        lbp = [d for d in pairs if "lower-bound" in d]
+        cap = 1 - mean(d["lower-bound"] for d in lbp) / mean(d[b] for d in lbp)
         reds.append(red)
         caps.append(cap)
-        out.append(("hare-fig15", f"300 jobs: Hare vs {b} (sum w C), mean over seeds", f"{100 * red:.1f}%", ""))
+        out.append(("hare-fig15", f"300 jobs: Hare vs {b} (sum w C), 1 - ratio of the means", f"{100 * red:.1f}%", ""))
         out.append(("hare-fig15", f"300 jobs: ceiling vs {b}", f"{100 * cap:.1f}%", ""))
     out.append(("hare-fig15", "part '54.6% at 300 jobs'", outcome_at_least(reds, HARE_FIG15_300, caps), ""))
     return out
 
 
-def check_moldable_abstract(recs: list[dict]) -> list[tuple]:
+# ---------------------------------------------------------------------------
+# Fujiwara et al.: the abstract (and V-D's "up to ... at |G| = 6"); Section VI-A's second sentence read as
+# both Equipartition schedules
+def check_moldable(recs: list[dict]) -> list[tuple]:
     by: dict[int, dict[str, float]] = defaultdict(dict)
+    sec6: dict[float, dict[str, float]] = defaultdict(dict)
     for r in recs:
         lab = str(r.get("label") or "")
         m = re.match(r"setting=paper-scale;gpus=(\d+)\(", lab)
         if m and ok(r) and "num_tasks" not in lab:
             by[int(m.group(1))][variant(r)] = float(r["objective"])
-    out = []
+        m = re.match(r"load=([0-9.]+);cap=machine\(", lab)
+        if m and ok(r):
+            sec6[float(m.group(1))][variant(r)] = float(r["objective"])
+    out, oc = [], []
     for pol, paper in FUJIWARA.items():
         reds = [1 - d[pol] / d["rigid-fcfs"] for _, d in sorted(by.items()) if pol in d and "rigid-fcfs" in d]
         caps = [1 - d["preemptive-lb"] / d["rigid-fcfs"] for _, d in sorted(by.items())
                 if pol in d and "rigid-fcfs" in d and "preemptive-lb" in d]
+        oc.append(outcome_at_least(reds, paper, caps if len(caps) == len(reds) else [None] * len(reds)))
         out.append(("moldable-abstract", f"{pol} vs Rigid FCFS over |G| {sorted(by)}",
-                    f"{100 * min(reds):.1f}% to {100 * max(reds):.1f}%",
-                    outcome_at_least(reds, paper, caps if len(caps) == len(reds) else [None] * len(reds))))
+                    f"{100 * min(reds):.1f}% to {100 * max(reds):.1f}%", oc[-1]))
+    d6 = by[6]
+    for pol, paper in FUJIWARA_6.items():
+        red = 1 - d6[pol] / d6["rigid-fcfs"]
+        oc.append(outcome_about(red, paper, 1 - d6["preemptive-lb"] / d6["rigid-fcfs"], factor=False))
+        out.append(("moldable-abstract", f"{pol} vs Rigid FCFS at |G| = 6 ('up to {100 * paper:.1f}%')",
+                    f"{100 * red:.1f}%", oc[-1]))
+    out.append(("moldable-abstract", "word with this setup (four parts)", word(oc), ""))
+    light = [d["rigid-fcfs"] / d[m] for rho, d in sec6.items() if rho <= 0.25 for m in ("moldable-equi", "malleable-equi")]
+    heavy = [d[m] / d["rigid-fcfs"] for rho, d in sec6.items() if rho > 0.25 for m in ("moldable-equi", "malleable-equi")]
+    w = word([outcome_sign(light), outcome_sign(heavy)])
+    out.append(("moldable-sec6-light-load", "'the moldable schedules' = both: word with this setup", w, ""))
     return out
 
 
-def check_harmony_4_10(recs: list[dict]) -> list[tuple]:
+# ---------------------------------------------------------------------------
+# Harmony (dissertation 4.4.3, 4.4.7): one experiment, ten seeds its replicates (ratio of the means)
+def check_harmony(recs: list[dict]) -> list[tuple]:
     by: dict[str, dict[str, dict]] = defaultdict(dict)
     for r in recs:
-        if ok(r) and variant(r) in ("harmony", "isolated") and (r.get("details") or {}).get("run_utilisation") is not None:
+        if ok(r) and (r.get("details") or {}).get("run_utilisation") is not None:
             by[r["instance_hash"]][variant(r)] = r["details"]
-    out = []
+    out, oc = [], []
+    pair = [d for d in by.values() if "isolated" in d and "harmony" in d]
     for k, paper in HARMONY_4_10.items():
-        f = gmean(d["isolated"][k] / d["harmony"][k] for d in by.values() if "isolated" in d and "harmony" in d)
-        out.append(("harmony-fig-4.10", f"isolated / Harmony, {k}, geometric mean over {len(by)} seeds", f"{f:.2f}x",
-                    outcome_about(f, paper)))
+        a, b = ("harmony", "isolated") if k == "run_utilisation" else ("isolated", "harmony")
+        f = mean(d[a][k] for d in pair) / mean(d[b][k] for d in pair)
+        oc.append(outcome_about(f, paper))
+        out.append(("harmony-fig-4.10", f"{k}: ratio of the means over {len(pair)} seeds", f"{f:.2f}x", oc[-1]))
+    out.append(("harmony-fig-4.10", "word with this setup (three parts)", word(oc), ""))
+    oracle = [d for d in by.values() if "oracle" in d and "harmony" in d]
+    gaps = {"utilisation": mean(d["oracle"]["run_utilisation"] for d in oracle) /
+            mean(d["harmony"]["run_utilisation"] for d in oracle) - 1,
+            "avg-jct": mean(d["harmony"]["avg_jct"] for d in oracle) / mean(d["oracle"]["avg_jct"] for d in oracle) - 1,
+            "makespan": mean(d["harmony"]["makespan"] for d in oracle) / mean(d["oracle"]["makespan"] for d in oracle) - 1}
+    oc = ["holds" if g <= 0.025 + 1e-12 else "fails" for g in gaps.values()]
+    for k, g in gaps.items():
+        out.append(("harmony-fig-4.17", f"Harmony vs the Oracle, {k}, ratio of the means", f"{100 * g:.1f}%", ""))
+    out.append(("harmony-fig-4.17", "word with this setup", word(oc), ""))
     return out
 
 
-def check_cruise_58(recs: list[dict]) -> list[tuple]:
+# ---------------------------------------------------------------------------
+# Cruise (dissertation ch. 3)
+def check_cruise(recs: list[dict]) -> list[tuple]:
     by: dict[str, dict[str, float]] = defaultdict(dict)
+    rand: dict[str, dict[str, float]] = defaultdict(dict)
     for r in recs:
         name = str(r.get("instance_name") or "")
         if ok(r) and "heterogeneous-28+4" in name:
             by[name.split("-")[1]][variant(r)] = float(r["objective"])
+        if ok(r) and "random_homogeneous" in str(r.get("source")):
+            rand[r["instance_hash"]][variant(r)] = float(r["objective"])
     out = []
     for app, paper in CRUISE_58.items():
         d = by.get(app, {})
@@ -201,6 +309,45 @@ def check_cruise_58(recs: list[dict]) -> list[tuple]:
             red = 1 - d["exact"] / d[f"static@{app}"]
             out.append(("cruise-58.3", f"{app}: ILP optimum vs the static start", f"{100 * red:.1f}%",
                         outcome_about(red, paper, red, factor=False)))
+    # 3.4.5: the ground truth (blocks by computation time and bandwidth) close to the ILP, NMF
+    d = by["NMF"]
+    g = d["proportional@effective"] / d["exact"] - 1
+    out.append(("cruise-3.4.5-ground-truth", "NMF: ground truth (effective) vs the ILP optimum", f"{100 * g:.2f}%",
+                "holds" if abs(g) <= CRUISE_CLOSE else "fails"))
+    out.append(("cruise-3.4.5-ground-truth", "word with this setup", "reproduced" if abs(g) <= CRUISE_CLOSE
+                else "not reproduced", ""))
+    # (3.5): the even split optimal on every cluster; (3.5) itself optimal on every cluster
+    n = len([1 for x in rand.values() if "exact" in x])
+    even = sum(1 for x in rand.values() if "exact" in x and "closed-form@exact" in x
+               and x["closed-form@exact"] <= x["exact"] * (1 + 1e-9))
+    cf = sum(1 for x in rand.values() if "exact" in x and "closed-form" in x and x["closed-form"] <= x["exact"] * (1 + 1e-9))
+    oc = ["holds" if even == n else "fails", "holds" if cf == n else "fails"]
+    out.append(("cruise-3.5-integer", "even split optimal / (3.5) optimal", f"{even}/{n} and {cf}/{n}", ""))
+    out.append(("cruise-3.5-integer", "word", word(oc), ""))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# SJF-BCO (MobiHoc'22): Fig. 4's limited-GPU sentence and Fig. 6 (the drop in time; the three falling: context)
+def check_rar(recs: list[dict]) -> list[tuple]:
+    sweep: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in recs:
+        if ok(r) and ":servers_sweep?" in str(r.get("source")):
+            p, _ = params(r)
+            sweep[p.get("num_servers", 20)][variant(r)].append(float(r["objective"]))
+    out = []
+    fac = {}
+    for b in ("ff@sjf", "rand@sjf"):
+        fac[b] = [mean(sweep[n][b]) / mean(sweep[n]["sjf-bco"]) for n in (10, 20)]
+    oc = outcome_sign([fac[b][0] / fac[b][1] for b in fac])
+    out.append(("rar-fig4", "SJF-BCO over FF / RAND on 10 vs 20 servers",
+                "; ".join(f"{b.split('@')[0].upper()}: {x[0]:.2f}x on 10 / {x[1]:.2f}x on 20 servers"
+                          for b, x in fac.items()), oc))
+    drop = {m: mean(sweep[10][m]) - mean(sweep[20][m]) for m in ("sjf-bco", "ff@sjf", "ls@sjf")}
+    w = "reproduced" if drop["ff@sjf"] > max(drop["sjf-bco"], drop["ls@sjf"]) else "not reproduced"
+    out.append(("rar-fig6", "drop from 10 to 20 servers (SJF-BCO, FF, LS)",
+                ", ".join(f"{v:.1f}" for v in drop.values()), ""))
+    out.append(("rar-fig6", "word with this setup (FF's drop the largest; the falling makespans context)", w, ""))
     return out
 
 
@@ -282,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     recs = load(a.results)
     report = Path(a.report).read_text()
     rows = []
-    for fn in (check_hlas_fig23, check_hare_fig15, check_moldable_abstract, check_harmony_4_10, check_cruise_58):
+    for fn in (check_hlas, check_hlas_fig12, check_hare_fig15, check_moldable, check_harmony, check_cruise, check_rar):
         try:
             rows += fn(recs)
         except (ValueError, KeyError, ZeroDivisionError, statistics.StatisticsError) as e:
@@ -296,8 +443,10 @@ def main(argv: list[str] | None = None) -> int:
     lines = ["# Independent check of a sample of REPRODUCTION.md", "",
              f"`benchmarks/reproduction_check.py {a.results} {a.report}`: the numbers below are recomputed from "
              "the raw records (and, for 'recomputed', from re-run schedules) by code written from the papers' "
-             "text and the rule of issue 21, without `dmlsched.claims` or the families' judges; 'in report' says "
-             "whether the number (or word) appears in that claim's section of the report.", "",
+             "text and the rule of issue 21 as revised after its review (REVIEW-21), without `dmlsched.claims` or "
+             "the families' judges; 'in report' says whether the number (or word) appears in that claim's section "
+             "of the report. Written by the engineer who changed the judges (no helper agent could be started): "
+             "independent of the judges' code, not of their author.", "",
              "| claim | quantity | recomputed | outcome / agreement | in report |", "|---|---|---|---|---|"]
     bad = 0
     for key, what, val, oc in rows:

@@ -8,7 +8,8 @@ import math
 import pytest
 
 from dmlsched.claims import (OUTCOMES, VERDICTS, WORDS, Claim, Part, PartResult, Point, ReadingVerdict,
-                             ceiling_violations, claim_word, judge_part, judgement)
+                             ceiling_violations, claim_word, fmt, judge_part, judgement, point_factor,
+                             point_reduction, step_change, sweep_factor, sweep_reduction)
 
 ABOUT_1_1 = Part("p", "A vs B", "about", 1.1, "factor", "aggregate", tolerance=0.15)
 AT_LEAST = Part("p", "A vs B", "at least", 0.546, "reduction", "every", tolerance=0.15)
@@ -138,3 +139,57 @@ def test_ceiling_violations_catch_a_bound_above_a_run():
                   suite=lambda s: None, judge=lambda r, s: None, ceiling=("*", "details.lb", "details.v"))
     assert ceiling_violations(every, [{"instance_hash": "h", "method": "a", "status": "feasible", "objective": 1,
                                        "details": {"lb": 3.0, "v": 2.0}}])
+
+
+# --- the rule as changed after the independent review of issue 21 (REVIEW-21 items 4, 5, 8, 14) ---
+BASE_TREND = Part("t", "every scheme's JCT grows", "grows", None, "delta", "every", subject="context")
+
+
+def test_a_context_part_never_lifts_or_sinks_a_claim():
+    # Fig. 22's situation: every part about the method fails, a part comparing two baselines holds
+    holds_ctx = PartResult(Part("b", "2D-LAS vs FIFO", "always better", None, "factor", "aggregate",
+                                subject="context"), [Point("x", 2.1)])
+    lost = PartResult(ALWAYS, [Point("x", 0.6)])
+    assert ReadingVerdict("d", [lost, holds_ctx], default=True).word == "not reproduced"
+    # Fig. 23's situation: the same, with a failing context trend instead: the same word
+    fails_ctx = PartResult(BASE_TREND, [Point("x", 0.2), Point("y", -0.03)])
+    assert fails_ctx.outcome == "fails"
+    assert ReadingVerdict("d", [lost, fails_ctx], default=True).word == "not reproduced"
+    # a success is not sunk by a failing context part either (symmetric)
+    won = PartResult(ALWAYS, [Point("x", 1.4)])
+    assert ReadingVerdict("d", [won, fails_ctx], default=True).word == "reproduced"
+    assert ReadingVerdict("d", [won, holds_ctx], default=True).word == "reproduced"
+    # a claim made only of context parts is judged on them
+    assert ReadingVerdict("d", [fails_ctx], default=True).word == "not reproduced"
+    assert ReadingVerdict("d", [holds_ctx], default=True).word == "reproduced"
+
+
+def test_a_slight_improvement_needs_the_right_sign_and_a_small_effect():
+    slight = Part("s", "HLAS-L vs HLAS: a trivial improvement", "slightly better", None, "factor", "aggregate",
+                  tolerance=0.05)
+    assert outcome(slight, 1.03) == "holds"
+    assert outcome(slight, 1.05) == "holds"  # the boundary is still slight
+    assert outcome(slight, 1.24) == "direction only"  # a large gain: the right sign, not slight
+    assert outcome(slight, 0.97) == "fails"  # a loss is never a trivial improvement
+    assert outcome(slight, 1.0) == "fails"  # no effect is no improvement
+
+
+def test_the_aggregation_rule_means_at_a_point_geometric_means_over_a_sweep():
+    # two seeds at one point: the ratio of the means, not the mean of the ratios
+    pairs = [(1.0, 3.0), (3.0, 3.0)]  # W(A), W(B): per-seed ratios 3.0 and 1.0
+    assert point_factor(pairs) == pytest.approx(3.0 / 2.0)
+    assert point_reduction(pairs) == pytest.approx(1.0 - 2.0 / 3.0)
+    # symmetric in sign: B over A is the inverse of A over B, at a point and over a sweep
+    assert point_factor([(b, a) for a, b in pairs]) == pytest.approx(1.0 / point_factor(pairs))
+    f = [0.72, 1.00, 1.18, 1.10, 1.05]
+    assert sweep_factor([1.0 / x for x in f]) == pytest.approx(1.0 / sweep_factor(f))
+    assert sweep_reduction([0.5, 0.75]) == pytest.approx(1.0 - math.sqrt(0.5 * 0.25))
+    # a step reads with the same magnitude as a rise or as a fall
+    assert step_change(100.0, 80.0) == pytest.approx(-0.2)
+    assert step_change(100.0, 80.0, down=True) == pytest.approx(0.2)
+
+
+def test_numbers_that_round_to_no_effect_show_their_side():
+    assert fmt(0.998, "factor") == "0.998x" and fmt(1.0, "factor") == "1.00x" and fmt(1.004, "factor") == "1.004x"
+    assert fmt(1.23, "factor") == "1.23x" and fmt(0.9996, "factor") == "0.9996x"
+    assert fmt(-0.0004, "delta") == "-0.04%" and fmt(0.2, "delta") == "+20.0%"

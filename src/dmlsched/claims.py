@@ -12,18 +12,42 @@ declares:
 
 * its **parts** (:class:`Part`): each a comparison (method A against baseline
   B on a metric) or a stated value, with the paper's number and its kind
-  (``"at least"``, ``"about"``, ``"always better"``, ``"grows"``, ``"close"``,
-  ``"value"``, ``"at most"``, ``"bound"``), the points it covers
-  (``"every"`` point when the paper says "always"/"every"/"at least"; otherwise
-  the aggregate the paper states), and a **tolerance relative to the paper's
-  effect size** (a factor 1.1x has effect 0.1; a 15% tolerance admits
-  >= 1.085x, never < 1.0x: a tolerance never turns a loss into a win);
+  (``"at least"``, ``"about"``, ``"always better"``, ``"slightly better"``,
+  ``"grows"``, ``"close"``, ``"value"``, ``"at most"``, ``"bound"``), the
+  points it covers, and a **tolerance relative to the paper's effect size** (a
+  factor 1.1x has effect 0.1; a 15% tolerance admits >= 1.085x, never < 1.0x:
+  a tolerance never turns a loss into a win);
+* **what each part covers** (:attr:`Part.covers`): ``"every"`` point when the
+  paper says "always"/"every"/"at least", states a range ("|G| >= 24", "from
+  10 to 20 servers") or a trend or comparison along a figure's axis without one
+  number for it (each point of the range or the axis must hold); the
+  ``"aggregate"`` when the paper states one number for a whole figure or
+  sweep ("about 1.69x"); a theorem or a cited result covers every instance;
+* the **subject** of each part (:attr:`Part.subject`): ``"method"`` when it
+  says something of the paper's method, ``"context"`` when it says nothing of
+  the method that it does not say of every scheme alike (a baseline against a
+  baseline, or a trend of every scheme): context parts are judged and printed
+  but do not enter the claim's word, unless the claim has no other part;
 * its **default reading** with a one-line reason from the text
   (:attr:`Claim.default_reason`), the other readings after it;
 * whether each **setup** is as published (the paper's algorithm, workload and
   baselines run as the paper ran them): a declared property
   (:class:`Setup`), or a rule on the run's provenance fixed in advance (Hare:
   x^ certified within 0.1% of the relaxation's optimum).
+
+**Aggregation** (one rule for every family; :func:`point_factor`,
+:func:`point_reduction`, :func:`sweep_factor`, :func:`sweep_reduction`): a
+*point* is one setting of the paper's figure or table (one number of jobs, of
+GPUs, one load); several instances (seeds) at one point are replicates, and a
+scheme's value there is the **mean of its metric over them** (what a figure's
+bar or line shows), so a comparison at a point is a ratio of means
+(``mean W(B) / mean W(A)``; a reduction ``1 - mean W(A) / mean W(B)``; a step
+along an axis ``mean W(next) / mean W(previous) - 1``).  One number for a
+whole sweep is the **geometric mean of the per-point factors** (a reduction:
+``1 -`` the geometric mean of the per-point ratios ``W(A) / W(B)``), the summary
+symmetric in sign: the aggregate of B/A is the inverse of that of A/B.  The
+ceilings are formed the same way from the bound (``mean W(B) / mean LB``),
+and stay valid bounds: no schedule's mean is below the mean bound.
 
 Each part gets an **outcome** (:func:`judge_part`), in this order:
 
@@ -37,15 +61,18 @@ Each part gets an **outcome** (:func:`judge_part`), in this order:
                  the tolerance;
 ``direction only``  the right sign at every covered point, the magnitude
                  outside the tolerance (short of an "at least" number, away from
-                 an "about" number).
+                 an "about" number, beyond a "slightly better" one).
 
 A part stating a value (``"value"``, ``"at most"``, ``"bound"``) holds or fails;
-a ``"close"`` part (A and B within the tolerance, either way) holds or fails,
-and is ``unreachable`` when no schedule can differ from the baseline at all
-(the comparison is empty).  A sign is strict unless the part says "no better"
-(:attr:`Part.strict`).
+a ``"close"`` part (A and B within the tolerance, either way: "close
+performance", "no big influence") holds or fails, and is ``unreachable`` when no
+schedule can differ from the baseline at all (the comparison is empty).  A
+``"slightly better"`` part ("a trivial improvement") needs the right sign and an
+effect at most the tolerance: a loss fails, a larger gain is direction only.  A
+sign is strict unless the part says "no better" (:attr:`Part.strict`).
 
-A claim's **word** (:func:`claim_word`), in this fixed order: ``inconclusive``
+A claim's **word** (:func:`claim_word`), from its method parts' outcomes (its
+context parts' when it has no other), in this fixed order: ``inconclusive``
 if the setup is not as published or the claim contradicts itself, whatever
 the sign (the parts' outcomes are still printed after "with this setup:");
 else ``reproduced`` if every part holds; else ``unreachable in this setup`` if
@@ -80,14 +107,43 @@ WORDS: dict[str, str] = {
                   "declares (relative to the paper's effect size; a tolerance never turns a loss into a win)",
     "unreachable in this setup": "the paper's number lies beyond the ceiling (a proven bound on what any "
                                  "schedule could achieve against that baseline in that setup) and no part fails",
-    "partially reproduced": "some parts hold in full, others do not",
+    "partially reproduced": "some parts about the paper's method hold in full, others do not",
     "direction only": "every part has the right sign at every point it covers, but no part reaches the "
                       "paper's magnitude within the tolerance",
-    "not reproduced": "some part has the wrong sign where a better schedule existed, and no part holds",
+    "not reproduced": "some part has the wrong sign where a better schedule existed, and no part about the "
+                      "paper's method holds",
     "inconclusive": "the paper's algorithm, workload or baselines could not be run as the paper ran them, or the "
                     "claim contradicts itself, whatever the sign; what this setup shows follows 'with this setup:'",
     "not run": "the setup or the judge failed",
 }
+
+#: the rule as the report prints it (paragraphs; the module docstring is the full statement)
+RULE: tuple[str, ...] = (
+    "One evidence rule (`src/dmlsched/claims.py`) for every family, fixed before the numbers were seen. Each claim "
+    "declares from the paper's text its parts (a comparison or a stated value, the paper's number and its kind), "
+    "what each part covers, a tolerance relative to the paper's effect size (a factor 1.1x has effect 0.1; 15% "
+    "admits >= 1.085x, never < 1.0x: a tolerance never turns a loss into a win), its default reading with a reason "
+    "from the text, and whether each setup is the paper's. Ceiling: a proven bound on what any schedule could "
+    "achieve against the baseline in that setup.",
+    "Coverage: every point when the paper says 'always'/'every'/'at least', states a range ('|G| >= 24', 'from 10 "
+    "to 20 servers') or states a trend or comparison along a figure's axis without one number for it; the aggregate "
+    "when the paper states one number for a whole figure or sweep ('about 1.69x'); every instance for a theorem or a "
+    "cited result.",
+    "Aggregation (one rule for every family): a point is one setting of the paper's figure; several instances "
+    "(seeds) at a point are replicates, and a scheme's value there is the mean of its metric over them (what a "
+    "figure's bar shows), so a comparison at a point is a ratio of means; one number for a whole sweep is the "
+    "geometric mean of the per-point factors (symmetric: the aggregate of B/A is the inverse of that of A/B). "
+    "Ceilings are formed the same way from the bound.",
+    "Subject: a part is context when it says nothing of the paper's method that it does not say of every scheme "
+    "alike (a baseline against a baseline, a trend of every scheme); context parts are judged and printed but do "
+    "not enter the claim's word (in either direction), unless the claim has no other part.",
+    "Part outcomes: `holds` (the right sign at every covered point, the magnitude within the tolerance); "
+    "`direction only` (the right sign, the magnitude outside the tolerance: short of an 'at least' number, away "
+    "from an 'about' number, more than a 'slightly better' one); `unreachable` (the paper's number, less its "
+    "tolerance, lies beyond the ceiling); `fails` (the wrong sign at a covered point where a better schedule "
+    "existed, or a stated value missed). 'Close' parts (either way within the tolerance) hold or fail; 'slightly "
+    "better' parts ('a trivial improvement') need the right sign: a loss fails.",
+)
 
 #: outcomes of a part (:func:`judge_part`)
 OUTCOMES = ("holds", "direction only", "unreachable", "fails", "not run")
@@ -95,7 +151,9 @@ OUTCOMES = ("holds", "direction only", "unreachable", "fails", "not run")
 #: default tolerance, relative to the paper's effect size
 DEFAULT_TOLERANCE = 0.15
 
-PartKind = Literal["at least", "about", "always better", "grows", "close", "value", "at most", "bound"]
+PartKind = Literal["at least", "about", "always better", "slightly better", "grows", "close", "value", "at most",
+                   "bound"]
+Subject = Literal["method", "context"]
 Unit = Literal["factor", "reduction", "delta", "value"]
 Scale = Literal["full", "quick"]
 Role = Literal["claim", "theory", "model check", "context"]
@@ -143,6 +201,7 @@ class Part:
     kind
         ``"at least"`` (the effect is at least the paper's), ``"about"`` (about
         the paper's), ``"always better"`` (the right sign, no number),
+        ``"slightly better"`` (the right sign and an effect at most ``tolerance``),
         ``"grows"`` (each step along the axis is positive), ``"close"`` (A and B
         within ``tolerance`` of each other, either way), ``"value"`` (a stated
         value, within ``tolerance`` relative), ``"at most"`` (a value at most the
@@ -156,19 +215,27 @@ class Part:
         (``1 - A / B``; effect ``x``), ``"delta"`` (a step; effect ``x``) or
         ``"value"``.
     covers
-        ``"every"`` (the claim says always / every / at least: each covered
-        point must hold) or ``"aggregate"`` (the aggregate the paper states,
-        described in ``aggregate``).
+        ``"every"`` (the claim says always / every / at least, states a range or
+        a trend along a figure's axis: each covered point must hold) or
+        ``"aggregate"`` (one number the paper states for a whole figure or
+        sweep, described in ``aggregate``; see the module's aggregation rule).
     aggregate
         How the aggregate is formed, e.g. ``"geometric mean over the points"``.
     tolerance
-        Relative to the paper's effect size (``"close"``: the largest effect
-        still called close; ``"value"``: relative to the value).
+        Relative to the paper's effect size (``"close"``, ``"slightly better"``:
+        the largest effect still called close or slight; ``"value"``: relative
+        to the value).
     source
         The words of the paper the part comes from.
     strict
         Whether "the right sign" excludes no effect at all (``False`` for a part
         saying "no better", e.g. "the benefit disappears").
+    subject
+        ``"method"`` (the part says something of the paper's method) or
+        ``"context"`` (it says nothing of the method that it does not say of
+        every scheme alike: a baseline against a baseline, a trend of every
+        scheme); context parts do not enter the claim's word unless the claim
+        has no other part.
     """
 
     key: str
@@ -181,6 +248,7 @@ class Part:
     tolerance: float = DEFAULT_TOLERANCE
     source: str = ""
     strict: bool = True
+    subject: Subject = "method"
 
     def paper_text(self) -> str:
         """The paper's number as the report prints it."""
@@ -190,6 +258,8 @@ class Part:
             return "grows"
         if self.kind == "close":
             return f"close (within {fmt(self.tolerance, 'reduction')})"
+        if self.kind == "slightly better":
+            return f"slightly better (by at most {fmt(self.tolerance, 'reduction')})"
         if self.paper is None:
             return "-"
         pre = {"at least": ">= ", "about": "~", "at most": "<= ", "bound": "<= "}.get(self.kind, "")
@@ -201,13 +271,15 @@ class Point:
     """A covered point (or the aggregate) of a part: our number and the ceiling there.
 
     ``ours`` and ``ceiling`` are in the part's unit; ``ceiling`` is the best any
-    schedule could achieve at this point (``None``: no bound known).
+    schedule could achieve at this point (``None``: no bound known); ``shown``,
+    when set, is printed instead of the number (e.g. a shape ``"-+-"``).
     """
 
     label: str
     ours: float
     ceiling: float | None = None
     note: str = ""
+    shown: str = ""
 
 
 @dataclass
@@ -225,6 +297,9 @@ class PartResult:
 
     def ours_text(self) -> str:
         """Our number(s): the aggregate, or the range over the covered points."""
+        shown = [p.shown for p in self.points if p.shown]
+        if shown:
+            return ", ".join(shown)
         vals = [p.ours for p in self.points if not _nan(p.ours)]
         if not vals:
             return "-"
@@ -263,14 +338,19 @@ class ReadingVerdict:
     contradicts: bool = False
     note: str = ""
 
+    def counted(self) -> list[PartResult]:
+        """The parts whose outcomes make the word: the method parts (every part when all are context)."""
+        return counted_parts(self.parts)
+
     @property
     def word(self) -> str:
-        return claim_word([p.outcome for p in self.parts], published=self.published, contradicts=self.contradicts)
+        return claim_word([p.outcome for p in self.counted()], published=self.published,
+                          contradicts=self.contradicts)
 
     @property
     def setup_word(self) -> str:
         """The word these outcomes would get in a published setup ("with this setup: ...")."""
-        return claim_word([p.outcome for p in self.parts], published=True, contradicts=False)
+        return claim_word([p.outcome for p in self.counted()], published=True, contradicts=False)
 
     def text(self) -> str:
         """``word``, with "with this setup: ..." when inconclusive."""
@@ -362,6 +442,10 @@ class Claim:
         ``"details.NAME"`` reads ``details[NAME]``.  ``None``: no bound.  The
         tests check that no run on the claim's instances beats it
         (:func:`ceiling_violations`).
+    extra_suites
+        ``extra_suites(scale)`` -> further suites whose records the judge reads
+        with the main suite's (e.g. the same method with other options on some
+        of the instances); ``None``: none.  :meth:`suites` lists them all.
     """
 
     family: str
@@ -380,6 +464,11 @@ class Claim:
     default_reason: str = ""
     role: Role = "claim"
     ceiling: tuple[str, str, str] | None = None
+    extra_suites: Callable[[Scale], list[Any]] | None = None
+
+    def suites(self, scale: Scale) -> list[Any]:
+        """The claim's suites at ``scale``: :attr:`suite` and any :attr:`extra_suites`."""
+        return [self.suite(scale), *(self.extra_suites(scale) if self.extra_suites else [])]
 
 
 def all_claims(families: list[str] | None = None) -> list[Claim]:
@@ -451,6 +540,11 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
             return "unreachable", f"{_labels(blocked)}: no schedule beats the baseline (ceiling {fmt(blocked[0].ceiling, u)})"
         lost = [p for p in wrong if p not in blocked]
         return "fails", f"wrong sign at {_labels(lost)} ({fmt(lost[0].ours, u)})"
+    if part.kind == "slightly better":
+        big = [p for p in pts if eff[id(p)] > tol * (1 + 1e-9)]
+        if big:
+            return "direction only", f"the right sign, more than slightly at {_labels(big)} ({fmt(big[0].ours, u)})"
+        return "holds", f"the right sign and at most {fmt(tol, 'reduction')} at every covered point"
     if part.paper is None:  # "always better", "grows"
         return "holds", "the right sign at every covered point"
     big = effect(part.paper, u)
@@ -467,6 +561,13 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
     if short:
         return "direction only", f"the right sign, short of the paper at {_labels(short)} ({fmt(short[0].ours, u)})"
     return "direction only", f"the right sign, above the paper's 'about' at {_labels(over)} ({fmt(over[0].ours, u)})"
+
+
+def counted_parts(parts: Sequence[PartResult]) -> list[PartResult]:
+    """The parts a claim's word is made of: those about the paper's method (``subject ==
+    "method"``); every part when none is (a claim about the setup's behaviour alone)."""
+    method = [p for p in parts if p.part.subject == "method"]
+    return method or list(parts)
 
 
 def claim_word(outcomes: Iterable[str], *, published: bool = True, contradicts: bool = False) -> str:
@@ -511,11 +612,19 @@ def fmt(x: float | None, unit: str) -> str:
     """A number in a part's unit: ``1.23x``, ``+12.3%``, ``12.3%`` or ``1.23``."""
     if _nan(x):
         return "-"
-    if unit == "factor":
-        return f"{x:.2f}x"
-    if unit in ("reduction", "delta"):
-        return f"{100 * x:+.1f}%" if unit == "delta" else f"{100 * x:.1f}%"
+    if unit == "factor":  # a factor that rounds to 1.00x but is not 1 shows its side of 1
+        return f"{x:.{_side_digits(x, 1.0, 2)}f}x"
+    if unit in ("reduction", "delta"):  # likewise a change that rounds to 0.0%
+        d = _side_digits(100 * x, 0.0, 1)
+        return f"{100 * x:+.{d}f}%" if unit == "delta" else f"{100 * x:.{d}f}%"
     return f"{x:.3g}"
+
+
+def _side_digits(x: float, ref: float, digits: int) -> int:
+    """The decimals that show on which side of ``ref`` a number ``x != ref`` lies (at most 6)."""
+    while x != ref and round(x, digits) == ref and digits < 6:
+        digits += 1
+    return digits
 
 
 def _labels(pts: Sequence[Point], n: int = 3) -> str:
@@ -527,6 +636,55 @@ def gmean(xs: Iterable[float]) -> float:
     """Geometric mean of positive numbers (``nan`` of none)."""
     v = [x for x in xs if x is not None and x > 0 and not math.isnan(x)]
     return math.exp(statistics.fmean(math.log(x) for x in v)) if v else float("nan")
+
+
+# --- the aggregation rule (module docstring): means at a point, geometric means over a sweep
+def _finite(xs: Iterable[float | None]) -> list[float]:
+    return [float(x) for x in xs if x is not None and not math.isnan(float(x))]
+
+
+def point_mean(values: Iterable[float | None]) -> float:
+    """A scheme's value at one point: the mean of its metric over the point's instances."""
+    v = _finite(values)
+    return statistics.fmean(v) if v else float("nan")
+
+
+def point_factor(pairs: Iterable[tuple[float | None, float | None]]) -> float:
+    """A's factor over B at one point from ``(W(A), W(B))`` per instance: ``mean W(B) / mean W(A)``
+    over the instances where both are known (> 1: A better for a metric to minimise)."""
+    ps = [(float(a), float(b)) for a, b in pairs if a is not None and b is not None
+          and not math.isnan(float(a)) and not math.isnan(float(b))]
+    if not ps:
+        return float("nan")
+    ma, mb = statistics.fmean(a for a, _ in ps), statistics.fmean(b for _, b in ps)
+    return mb / ma if ma > 0 else float("nan")
+
+
+def point_reduction(pairs: Iterable[tuple[float | None, float | None]]) -> float:
+    """A's reduction against B at one point from ``(W(A), W(B))`` per instance:
+    ``1 - mean W(A) / mean W(B)``."""
+    f = point_factor(pairs)
+    return 1.0 - 1.0 / f if f and not math.isnan(f) else float("nan")
+
+
+def sweep_factor(factors: Iterable[float | None]) -> float:
+    """One number for a sweep: the geometric mean of the per-point factors."""
+    return gmean(_finite(factors))
+
+
+def sweep_reduction(reductions: Iterable[float | None]) -> float:
+    """One reduction for a sweep: ``1 -`` the geometric mean of the per-point ratios ``1 - r``."""
+    g = gmean(1.0 - r for r in _finite(reductions) if r < 1.0)
+    return 1.0 - g if not math.isnan(g) else float("nan")
+
+
+def step_change(before: float, after: float, *, down: bool = False) -> float:
+    """A step along an axis as a relative change of the point values: ``after / before - 1``
+    (a rise is positive), or with ``down`` the fall ``1 - after / before`` (a fall is positive).
+    The same change reads with the same magnitude either way."""
+    if not before or math.isnan(before) or math.isnan(after):
+        return float("nan")
+    return (1.0 - after / before) if down else (after / before - 1.0)
 
 
 # ---------------------------------------------------------------------------

@@ -122,6 +122,23 @@ def test_generate_writes_the_rule_a_summary_and_one_section_per_paper(toy_plugin
     assert again[0].ran == 0 and again[0].judgement.verdict == runs[0].judgement.verdict
 
 
+def test_summary_shows_every_method_part_with_its_outcome_and_the_rule():
+    """REVIEW-21 item 14: no failing part hides behind the summary's 'ours'; context parts stay out of it;
+    the rule the report prints is the one in claims.py."""
+    from dmlsched.bench.reproduce import _ours_cell, _rule_section
+    from dmlsched.claims import RULE
+
+    holds = PartResult(Part("a", "A vs B", "always better", None, "factor", "every"), [Point("x", 1.2)])
+    fails = PartResult(Part("b", "A vs C", "always better", None, "factor", "every"), [Point("x", 0.8)])
+    ctx = PartResult(Part("c", "B vs C", "always better", None, "factor", "every", subject="context"),
+                     [Point("x", 2.0)])
+    j = judgement([ReadingVerdict("d", [holds, fails, ctx], default=True)], ours="only a")
+    assert _ours_cell(j) == "a 1.20x; b 0.80x (fails)"
+    text = "\n".join(_rule_section())
+    assert all(" ".join(p.split())[:200] in text for p in RULE)
+    assert "context" in text and "geometric mean of the per-point factors" in text
+
+
 def test_families_without_claims_get_a_line(toy_plugin, tmp_path: Path):
     from dmlsched.problems import FAMILIES
 

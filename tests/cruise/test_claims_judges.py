@@ -42,20 +42,31 @@ def test_integer_judge_is_a_theory_check():
                  rec(h, "closed-form", 1.0 + gap, workers=workers),
                  rec(h, "closed-form@exact", 1.0)]
     j = C.judge_integer(recs, "quick")
-    assert j.verdict == "not reproduced" and "1.2" in j.ours
+    # two statements: the even split is optimal (holds), (3.5) is (fails)
+    assert [p.outcome for p in j.readings[0].parts] == ["holds", "fails"]
+    assert j.verdict == "partially reproduced" and "1.2" in j.ours
     rows = {r.reading: r for r in j.rows}
     assert any("0 <= " in k and "0/1 optimal" in rows[k].ours for k in rows)
     recs = [r for r in recs if not r["instance_hash"] in ("i0", "i1")]
     assert C.judge_integer(recs, "quick").verdict == "reproduced"
+    recs.append(rec("i9", "exact", 1.0, status="optimal"))
+    recs += [rec("i9", "closed-form", 1.1, workers=3), rec("i9", "closed-form@exact", 1.05)]
+    assert C.judge_integer(recs, "quick").verdict == "not reproduced"  # no even split optimal there either
 
 
 def test_ground_truth_judge_per_reading():
     name = "cruise-NMF-heterogeneous-28+4"
     recs = [rec("a", "exact", 10.0, status="optimal", name=name),
-            rec("a", "proportional", 11.9, workers=16, name=name),
+            rec("a", "proportional@compute", 11.9, workers=16, name=name),
             rec("a", "proportional@effective", 10.05, workers=19, name=name)]
+    # MLR is context: the sentence is about NMF (Fig. 3.6)
+    mlr = "cruise-MLR-heterogeneous-28+4"
+    recs += [rec("b", "exact", 10.0, status="optimal", name=mlr), rec("b", "proportional@effective", 13.0, name=mlr)]
     j = C.judge_ground_truth(recs, "quick")
-    assert [(v.name, v.setup_word) for v in j.readings] == [("compute", "not reproduced"), ("effective", "reproduced")]
+    # the default reading weighs both metrics of the sentence ('computation time and server's bandwidth')
+    assert [(v.name, v.setup_word) for v in j.readings] == [("effective", "reproduced"), ("compute", "not reproduced")]
+    assert [p.label for p in j.readings[0].parts[0].points] == ["NMF"]
+    assert any("MLR (context)" in r.reading for r in j.rows)
     assert j.verdict.startswith("inconclusive")
 
 

@@ -33,7 +33,7 @@ class ReferenceSimulator(_Reference):
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 
 #: (policy, options of ``simulate``): every reading of models/hlas.md items 10-13 and each
-#: policy's defaults as registered (fifo: gang "block"; 2d-las: gang "skip", oblivious placement)
+#: policy's defaults as registered (fifo and 2d-las: gang "block"; 2d-las also with "skip" and oblivious placement)
 READINGS = (
     [("hlas", {"group_mode": m, "group_idle": i}) for m in heuristics.GROUP_MODES for i in ("any", "all")]
     + [("hlas-p", {"group_mode": "batch"}), ("hlas-p", {"group_mode": "round", "group_idle": "all"})]

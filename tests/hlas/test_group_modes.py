@@ -49,7 +49,7 @@ def test_default_readings():
     defaults = {m: {o.name: o.default for o in dmlsched.get_method("hlas", m).options}
                 for m in ("hlas", "hlas-p", "fifo", "2d-las", "srtf")}
     assert defaults["fifo"]["gang"] == "block" and defaults["fifo"]["placement"] == "fastest"
-    assert defaults["2d-las"]["gang"] == "skip" and defaults["2d-las"]["placement"] == "fastest"
+    assert defaults["2d-las"]["gang"] == "block" and defaults["2d-las"]["placement"] == "fastest"
     for m in ("hlas", "hlas-p", "srtf"):
         assert defaults[m]["gang"] == "none" and defaults[m]["placement"] == "fastest"
 

@@ -62,6 +62,9 @@ def test_judge_sec6_judges_both_halves_under_every_reading():
     assert [p.outcome for p in by["strict FCFS"].parts] == ["holds", "fails"]
     assert by["strict FCFS"].setup_word == "partially reproduced"  # not "reproduced" from the light half alone
     assert j.verdict.startswith("inconclusive (the HPC2N trace") and "with this setup: reproduced" in j.verdict
+    # "the moldable schedules" read as both Equipartition schedules: malleable (0.4x rigid) fails the heavy half
+    both = by["moldable schedules include malleable"]
+    assert [p.outcome for p in both.parts] == ["holds", "fails"] and "malleable" in both.parts[1].reason
     assert judge_sec6([], "quick").verdict == "not run"
 
 
@@ -87,7 +90,7 @@ def test_fig5_success_and_failure_on_the_substitute_workload_are_symmetric():
 
 def _abstract(lb24: float) -> list[dict]:
     recs = []
-    for g, (mo, ma, lb) in {6: (80.0, 50.0, 20.0), 24: (86.0, 70.0, lb24)}.items():
+    for g, (mo, ma, lb) in {6: (80.0, 50.0, 2.0), 24: (86.0, 70.0, lb24)}.items():
         lab = f"setting=paper-scale;gpus={g}"
         recs += [_rec(lab, "rigid-fcfs", avg=100.0), _rec(lab, "moldable-equi", avg=mo),
                  _rec(lab, "malleable-equi", avg=ma), _rec(lab, "preemptive-lb", avg=lb, status="optimal")]
@@ -96,14 +99,25 @@ def _abstract(lb24: float) -> list[dict]:
 
 def test_abstract_at_least_every_size_and_its_ceiling():
     j = judge_abstract(_abstract(lb24=40.0), "full")
-    mold, mall = j.readings[0].parts
+    mold, mall, mold6, mall6 = j.readings[0].parts
     assert mold.outcome == "holds"  # 20% and 14% >= 15.1% less 15% (12.8%)
     assert mall.outcome == "direction only"  # 30% at 24 GPUs < 42.5% less 15% (36.1%)
+    # "up to 96.7% / 97.2% ... when the system is fully loaded (|G| = 6)": judged at |G| = 6 only
+    assert [p.label for p in mold6.points] == ["|G| 6"] and mold6.outcome == "direction only"
+    assert mall6.outcome == "direction only"
     assert j.readings[0].setup_word == "partially reproduced" and j.readings[0].word == "inconclusive"
     # the bound leaves at most 30% at 24 GPUs: the paper's 42.5% is unreachable there
     j = judge_abstract(_abstract(lb24=70.0), "full")
     assert j.readings[0].parts[1].outcome == "unreachable"
     assert j.readings[0].setup_word == "unreachable in this setup"
+
+
+def test_abstract_up_to_at_six_gpus_is_unreachable_under_a_low_ceiling():
+    recs = [dict(r, objective=250.0) if r["variant"] == "preemptive-lb" and "gpus=6" in r["label"] else r
+            for r in _abstract(lb24=40.0)]
+    parts = judge_abstract(recs, "full").readings[0].parts
+    # ceiling 75% at |G| = 6: below 96.7% less its tolerance (82.2%)
+    assert [p.outcome for p in parts[2:]] == ["unreachable", "unreachable"]
 
 
 def test_judge_competitive_is_one_theory_check():

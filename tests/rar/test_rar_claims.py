@@ -69,9 +69,31 @@ def test_fig6_reads_the_generator_parameters():
             recs.append(_rec(f"h{n}", f"ff@{o}", f, 1, source=src))
             recs.append(_rec(f"h{n}", f"ls@{o}", ls, 1, source=src))
     j = judge_fig6(recs, "full")
-    assert [v.setup_word for v in j.readings] == ["reproduced", "reproduced"]
+    assert [v.setup_word for v in j.readings] == ["reproduced"] * 4
     # FF's reduction 140 against LS's 50 and SJF-BCO's 50
     assert [round(p.ours, 3) for p in j.readings[0].parts[1].points] == [round(90 / 140, 3)] * 2
+    # relative: FF 140/400 = 35%, LS 50/350 = 14.3%, SJF-BCO 50/300 = 16.7%
+    rel = next(v for v in j.readings if v.name == "relative reduction")
+    assert [round(p.ours, 3) for p in rel.parts[1].points] == [round((0.35 - 50 / 350) / 0.35, 3),
+                                                                round((0.35 - 50 / 300) / 0.35, 3)]
+    # the three makespans falling is a trend of every scheme: context; FF's drop not the largest decides
+    recs = [dict(r, objective=200) if r["variant"] == "ls@sjf" and r["instance_hash"] == "h20" else r for r in recs]
+    d = judge_fig6(recs, "full").readings[0]
+    assert [p.outcome for p in d.parts] == ["holds", "fails"] and d.setup_word == "not reproduced"
+
+
+def test_fig4_limited_gpus_part_on_the_sweep():
+    recs = _with_lb(_fig4(True, True))
+    for n, (s, f, r) in {10: (300, 450, 600), 20: (250, 270, 400)}.items():
+        src = f'dmlsched.generate.rar:servers_sweep?{{"num_servers": {n}}}&seed=0'
+        recs += [_rec(f"h{n}", "sjf-bco", s, 1, source=src), _rec(f"h{n}", "ff@sjf", f, 1, source=src),
+                 _rec(f"h{n}", "rand@sjf", r, 1, source=src)]
+    d = judge_fig4(recs, "full").readings[0]
+    lim = d.parts[2]
+    assert lim.part.key == "limited" and lim.outcome == "holds"  # FF 1.5x vs 1.08x, RAND 2.0x vs 1.6x
+    assert [round(p.ours, 3) for p in lim.points] == [round(1.5 / 1.08, 3), round(2.0 / 1.6, 3)]
+    # the sweep's instances do not enter the Fig. 4 comparisons
+    assert [p.ours for p in d.parts[0].points] == [1.1, 1.1, 1.1]
 
 
 def test_theorem5_is_false_where_one_tie_rule_fails():

@@ -48,15 +48,16 @@ READ_SELECT = (
             {"closed-form": {"select": "exact"}}),
 )
 READ_DATA = (
-    Reading("compute", "ground truth's data split proportional to compute power 1/C_proc",
+    Reading("effective", "ground truth's data split proportional to 1/(C_proc + T_i/B): the worker's local "
+            "computation time and the time to pull from the servers over their bandwidth",
             "In the heterogeneous environment, we distribute blocks proportional to each machine's power "
             "based on metrics including worker's local computation time and server's bandwidth.",
-            "Section 3.4.2", {"proportional": {"data": "compute"}}, default=True),
-    Reading("effective", "data split proportional to 1/(C_proc + T_i/B) (the released optimizer's worker plan)",
+            "Section 3.4.2 (also snuspl/harmony HomogeneousOptimizer.generateWorkerPlanForOptimalConfig)",
+            {"proportional": {"data": "effective"}}, default=True),
+    Reading("compute", "ground truth's data split proportional to compute power 1/C_proc alone",
             "In the heterogeneous environment, we distribute blocks proportional to each machine's power "
-            "based on metrics including worker's local computation time and server's bandwidth.",
-            "Section 3.4.2; snuspl/harmony HomogeneousOptimizer.generateWorkerPlanForOptimalConfig",
-            {"proportional": {"data": "effective"}}),
+            "based on metrics including worker's local computation time",
+            "Section 3.4.2 (the sentence cut before 'and server's bandwidth')", {"proportional": {"data": "compute"}}),
 )
 
 
@@ -72,6 +73,13 @@ def _app(r: dict) -> str:
 
 def _pct(x: float) -> str:
     return f"{100 * x:.2f}%"
+
+
+def _seed_label(r: dict) -> str:
+    """A record's point label: its generator seed (``"seed 12"``), else its instance name."""
+    src = str(r.get("source") or "")
+    head, sep, tail = src.rpartition("&seed=")
+    return f"seed {tail}" if sep and tail.isdigit() else str(r.get("instance_name") or r.get("instance_hash", ""))
 
 
 def _workers(r: dict) -> Any:
@@ -95,8 +103,10 @@ def _suite_table_3_4(scale: Scale) -> Suite:
 CALIBRATED = Setup("calibrated workloads", False, "the workloads are calibrated (generate/cruise.py) so that (3.5) "
                    "picks Table 3.4's optimum: the calibration fixes the configuration")
 PARTS_3_4 = (
-    Part("worst", "Cruise's choice at most 6.5% slower than the optimum, every app", "at most", 0.065, "reduction",
-         "every", tolerance=0.0, source="with 6.5% slower performance than the optimum (the worst case)"),
+    Part("worst", "1 - Cruise's relative performance (the optimum's epoch time / Cruise's) below 6.1%, every app",
+         "at most", 0.061, "reduction", "every", tolerance=0.0,
+         source="The resulting performance in terms of epoch time is slightly inferior to the optimum but the "
+                "difference is smaller than 6.1%."),
     Part("lda-lasso", "Cruise optimal on LDA and Lasso", "at most", 0.0, "reduction", "every", tolerance=0.0,
          source="Cruise finds the optimal configuration in LDA and Lasso with the same performance as the optimum."),
 )
@@ -134,7 +144,7 @@ def judge_table_3_4(records: list[dict], scale: Scale) -> Judgement:
                         "the even split with W by the true epoch time: optimal by proofs/cruise.md A2; `exact` is the "
                         "ground truth here, so it is not evidence for the claim"))
     return judgement(
-        [v], ours=f"slowdown {prs[0].ours_text()}", ceiling="-",
+        [v], ours=f"1 - relative performance {prs[0].ours_text()}", ceiling="-",
         caveat="model check: the calibration fixes Cruise's choice; only integer rounding is measured", rows=rows,
         caveats=["A model-internal check of integer rounding: each app's communication/computation ratio is "
                  "calibrated (generate/cruise.py) so that (3.5) on 32 r4.xlarge picks Table 3.4's grid-search "
@@ -165,15 +175,19 @@ def _suite_integer(scale: Scale) -> Suite:
 MODEL = Setup("the dissertation's model", True, "a statement about the model (3.1)-(3.4) on every homogeneous "
               "cluster, checked on random ones")
 PARTS_INT = (
+    Part("even", "the best even split (d evenly across workers, m across servers, W chosen by (3.4)) / the proven "
+         "optimum, every random homogeneous cluster", "bound", 1.0, "value", "every", tolerance=1e-9,
+         source="the optimal solution distributes d evenly across workers and m evenly across servers"),
     Part("optimal", "(3.5)'s configuration / the proven optimum, every random homogeneous cluster", "bound", 1.0,
-         "value", "every", tolerance=1e-9, source="the optimal solution distributes d evenly across workers and m "
-         "evenly across servers. Thus, we can derive an analytical solution"),
+         "value", "every", tolerance=1e-9, source="Thus, we can derive an analytical solution that runs in O(N). We "
+         "present our analytical solution below"),
 )
 
 
 def judge_integer(records: list[dict], scale: Scale) -> Judgement:
     per_bucket: dict[tuple[float, float], list[float]] = {b: [] for b in BUCKETS}
     pts: list[Point] = []
+    even: list[Point] = []
     mended_bad = 0
     total = 0
     for inst in _by_instance(records).values():
@@ -182,7 +196,10 @@ def judge_integer(records: list[dict], scale: Scale) -> Judgement:
             continue
         total += 1
         ratio = cf["objective"] / ref["objective"]
-        pts.append(Point(str(ref.get("instance_name") or "")[-6:], ratio))
+        lab = _seed_label(ref)
+        pts.append(Point(lab, ratio))
+        if me and _ok(me):
+            even.append(Point(lab, me["objective"] / ref["objective"]))
         batches = (ref.get("size") or {}).get("minibatches") or 0
         per_w = batches / (_workers(cf) or 1)
         for b in BUCKETS:
@@ -200,12 +217,14 @@ def judge_integer(records: list[dict], scale: Scale) -> Judgement:
                             f"{_pct(statistics.median(g))}, max {_pct(max(g))}", "", ""))
     rows.append(Row("context: the continuous relaxation (real d, m; d/B mini-batches)", "(3.5) is its optimum",
                     "", "proofs/cruise.md A1 (a proof, tested in tests/cruise/test_claims.py)"))
-    rows.append(Row("context: the mended rule (select=exact)", f"optimal on {total - mended_bad}/{total}", "",
+    rows.append(Row("the best even split (select=exact)", f"optimal on {total - mended_bad}/{total}", "",
                     "proofs/cruise.md A2"))
-    pr = PartResult(PARTS_INT[0], pts)
-    v = ReadingVerdict("default", [pr], MODEL.published, MODEL.why, default=True)
-    return judgement([v], ours=f"(3.5) / optimum {pr.ours_text()}", ceiling="-",
-                     caveat="holds for the continuous relaxation (proof A1), not with integer data", rows=rows,
+    prs = [PartResult(PARTS_INT[0], even), PartResult(PARTS_INT[1], pts)]
+    v = ReadingVerdict("default", prs, MODEL.published, MODEL.why, default=True)
+    return judgement([v], ours=f"even split / optimum {prs[0].ours_text()}; (3.5) / optimum {prs[1].ours_text()}",
+                     ceiling="-",
+                     caveat="an even split is optimal; (3.5) is only with real d, m (proof A1), not integer data",
+                     rows=rows,
                      caveats=[f"{total} random homogeneous clusters (generate.cruise.random_homogeneous, N 3-32, "
                               "D < 5000, B < 200, M < 500, comm/compute ratio log-uniform in [0.03, 0.6]).",
                               "Smallest failure: N = 3, D = M = B = 1 (instances/counterexamples/cruise-closed-form-*.json)."])
@@ -220,40 +239,58 @@ def _suite_ground_truth(scale: Scale) -> Suite:
         sources=[Source("generator", generator="dmlsched.generate.cruise:heterogeneous_cluster",
                         params={"app": app, "scale": sc}, seeds=(0,), name=f"{app}-28+4") for app in apps],
         name=f"claim-cruise-3.4.5-{scale}",
-        methods=["proportional", "proportional@effective"], reference="exact", time_limit=120,
-        options={"proportional@effective": {"data": "effective"}},
+        methods=["proportional@effective", "proportional@compute"], reference="exact", time_limit=120,
+        options={"proportional@effective": {"data": "effective"}, "proportional@compute": {"data": "compute"}},
     )
 
 
-PART_GT = Part("close", "the ground truth's configuration vs Cruise's ILP optimum, epoch time, every app", "close",
+PART_GT = Part("close", "the ground truth's configuration vs Cruise's ILP optimum, NMF epoch time", "close",
                None, "factor", "every", tolerance=WORST_SLOWDOWN,
-               source="Cruise reconfigures the job to (W:20+4, S:8+0)|E close to the ground truth optimum")
+               source="Figure 3.6 shows the results of running NMF [...] Cruise reconfigures the job to (W:20+4, "
+                      "S:8+0)|E close to the ground truth optimum")
+
+
+GT_READINGS = (("effective", "proportional@effective"), ("compute", "proportional@compute"))
 
 
 def judge_ground_truth(records: list[dict], scale: Scale) -> Judgement:
-    pts: dict[str, list[Point]] = {"proportional": [], "proportional@effective": []}
+    """The sentence is about NMF (Fig. 3.6): NMF is the part's point; MLR and LDA are context rows."""
+    pts: dict[str, list[Point]] = {label: [] for _, label in GT_READINGS}
+    rows: list[Row] = []
     for inst in _by_instance(records).values():
         ref = inst.get("exact")
         if not (ref and _ok(ref) and ref.get("status") == "optimal"):
             continue
-        for label in pts:
+        for name, label in GT_READINGS:
             r = inst.get(label)
             if r and _ok(r):
-                pts[label].append(Point(_app(ref), r["objective"] / ref["objective"]))
-    if not pts["proportional"]:
-        return Judgement("not run", [], ["no proven optimum in the records"])
+                p = Point(_app(ref), r["objective"] / ref["objective"])
+                if p.label == "NMF":
+                    pts[label].append(p)
+                rows.append(Row(f"data={name}: {p.label}" + ("" if p.label == "NMF" else " (context)"),
+                                f"{_pct(p.ours - 1)} slower than the ILP optimum", "", ""))
+    default = GT_READINGS[0][1]
+    if not pts[default]:
+        return Judgement("not run", rows, ["no proven optimum and NMF run of the default reading in the records"])
     verdicts = [ReadingVerdict(name, [PartResult(PART_GT, pts[label])], CALIBRATED.published,
-                               "the workloads are calibrated to the homogeneous Table 3.4", default=name == "compute")
-                for name, label in (("compute", "proportional"), ("effective", "proportional@effective"))
-                if pts[label]]
-    rows = [Row(f"data={v.name}: {p.label}", f"{_pct(p.ours - 1)} slower than the ILP optimum", "", "")
-            for v in verdicts for p in v.parts[0].points]
-    return judgement(verdicts, ours=f"ground truth / ILP {verdicts[0].parts[0].ours_text()}", ceiling="-",
+                               "the workloads are calibrated to the homogeneous Table 3.4",
+                               default=label == default)
+                for name, label in GT_READINGS if pts[label]]
+    rows.sort(key=lambda r: r.reading)
+    return judgement(verdicts, ours=f"ground truth / ILP, NMF {verdicts[0].parts[0].ours_text()}", ceiling="-",
                      caveat="calibrated workloads; the model's ILP optimum stands for Cruise's ILP", rows=rows,
                      caveats=["Section 3.4.5's cluster: 28 r4.xlarge + 4 r4.4xlarge (4x cores, 4x bandwidth) with "
                               "the calibrated workloads; the model's ILP optimum (exact, proven) stands for Cruise's "
                               "ILP.", "'close' = within 6.5%, the dissertation's worst homogeneous gap; the text "
-                              "gives no number here."])
+                              "gives no number here.",
+                              "Default reading from the whole sentence of Section 3.4.2: blocks proportional to "
+                              "'each machine's power based on metrics including worker's local computation time and "
+                              "server's bandwidth', which `effective` weighs and `compute` leaves out.",
+                              "Not judged: 'Data is repartitioned so that the faster instances have about 2 times "
+                              "more blocks than the slower instances' follows a configuration printed '|E' (even "
+                              "blocks), so the text does not say whose partition it describes; it was not used to "
+                              "choose the reading either (that would choose it by its result).",
+                              "The sentence is about NMF (Fig. 3.6); MLR and LDA are context rows."])
 
 
 # ---------------------------------------------------------------------------
@@ -350,7 +387,10 @@ CLAIMS = [
         quote=("Cruise finds configurations close to the ground-truth optimum [...] The resulting performance in "
                "terms of epoch time is slightly inferior to the optimum but the difference is smaller than 6.1%. "
                "Cruise finds the optimal configuration in LDA and Lasso with the same performance as the optimum."),
-        claimed="relative performance 93.9%-100% (6.5% slower at worst) of Cruise's choice vs the grid-search optimum",
+        # the 6.5% of Fig. 3.4's paragraph ("with 6.5% slower performance than the optimum") is the epoch-time
+        # slowdown of one starting point, 1/0.939 - 1; the part judges the sentence quoted here
+        claimed="relative performance of Cruise's choice vs the grid-search optimum within 6.1%; optimal on LDA "
+                "and Lasso",
         setup=("32 identical r4.xlarge machines, the calibrated NMF, MLR, LDA and Lasso workloads "
                "(generate.cruise.homogeneous_cluster); Cruise's homogeneous optimizer = `closed-form` (3.5); "
                "ground truth = grid search over (W, S) with even partitions (`proportional`), proven by `exact`."),
@@ -372,13 +412,14 @@ CLAIMS = [
         family="cruise", key="cruise-3.4.5-ground-truth", paper=PAPER, where="Section 3.4.5, Fig. 3.6",
         quote=("Cruise reconfigures the job to (W:20+4, S:8+0)|E close to the ground truth optimum in the "
                "heterogeneous environment (W:19+4, S:9+0)|P."),
-        claimed="Cruise's ILP configuration is close to the ground truth (grid search with proportional partitions)",
+        claimed="on NMF, Cruise's ILP configuration is close to the ground truth (grid search with proportional "
+                "partitions)",
         setup=("Section 3.4.5's 28 r4.xlarge + 4 r4.4xlarge cluster, calibrated NMF, MLR, LDA at full scale "
                "(0.1 with --quick); the ILP = `exact` (proven); the ground truth = `proportional` per reading."),
         suite=_suite_ground_truth, judge=judge_ground_truth, readings=READ_DATA, full_time="about 30 s",
         parts=(PART_GT,), setups=(CALIBRATED,),
         default_reason="'proportional to each machine's power based on metrics including worker's local "
-                       "computation time' (3.4.2): compute power first",
+                       "computation time and server's bandwidth' (3.4.2): both, as `effective` weighs them",
     ),
     Claim(
         family="cruise", key="cruise-3.4.6-speed", paper=PAPER, where="Section 3.4.6",

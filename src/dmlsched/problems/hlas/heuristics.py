@@ -35,8 +35,10 @@ Option ``group_idle`` chooses when a group takes work: ``"all"`` (default,
 baselines' readings (items 11 and 13); each policy's defaults are how the
 paper describes it: ``fifo`` is Gavel_FIFO (fastest idle GPUs, a round waits
 for its GPUs, blocking), ``2d-las`` is Tiresias as the paper compares it
-(gang with backfilling, on the fastest idle GPUs like Gavel_FIFO: the paper
-attributes its gap to HLAS to the service measure only), ``srtf`` (the
+(Gavel_FIFO with the least attained service first: gang-scheduled and blocking
+on the fastest idle GPUs, since the paper attributes its gap to FIFO to the
+priority and its gap to HLAS to the service measure only; ``gang="skip"`` is
+the backfilling reading), ``srtf`` (the
 clairvoyant ceiling) and HLAS are relaxed on the fastest idle groups.
 ``hlas-l`` is HLAS-P's scheduling with loss-fitting predictions
 (:mod:`.prediction`).
@@ -251,8 +253,8 @@ run_hlas_l = _register("hlas-l", "HLAS-L (Section VI-D): HLAS-P's scheduling wit
                        "job's loss curve (Optimus [19]; models/hlas.md 'HLAS-L')")
 run_fifo = _register("fifo", "Gavel_FIFO: arrival order, fastest idle GPUs, a round waits for its GPUs (gang, "
                      "blocking)", gang="block")
-run_2dlas = _register("2d-las", "2D-LAS (Tiresias): least attained task-GPU time first, gang with backfilling, "
-                      "fastest idle GPUs", gang="skip")
+run_2dlas = _register("2d-las", "2D-LAS (Tiresias): least attained task-GPU time first, gang, blocking, "
+                      "fastest idle GPUs", gang="block")
 run_srtf = _register("srtf", "SRTF (clairvoyant ceiling): shortest remaining rounds x T-bar first, relaxed, fastest "
                      "idle GPUs")
 
