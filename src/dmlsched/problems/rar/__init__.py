@@ -6,8 +6,10 @@ Files: ``instance.py``, ``solution.py`` (validator, evaluator: makespan in
 slots), ``heuristics.py`` (``sjf-bco``, ``ff``, ``ls``, ``rand``,
 ``greedy``), ``models.py`` (``exact``, ``exact-nd``: ILP (10)-(13);
 ``ilp-bound``: ILP (14)-(16); ``lower-bound``), ``cp.py`` (``exact-cp``),
-``dp.py`` (``exact-dp``), ``bounds.py`` (Theorem 5's ratio, simple lower
-bounds), ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
+``dp.py`` (``exact-dp``), ``counts.py`` (count-vector schedules shared by
+the formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
+(Theorem 5's ratio, simple lower bounds), ``strategies.py`` (hypothesis),
+``claims.py`` (the paper's claims).
 Specification: ``models/rar.md``.
 """
 

@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from .counts import count_vectors, count_vectors_size
 from .instance import RarInstance
 
 
@@ -69,7 +70,7 @@ def load_lower_bound(inst: RarInstance) -> int:
 
 # ---------------------------------------------------------------------------
 # the fluid (configuration) LP bound
-def _rate(inst: RarInstance, j: int, n: int, p: int) -> float:
+def rate(inst: RarInstance, j: int, n: int, p: int) -> float:
     """Progress per slot of job ``j`` on ``n`` servers with contention ``p``."""
     return float(inst.rate(inst.tau(j, n, p if n > 1 else 0)))
 
@@ -96,7 +97,7 @@ def config_rates(config, num_servers: int, rate) -> list[float]:
     return out
 
 
-class _Pricer:
+class Pricer:
     """Exact pricing of the configuration LP: a capacity-feasible set of concurrently
     active jobs with count vectors maximising ``sum_j pi_j R_j`` (depth-first search
     with an optimistic bound; contention only lowers rates, so the value of the placed
@@ -104,11 +105,9 @@ class _Pricer:
     every completion)."""
 
     def __init__(self, inst: RarInstance, max_nodes: int, rates=None):
-        from .models import count_vectors
-
         self.inst = inst
         self.max_nodes = max_nodes
-        self._rates = rates or (lambda j, n, p: _rate(inst, j, n, p))
+        self._rates = rates or (lambda j, n, p: rate(inst, j, n, p))
         self.cache: dict[tuple[int, int, int], float] = {}
         self.vecs = [count_vectors(inst, j) for j in range(inst.num_jobs)]
         self.rmax = np.array([max(self.rate(j, sum(1 for y in v if y > 0), 1) for v in self.vecs[j])
@@ -217,7 +216,7 @@ def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes
 
     J = inst.num_jobs
     F = inst.F.astype(float)
-    pr = _Pricer(inst, max_nodes)
+    pr = Pricer(inst, max_nodes)
     cols: list[np.ndarray] = []
     for j in range(J):
         c = np.zeros(J)
@@ -336,8 +335,6 @@ FLUID_MAX_VECTORS = 3000
 def count_vectors_upto(inst: RarInstance, cap: int = FLUID_MAX_VECTORS) -> int:
     """The number of count vectors of all jobs; the count stops at the first job
     that takes it past ``cap`` (so a value ``> cap`` only says "more than cap")."""
-    from .models import count_vectors_size
-
     n = 0
     for j in range(inst.num_jobs):
         n += count_vectors_size(inst, j)

@@ -37,8 +37,14 @@ from typing import Any
 import numpy as np
 
 from ...cpsat import grid_scale, to_int
+from ...kit import Option, ResourceLimit, Run, fmt_count, method
+from ...result import Result, Status
+from .bounds import Pricer, best_lower_bound
+from .counts import as_schedule, completion, count_vectors, count_vectors_size, counts_of
+from .dp import dp_applies, dp_schedule, solve_dp
+from .heuristics import best_heuristic_schedule
 from .instance import RarInstance
-from .models import count_vectors
+from .solution import Engine
 
 
 @dataclass
@@ -124,8 +130,6 @@ def split_min_duration(inst: RarInstance, j: int, n: int) -> int:
 
 def model_size(inst: RarInstance, H: int) -> dict[str, int]:
     """Variables :func:`build_cp` creates, counted before it allocates (``run.require``)."""
-    from .models import count_vectors_size
-
     S = inst.num_servers
     timed = sum(1 for j in range(inst.num_jobs) if int(inst.G[j]) >= 2 and S >= 2)
     nvec = sum(count_vectors_size(inst, j) for j in range(inst.num_jobs))
@@ -334,8 +338,6 @@ def build_cp(inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symme
 
 def _fluid_cuts(cp: CpRar, inst: RarInstance, pi, scale: int) -> None:
     """Per-slot cuts ``sum_j c_j r[j, t] <= z_c`` (see :func:`build_cp`)."""
-    from .bounds import _Pricer
-
     pi = np.asarray(pi, dtype=float)
     mask = np.zeros(inst.num_jobs)
     mask[cp.timed] = 1.0
@@ -345,7 +347,7 @@ def _fluid_cuts(cp: CpRar, inst: RarInstance, pi, scale: int) -> None:
     c = np.floor(1000.0 * pi / pi.max()).astype(np.int64)
     if c.max() <= 0:
         return
-    pricer = _Pricer(inst, max_nodes=200_000, rates=lambda j, n, p: _model_rate(inst, j, n, p, scale))
+    pricer = Pricer(inst, max_nodes=200_000, rates=lambda j, n, p: _model_rate(inst, j, n, p, scale))
     z, _, complete = pricer.price(c.astype(float))
     if not complete:
         return
@@ -363,8 +365,6 @@ def _model_rate(inst: RarInstance, j: int, n: int, p: int, scale: int) -> float:
 
 def hint(cp: CpRar, inst: RarInstance, starts, vecs, T) -> None:
     """Hint a schedule (starts, count vectors, real completions) to the model."""
-    from .solution import Engine
-
     m = cp.model
     m.clear_hints()
     for j in range(inst.num_jobs):
@@ -411,37 +411,8 @@ def extract(cp: CpRar, values: Any) -> tuple[list[int], list[tuple[int, ...]]]:
     return starts, vecs
 
 
-def as_schedule(inst: RarInstance, starts, vecs):
-    """The real schedule of (starts, count vectors): simulated completions, GPUs
-    assigned; ``None`` if it breaks capacity or the horizon (fractional mode only)."""
-    from ...errors import InvalidSolutionError
-    from .models import assign_gpus, capacity_ok, simulate_counts
-
-    try:
-        T = simulate_counts(inst, starts, vecs)
-    except InvalidSolutionError:
-        return None
-    if int(T.max()) > inst.horizon or not capacity_ok(inst, starts, vecs, T):
-        return None
-    return assign_gpus(inst, starts, vecs, T)
-
-
-
-
 # ---------------------------------------------------------------------------
 # registration (the method kit)
-from ...kit import Option, ResourceLimit, Run, fmt_count, method  # noqa: E402
-from ...result import Result, Status  # noqa: E402
-
-
-def _counts(inst: RarInstance, sched) -> list[tuple[int, ...]]:
-    out = []
-    for gs in sched.gpus:
-        v = [0] * inst.num_servers
-        for g in gs:
-            v[int(inst.gpu_server[g])] += 1
-        out.append(tuple(v))
-    return out
 
 
 @method(
@@ -470,9 +441,6 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     rest.  In floor mode (the paper's (9)) the model is exact; in fractional mode
     it is a relaxation (rates rounded up) whose bound is valid and whose schedules
     are used only if they are feasible (the DP is exact in both)."""
-    from .bounds import best_lower_bound
-    from .heuristics import best_heuristic_schedule
-
     run.solver = "cpsat"
     with run.stage("bound"):
         lb, lb_name, lb_all = best_lower_bound(inst, stop=run.expired)
@@ -500,7 +468,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     with run.stage("build"):
         rx = build_cp(inst, H, lb=lb, symmetry=run.options["symmetry"], relax=True)
         if inc is not None:
-            hint(rx, inst, inc[1].start.tolist(), _counts(inst, inc[1]), completion(inst, inc[1]))
+            hint(rx, inst, inc[1].start.tolist(), counts_of(inst, inc[1]), completion(inst, inc[1]))
     rout = run.solve_cpsat(rx.model, work_limit=None if wl is None else wl * RELAX_SHARE,
                            deadline=run.deadline.share(RELAX_SHARE), what="CP-SAT relaxation")
     details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
@@ -513,8 +481,6 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         return run.result(bound=lb, closed="a schedule meets the relaxation's bound", **details)
     H = int(min(H, run.best_value)) if run.best_value is not None else H
     # phase 2 (small instances): the slot dynamic program of exact-dp
-    from .dp import dp_applies, dp_schedule, solve_dp
-
     # the DP prunes with the fluid bound: it pays where that bound is as strong as the relaxation's,
     # i.e. where contention, not packing, separates the bound from the schedules (measured)
     fluid_lb = lb_all.get("fluid")
@@ -540,7 +506,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
                       duals=[duals] if (duals is not None and run.options["fluid_cuts"]) else None)
         cp.exact_rates = exact_rates
         if run.best is not None:
-            hint(cp, inst, run.best.start.tolist(), _counts(inst, run.best), completion(inst, run.best))
+            hint(cp, inst, run.best.start.tolist(), counts_of(inst, run.best), completion(inst, run.best))
     details.update(model=cp.size, exact_rates=cp.exact_rates)
 
     def on_solution(values: Any):
@@ -561,9 +527,3 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     if out.bound is not None:
         bound.append(math.ceil(out.bound - 1e-9))
     return run.result(bound=bound, outcome=out, **details)
-
-
-def completion(inst: RarInstance, sched) -> list[int]:
-    from .solution import completion_times
-
-    return completion_times(inst, sched).tolist()

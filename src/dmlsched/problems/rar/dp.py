@@ -25,9 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
-from .bounds import FLUID_MAX_VECTORS, _rate, best_lower_bound, config_rates, count_vectors_upto
+from .bounds import FLUID_MAX_VECTORS, best_lower_bound, config_rates, count_vectors_upto, rate
+from .counts import as_schedule, count_vectors
+from .heuristics import best_heuristic_schedule
 from .instance import RarInstance
 
 
@@ -48,13 +51,11 @@ class _Rates:
             return r
         inst = self.inst
         r = self.cache[config] = tuple(config_rates(config, inst.num_servers,
-                                                    lambda j, n, p: _rate(inst, j, n, p)))
+                                                    lambda j, n, p: rate(inst, j, n, p)))
         return r
 
 
 def _vectors(inst: RarInstance) -> list[list[tuple[int, ...]]]:
-    from .models import count_vectors
-
     return [count_vectors(inst, j) for j in range(inst.num_jobs)]
 
 
@@ -187,8 +188,6 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
 def dp_schedule(inst: RarInstance, sched: tuple[tuple[int, int, tuple[int, ...]], ...]):
     """The schedule of :func:`solve_dp`'s ``sched`` (``(job, start slot, count vector)``
     per job)."""
-    from .cp import as_schedule
-
     starts = [0] * inst.num_jobs
     vecs: list[tuple[int, ...]] = [()] * inst.num_jobs
     for j, a, v in sched:
@@ -224,12 +223,8 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
     best heuristic schedule and the best lower bound; prunes with the fluid LP's
     duals.  ``max_states`` bounds the work (then the result is the incumbent and
     the bound, status feasible)."""
-    from .heuristics import best_heuristic_schedule
-
     small, why = dp_applies(inst)
     if not small:
-        from ...errors import NotApplicable
-
         raise NotApplicable(f"exact-dp is for small instances: {why}; use exact-cp")
     with run.stage("bound"):
         lb, name, parts = best_lower_bound(inst, stop=run.expired)

@@ -22,6 +22,7 @@ import numpy as np
 from ...kit import Option, Run, method
 from ...result import Result, Status
 from .bounds import load_lower_bound, rho_hat, theorem5_ratio
+from .counts import assign_gpus
 from .instance import RarInstance
 from .solution import Engine, RarSchedule
 
@@ -547,8 +548,6 @@ def list_schedule(inst: RarInstance, order, reserve: bool) -> tuple[int, RarSche
     waiting jobs in ``order`` that fit (:func:`_place_counts`).  With ``reserve``
     the scan stops at the first job that does not fit (no job overtakes it);
     without, later jobs fill the gap (backfilling).  ``None`` if it ends after ``T``."""
-    from .models import assign_gpus
-
     J, S = inst.num_jobs, inst.num_servers
     free = np.asarray(inst.servers, dtype=np.int64).copy()
     eng = Engine(inst)

@@ -24,7 +24,6 @@ at each start any idle GPUs of the server).
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from dataclasses import dataclass
@@ -34,9 +33,10 @@ import numpy as np
 from ...errors import InvalidSolutionError, NotApplicable
 from ...kit import Deadline, Option, Run, fmt_count, method
 from ...result import Result, Status
-from .bounds import load_lower_bound, rho_hat
+from .bounds import best_lower_bound, load_lower_bound, rho_hat
+from .counts import assign_gpus, capacity_ok, count_vectors, count_vectors_size, servers_of, simulate_counts
 from .instance import RarInstance
-from .solution import Engine, RarSchedule
+from .solution import Engine
 
 
 # ---------------------------------------------------------------------------
@@ -82,71 +82,6 @@ def build_ilp_bound(inst: RarInstance):
 
 # ---------------------------------------------------------------------------
 # schedule sets
-def count_vectors(inst: RarInstance, j: int) -> list[tuple[int, ...]]:
-    """Every ``(y_js)_s`` with ``0 <= y_js <= O_s`` and ``sum_s y_js = G_j``."""
-    S, g = inst.num_servers, int(inst.G[j])
-    out: list[tuple[int, ...]] = []
-
-    def rec(s: int, left: int, acc: list[int]) -> None:
-        if s == S:
-            if left == 0:
-                out.append(tuple(acc))
-            return
-        rest = sum(inst.servers[s + 1:])
-        for y in range(max(0, left - rest), min(left, inst.servers[s]) + 1):
-            acc.append(y)
-            rec(s + 1, left - y, acc)
-            acc.pop()
-
-    rec(0, g, [])
-    return out
-
-
-def count_vectors_size(inst: RarInstance, j: int) -> int:
-    """``len(count_vectors(inst, j))`` by dynamic programming, without enumerating."""
-    g = int(inst.G[j])
-    ways = [1] + [0] * g
-    for cap in inst.servers:
-        new = [0] * (g + 1)
-        for tot in range(g + 1):
-            if ways[tot]:
-                for y in range(0, min(cap, g - tot) + 1):
-                    new[tot + y] += ways[tot]
-        ways = new
-    return ways[g]
-
-
-def _servers_of(vec) -> tuple[int, ...]:
-    return tuple(s for s, y in enumerate(vec) if y > 0)
-
-
-def simulate_counts(inst: RarInstance, starts, vecs) -> np.ndarray:
-    """``T_j`` of the schedule (start slots, count vectors) via :class:`Engine`."""
-    eng = Engine(inst)
-    for j in sorted(range(inst.num_jobs), key=lambda q: starts[q]):
-        eng.start(j, _servers_of(vecs[j]), int(starts[j]))
-    eng.run()
-    return np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
-
-
-def capacity_ok(inst: RarInstance, starts, vecs, T) -> bool:
-    """Per-slot capacity (2): ``sum_{j active} y_js <= O_s`` for all ``s, t``."""
-    for s, cap in enumerate(inst.servers):
-        ev = []
-        for j in range(inst.num_jobs):
-            y = vecs[j][s]
-            if y:
-                ev.append((int(T[j]), -y))
-                ev.append((int(starts[j]), y))
-        ev.sort()  # at equal times releases (-y) come first
-        use = 0
-        for _, d in ev:
-            use += d
-            if use > cap:
-                return False
-    return True
-
-
 @dataclass
 class ScheduleSet:
     """An explicit schedule set ``Y``: ``starts[k]``, ``vecs[k]``, ``T[k]`` per schedule."""
@@ -249,7 +184,7 @@ def _dispatch_counts(inst: RarInstance, order, vecs):
         for s, y in enumerate(vec):
             free[s] -= y
         starts[j] = t
-        eng.start(j, _servers_of(vec), t)
+        eng.start(j, servers_of(vec), t)
     eng.run()
     return tuple(starts), np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
 
@@ -280,30 +215,6 @@ def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000, stop
             out.vecs.append(vecs)
             out.T.append(T)
     return out
-
-
-def assign_gpus(inst: RarInstance, starts, vecs, T) -> RarSchedule:
-    """Concrete GPU indices for a count-vector schedule (lowest idle GPUs at each start)."""
-    J = inst.num_jobs
-    gpus: list[list[int]] = [[] for _ in range(J)]
-    for s in range(inst.num_servers):
-        idle = list(range(int(inst.offsets[s]), int(inst.offsets[s + 1])))
-        heapq.heapify(idle)
-        running: list[tuple[int, int]] = []
-        for j in sorted(range(J), key=lambda q: (starts[q], q)):
-            y = vecs[j][s]
-            if not y:
-                continue
-            while running and running[0][0] <= starts[j]:
-                _, q = heapq.heappop(running)
-                for g in gpus[q]:
-                    if int(inst.gpu_server[g]) == s:
-                        heapq.heappush(idle, g)
-            if len(idle) < y:
-                raise ValueError("count-vector schedule violates capacity")
-            gpus[j].extend(heapq.heappop(idle) for _ in range(y))
-            heapq.heappush(running, (int(T[j]), j))
-    return RarSchedule(start=np.array(starts, dtype=np.int64), gpus=tuple(tuple(sorted(g)) for g in gpus))
 
 
 # ---------------------------------------------------------------------------
@@ -542,8 +453,6 @@ def solve_lower_bound(inst: RarInstance, run: Run) -> Result:
     """The best of the load bound, energetic reasoning and (when the jobs have at most
     ``bounds.FLUID_MAX_VECTORS`` count vectors) the fluid configuration LP; proofs in
     ``models/rar.md``.  Deterministic (work limits only)."""
-    from .bounds import best_lower_bound
-
     with run.stage("bound"):
         value, name, parts = best_lower_bound(inst, stop=run.expired)
     parts.pop("_duals", None)
