@@ -3,7 +3,8 @@ tasks on heterogeneous GPUs; its relaxations, Algorithm 1 and baselines.
 
 Files (no import cycle; pyomo is imported only inside model builders):
 ``instance.py``, ``solution.py`` (validator, evaluator), ``listsched.py``
-(Algorithm 1's list phase) <- ``box.py`` (start-time box) <- ``formulation.py``
+(Algorithm 1's list phase) <- ``box.py`` (start-time box; the type tables and
+list incumbents of ``cp.py`` and ``lowerbounds.py``) <- ``formulation.py``
 (the Pyomo builder) <- ``relaxation.py`` (Hare_Sched_RL (9) or the Queyranne
 relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``pricing.py`` and ``gpupoint.py``, ``models/hare-decomposition.md``) <- ``models.py`` (the exact MIP,

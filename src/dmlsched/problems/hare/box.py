@@ -5,6 +5,12 @@ of the relaxations (section 5.1, "The box in RL").
 Used for the big-M values of the exact MIP (:mod:`.models`) and the McCormick
 bounds of the relaxations (:mod:`.relaxation`).  Plain NumPy; the incumbent
 comes from the list phase (:mod:`.listsched`), below this module.
+
+Also the solver-free data that the CP-SAT model (:mod:`.cp`) and the fluid LP
+bound (:mod:`.lowerbounds`) share: the per-type time tables
+(:func:`type_tables`), the chain horizon (:func:`chain_horizon`) and the best
+of a few list schedules (:func:`list_incumbent`, a near relative of
+:func:`heuristic_incumbent` with more priorities and the earliest-finish rule).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .instance import HareInstance
-from .listsched import PLACEMENTS, list_schedule, priority_order
+from .listsched import PLACEMENTS, list_schedule, list_schedule_eft, priority_order
 from .solution import HareSchedule, evaluate
 
 
@@ -147,3 +153,67 @@ def horizon(
     upper = c_upper[nj] - (rounds[nj] - r) * pmin[nj]
     upper = np.maximum(upper, lower)
     return Horizon(lower, upper, c_lower, c_upper, incumbent, ub, base)
+
+
+# ---------------------------------------------------------------------------
+# type tables and list incumbents (shared by the CP model and the fluid LP bound)
+
+
+def type_tables(inst: HareInstance) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], np.ndarray, np.ndarray]:
+    """``(types, gpus_of, tc, ts)``: distinct types, the GPUs of each, and the
+    ``[job, type]`` training and synchronisation times."""
+    types = inst.gpu_types
+    gpus_of = tuple(tuple(m for m, g in enumerate(inst.gpus) if g == t) for t in types)
+    tc = np.array([[j.train_time[t] for t in types] for j in inst.jobs], dtype=float).reshape(inst.num_jobs, len(types))
+    ts = np.array([[j.sync_time[t] for t in types] for j in inst.jobs], dtype=float).reshape(inst.num_jobs, len(types))
+    return types, gpus_of, tc, ts
+
+
+def chain_horizon(inst: HareInstance) -> float:
+    """``a_max + sum_i p_i^max``: every completion of a semi-active schedule is
+    below it (``models/hare.md``, Lemma B)."""
+    _, _, tc, ts = type_tables(inst)
+    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=float)
+    return float(inst.arrival.max() + ((tc + ts).max(axis=1) * sizes).sum())
+
+
+def _finite(a: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(a)
+    return np.where(ok, a, (a[ok].max() + 1.0) if ok.any() else 0.0)
+
+
+def list_incumbent(inst: HareInstance, extra: dict[str, np.ndarray] | None = None, *,
+                   base: bool = True) -> tuple[HareSchedule, float, str]:
+    """The best of a few list schedules: Algorithm 1's list phase and its
+    earliest-finish variant (:mod:`.listsched`) over solver-free priorities
+    (task index; earliest start ``a_n + r p_n^min``; the job's Smith ratio
+    ``R_n D_n p_n^min / w_n``; round by round ``a_n + (r+1) p_n^min / w_n``)
+    and any ``extra`` priorities (only those when ``base`` is false).  ``O(n M)`` per run.
+
+    Returns the schedule, its objective and the name of the rule.
+    """
+    nj, r = inst.task_job, inst.task_round
+    _, _, tc, ts = type_tables(inst)
+    pmin = (tc + ts).min(axis=1)
+    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=float)
+    w = inst.weight
+    with np.errstate(divide="ignore", invalid="ignore"):
+        smith = _finite(np.where(w > 0, sizes * pmin / np.where(w > 0, w, 1.0), np.inf))
+        rsmith = _finite(np.where(w[nj] > 0, inst.arrival[nj] + (r + 1.0) * pmin[nj] / np.where(w > 0, w, 1.0)[nj], np.inf))
+    priorities = {
+        "index": np.zeros(inst.num_tasks),
+        "earliest": inst.arrival[nj] + r * pmin[nj],
+        "smith": smith[nj],
+        "round-smith": rsmith,
+    } if base else {}
+    priorities.update(extra or {})
+    best: tuple[HareSchedule, float, str] | None = None
+    for pname, pr in priorities.items():
+        order = priority_order(inst, pr)
+        for rule, fn in (("earliest-start", list_schedule), ("earliest-finish", list_schedule_eft)):
+            s = fn(inst, order)
+            v = evaluate(inst, s)
+            if best is None or v < best[1]:
+                best = (s, v, f"{pname}/{rule}")
+    assert best is not None
+    return best

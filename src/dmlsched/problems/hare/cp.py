@@ -50,8 +50,10 @@ from ...cpsat import grid_scale, new_model, rational, to_int
 from ...cpsat import on_grid as cpsat_on_grid
 from ...kit import Option, Run, method
 from ...result import Result, Status
+from .box import chain_horizon, list_incumbent, type_tables
 from .bruteforce import left_shift
 from .instance import HareInstance
+from .lowerbounds import best_lower_bound
 from .solution import HareSchedule, evaluate
 
 #: largest scaled time (horizon x scale) given to CP-SAT
@@ -119,24 +121,6 @@ class Scaling:
         return float(self.scale) * float(self.weight_scale)
 
 
-def type_tables(inst: HareInstance) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], np.ndarray, np.ndarray]:
-    """``(types, gpus_of, tc, ts)``: distinct types, the GPUs of each, and the
-    ``[job, type]`` training and synchronisation times."""
-    types = inst.gpu_types
-    gpus_of = tuple(tuple(m for m, g in enumerate(inst.gpus) if g == t) for t in types)
-    tc = np.array([[j.train_time[t] for t in types] for j in inst.jobs], dtype=float).reshape(inst.num_jobs, len(types))
-    ts = np.array([[j.sync_time[t] for t in types] for j in inst.jobs], dtype=float).reshape(inst.num_jobs, len(types))
-    return types, gpus_of, tc, ts
-
-
-def chain_horizon(inst: HareInstance) -> float:
-    """``a_max + sum_i p_i^max``: every completion of a semi-active schedule is
-    below it (``models/hare.md``, Lemma B)."""
-    _, _, tc, ts = type_tables(inst)
-    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=float)
-    return float(inst.arrival.max() + ((tc + ts).max(axis=1) * sizes).sum())
-
-
 def choose_scaling(inst: HareInstance, scale: int | None = None) -> Scaling:
     """The integer data of the model.
 
@@ -169,54 +153,6 @@ def choose_scaling(inst: HareInstance, scale: int | None = None) -> Scaling:
                     dtype=np.int64).reshape(tc.shape)
     weight = np.array(scaled_floor(w.tolist(), ws), dtype=np.int64)
     return Scaling(s, ws, exact, types, gpus_of, arrival, train, done, weight)
-
-
-# ---------------------------------------------------------------------------
-# incumbent
-
-
-def _finite(a: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(a)
-    return np.where(ok, a, (a[ok].max() + 1.0) if ok.any() else 0.0)
-
-
-def list_incumbent(inst: HareInstance, extra: dict[str, np.ndarray] | None = None, *,
-                   base: bool = True) -> tuple[HareSchedule, float, str]:
-    """The best of a few list schedules: Algorithm 1's list phase and its
-    earliest-finish variant (:mod:`.listsched`) over solver-free priorities
-    (task index; earliest start ``a_n + r p_n^min``; the job's Smith ratio
-    ``R_n D_n p_n^min / w_n``; round by round ``a_n + (r+1) p_n^min / w_n``)
-    and any ``extra`` priorities (only those when ``base`` is false).  ``O(n M)`` per run.
-
-    Returns the schedule, its objective and the name of the rule.
-    """
-    from .listsched import list_schedule, list_schedule_eft, priority_order
-
-    nj, r = inst.task_job, inst.task_round
-    _, _, tc, ts = type_tables(inst)
-    pmin = (tc + ts).min(axis=1)
-    sizes = np.array([j.num_tasks for j in inst.jobs], dtype=float)
-    w = inst.weight
-    with np.errstate(divide="ignore", invalid="ignore"):
-        smith = _finite(np.where(w > 0, sizes * pmin / np.where(w > 0, w, 1.0), np.inf))
-        rsmith = _finite(np.where(w[nj] > 0, inst.arrival[nj] + (r + 1.0) * pmin[nj] / np.where(w > 0, w, 1.0)[nj], np.inf))
-    priorities = {
-        "index": np.zeros(inst.num_tasks),
-        "earliest": inst.arrival[nj] + r * pmin[nj],
-        "smith": smith[nj],
-        "round-smith": rsmith,
-    } if base else {}
-    priorities.update(extra or {})
-    best: tuple[HareSchedule, float, str] | None = None
-    for pname, pr in priorities.items():
-        order = priority_order(inst, pr)
-        for rule, fn in (("earliest-start", list_schedule), ("earliest-finish", list_schedule_eft)):
-            s = fn(inst, order)
-            v = evaluate(inst, s)
-            if best is None or v < best[1]:
-                best = (s, v, f"{pname}/{rule}")
-    assert best is not None
-    return best
 
 
 # ---------------------------------------------------------------------------
@@ -568,8 +504,6 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
         inc, inc_val, inc_rule = list_incumbent(inst)
         run.incumbent(inc)
     if opts["lower_bound"]:
-        from .lowerbounds import best_lower_bound
-
         with run.stage("lower_bound"):
             share = opts["lower_bound_share"]
             if share is None:

@@ -21,7 +21,7 @@ objective but a *safe dual bound* (``models/hare-cp.md``, Lemma D): the
 Lagrangian value of the solver's duals with every variable at its worse
 bound, valid for any dual vector, so neither solver tolerances nor an early
 stop can make it exceed the LP optimum.  It also gives a priority (the time
-by which the LP has trained a job's round) that :func:`.cp.list_incumbent`
+by which the LP has trained a job's round) that :func:`.box.list_incumbent`
 turns into a schedule.
 """
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # scipy is imported where the LP is built (import dmlsched st
 
 from ...kit import Deadline, Option, Run, method
 from ...result import Result, Status
+from .box import chain_horizon, list_incumbent, type_tables
 from .instance import HareInstance
 
 #: bounds the ``bound`` option of ``lower-bound`` chooses from (first: the default)
@@ -77,8 +78,6 @@ class Bound:
 
 
 def _job_data(inst: HareInstance) -> dict[str, np.ndarray]:
-    from .cp import type_tables
-
     types, gpus_of, tc, ts = type_tables(inst)
     p = tc + ts
     R = np.array([j.rounds for j in inst.jobs], dtype=float)
@@ -299,12 +298,10 @@ def fluid_lp_bound(inst: HareInstance, *, horizon: float | None = None, c_upper:
                    deadline: Deadline | None = None) -> Bound:
     """The fluid LP bound (``models/hare-cp.md``, Theorem F), with a safe dual bound.
 
-    ``horizon`` (default: the makespan of :func:`.cp.list_incumbent`'s
+    ``horizon`` (default: the makespan of :func:`.box.list_incumbent`'s
     schedule) ends the finite slots; ``c_upper`` caps ``C_n`` (default: the
     chain bound of Lemma B, valid for semi-active schedules).
     """
-    from .cp import chain_horizon, list_incumbent
-
     t0 = time.perf_counter()
     if horizon is None:
         inc, _, _ = list_incumbent(inst)
