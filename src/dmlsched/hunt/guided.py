@@ -7,8 +7,11 @@ convex program, so we use the same idea locally: around the current best
 instance, the heuristic's decisions are frozen, which makes everything linear,
 and an LP chooses new instance data; the data is then re-evaluated for real.
 
-:data:`GUIDED` maps ``(family, method)`` to a strategy ``fn(ctx)`` (the
-``guided`` strategy of :mod:`dmlsched.hunt.search` looks it up).
+This module registers its strategies with
+:func:`dmlsched.hunt.search.register_guided`: :data:`~dmlsched.hunt.search.GUIDED`
+maps ``(family, method)`` to a strategy ``fn(ctx)`` (the ``guided`` strategy
+of :mod:`dmlsched.hunt.search` looks it up; ``dmlsched.hunt`` imports this
+module so that the table is filled).
 
 Hare, ``list`` and ``list-queyranne`` (Algorithm 1)
 ---------------------------------------------------
@@ -113,25 +116,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..errors import DmlschedError
 from .evaluate import Scored
-from .search import Annealing, BudgetSpent, Context
-
-GUIDED: dict[tuple[str, str], Callable[[Context], None]] = {}
-"""``(family, method) -> strategy``; ``(family, "*")`` serves every method of the family."""
-
-
-def register_guided(problem: str, method: str, fn: Callable[[Context], None], *, replace: bool = False) -> None:
-    """Register the solver-guided strategy of ``problem``/``method`` (``"*"``: every method)."""
-    from .space import HuntError
-
-    if (problem, method) in GUIDED and not replace:
-        raise HuntError(f"a guided strategy for {problem}/{method} exists; pass replace=True")
-    GUIDED[(problem, method)] = fn
+from .search import GUIDED, Annealing, BudgetSpent, Context, register_guided  # noqa: F401  (GUIDED re-exported)
 
 
 # ---------------------------------------------------------------------------

@@ -250,10 +250,19 @@ def _log(v: float) -> float:
     return math.log(v) if v > 0 and math.isfinite(v) else -math.inf
 
 
+GUIDED: dict[tuple[str, str], Callable[[Context], None]] = {}
+"""``(family, method) -> strategy``; ``(family, "*")`` serves every method of the family."""
+
+
+def register_guided(problem: str, method: str, fn: Callable[[Context], None], *, replace: bool = False) -> None:
+    """Register the solver-guided strategy of ``problem``/``method`` (``"*"``: every method)."""
+    if (problem, method) in GUIDED and not replace:
+        raise HuntError(f"a guided strategy for {problem}/{method} exists; pass replace=True")
+    GUIDED[(problem, method)] = fn
+
+
 def guided(ctx: Context) -> None:
     """The family's solver-guided strategy (:mod:`dmlsched.hunt.guided`)."""
-    from .guided import GUIDED
-
     fn = GUIDED.get((ctx.evaluator.problem, ctx.evaluator.method)) or GUIDED.get((ctx.evaluator.problem, "*"))
     if fn is None:
         have = ", ".join(f"{p}/{m}" for p, m in sorted(GUIDED)) or "none"
