@@ -54,7 +54,7 @@ from .box import chain_horizon, list_incumbent, type_tables
 from .bruteforce import left_shift
 from .instance import HareInstance
 from .lowerbounds import best_lower_bound
-from .solution import HareSchedule, evaluate
+from .solution import HareSchedule
 
 #: largest scaled time (horizon x scale) given to CP-SAT
 MAX_SCALED_TIME = 2**40
