@@ -12,13 +12,13 @@ import dmlsched
 from dmlsched import InvalidSolutionError
 from dmlsched.problems.harmony.execution import (
     Execution,
-    HarmonyPolicy,
-    OraclePolicy,
     Phase,
     execution_metrics,
     simulate,
     validate_execution,
 )
+from dmlsched.problems.harmony.heuristics import HarmonyPolicy
+from dmlsched.problems.harmony.oracle import OraclePolicy
 from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
 from dmlsched.problems.harmony.solution import from_json, group_stats, to_json
 from dmlsched.problems.harmony.strategies import harmony_instances

@@ -8,8 +8,10 @@ Files: ``instance.py``, ``solution.py`` (validator, evaluator: utilisation
 (``isolated``: the dissertation's isolated baseline, Section 4.4.1),
 ``bruteforce.py`` (``brute-force``: every grouping, tiny instances),
 ``models.py`` (``exact``: MILP), ``bounds.py`` (the Fig. 4.17 claim as a
-ratio), ``execution.py`` (the execution model: with ``simulate=True``, average
-JCT, makespan and utilisation over the run), ``strategies.py`` (hypothesis),
+ratio), ``execution.py`` (the execution model's simulation: with
+``simulate=True``, average JCT, makespan and utilisation over the run; the
+run's validator and metrics are in ``solution.py``, the policies beside their
+methods in ``heuristics.py`` and ``oracle.py``), ``strategies.py`` (hypothesis),
 ``claims.py`` (the dissertation's claims).  Specification:
 ``models/harmony.md``; claims: ``proofs/harmony.md``.
 """

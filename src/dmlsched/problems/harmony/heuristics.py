@@ -27,12 +27,14 @@ remaining jobs, ``O(M log n_G)`` for the allocation, plus the swaps.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .execution import Sim, simulate
 from .instance import HarmonyInstance
 from .solution import HarmonySolution, evaluate, group_stats
 
@@ -381,6 +383,166 @@ def _place_rest(inst: HarmonyInstance, sch: Schedule, rest: list[int]) -> None:
         mx[g] = max(mx[g], cj[g] + nj)
 
 
+#: "We judge that jobs are similar when the difference of statistics is within 5%" (Section 4.3.2)
+SIMILARITY = 0.05
+#: "selects the grouping decision with smaller number of jobs, if the performance improvement of
+#: decisions with more number of jobs is less than 5%"; "does not perform regrouping when the
+#: expected benefit is less than 5% of U" (Section 4.3.2)
+REGROUP_GAIN = 0.05
+#: largest "bunch of jobs with equivalent characteristics" searched (our bound; the text gives none)
+BUNCH_MAX = 3
+#: most bunches examined per event (deterministic work limit)
+BUNCH_LIMIT = 50_000
+
+
+# ---------------------------------------------------------------------------
+# Harmony's rules in the execution model (Section 4.3.2, :mod:`.execution`)
+@dataclass
+class HarmonyPolicy:
+    """Algorithm 1 at time 0 and Section 4.3.2's "Dynamic Job Regrouping" (2) when a job finishes.
+
+    Attributes
+    ----------
+    admission, group_rule, fine_tune
+        Readings of Algorithm 1 and 2 (:func:`schedule`).
+    """
+
+    admission: str = "all"
+    group_rule: str = "aggregate"
+    fine_tune: bool = True
+    name: str = "harmony"
+
+    def decide(self, sim: Sim, jobs: list[int], machines: int):
+        sim.count("scheduling_calls")
+        return schedule(sim.inst, admission=self.admission, fine_tune=self.fine_tune,
+                        group_rule=self.group_rule, jobs=jobs, machines=machines, place_rest=False)
+
+    def start(self, sim: Sim) -> None:
+        if not sim.waiting:
+            return
+        sch = self.decide(sim, sim.waiting, sim.inst.machines)
+        sim.replace(set(), sch.groups, sch.machines, sim.waiting)
+
+    def on_finish(self, sim: Sim, finished: list[tuple[int, list[int], int]]) -> None:
+        for job, group, m in finished:
+            k = next((i for i, g in enumerate(sim.groups) if g is group), None)
+            if k is None:
+                continue  # the group was regrouped by an earlier completion of this event
+            self._repair(sim, job, k, m)
+
+    # (2): "the scheduler searches for a similar job [...] to replace the finished job"
+    def _repair(self, sim: Sim, job: int, k: int | None, m: int) -> None:
+        inst = sim.inst
+        if sim.waiting and k is not None:
+            pick = _similar_job(inst, job, sim.waiting, m)
+            if pick is not None:
+                sim.groups[k].append(pick)
+                sim.profiled = [j for j in sim.profiled if j != pick]
+                sim.paused = [j for j in sim.paused if j != pick]
+                sim.count("replaced_by_similar_job")
+                return
+            bunch = _similar_bunch(inst, job, sim.waiting, m)
+            if bunch is not None:
+                sim.groups[k].extend(bunch)
+                sim.profiled = [j for j in sim.profiled if j not in bunch]
+                sim.paused = [j for j in sim.paused if j not in bunch]
+                sim.count("replaced_by_bunch")
+                return
+        self._regroup(sim, k)
+
+    def _regroup(self, sim: Sim, k: int | None) -> None:
+        """Algorithm 1 on the waiting jobs and the jobs of the finished job's group plus
+        1, 2, ... more groups (fewest jobs first) on their machines and the idle ones; the
+        decision with fewer jobs wins unless a larger one is >= 5% better; applied only when
+        it beats the current utilisation by >= 5%."""
+        n_groups = len(sim.groups)
+        others = sorted((i for i in range(n_groups) if i != k), key=lambda i: (len(sim.groups[i]), i))
+        base = [] if k is None else [k]
+        sets = [base + others[:q] for q in range(1, len(others) + 1)] if others else [base]
+        if k is None and not others:
+            sets = [[]]
+        current = sim.value()
+        best = None
+        for sel in sets:
+            jobs = sim.waiting + [j for i in sel for j in sim.groups[i]]
+            if not jobs:
+                continue
+            pool = sum(sim.machines[i] for i in sel) + sim.idle
+            if pool < 1:
+                continue
+            sch = self.decide(sim, jobs, pool)
+            value = sim.value(skip=set(sel)) + _value(sim.inst, sch.groups, sch.machines)
+            cand = (len(jobs), value, sel, sch, jobs)
+            if best is None or value >= best[1] * (1 + REGROUP_GAIN):
+                best = cand
+        if best is None:
+            return
+        _, value, sel, sch, jobs = best
+        if current <= 0 or value >= current * (1 + REGROUP_GAIN):
+            sim.replace(set(sel), sch.groups, sch.machines, jobs)
+            sim.count("regroupings")
+        else:
+            sim.count("regroupings_skipped")
+
+
+def _value(inst: HarmonyInstance, groups, machines) -> float:
+    return sum(m * group_stats(inst, g, m).u for g, m in zip(groups, machines))
+
+
+def _stats_at(inst: HarmonyInstance, jobs, m: int) -> tuple[float, float, float]:
+    cpu = float(sum(inst.t_cpu[j] for j in jobs)) * inst.reference_dop / m
+    net = float(sum(inst.t_net[j] for j in jobs))
+    return cpu, net, cpu + net
+
+
+def _close(a: float, b: float) -> float:
+    """Relative difference of two statistics (0 when equal, inf when one is infinite alone)."""
+    if a == b:
+        return 0.0
+    if math.isinf(a) or math.isinf(b):
+        return math.inf
+    return abs(a - b) / max(abs(b), 1e-300)
+
+
+def _ratio(cpu: float, net: float) -> float:
+    return cpu / net if net > 0 else math.inf
+
+
+def _similar_job(inst: HarmonyInstance, job: int, waiting: list[int], m: int) -> int | None:
+    """The waiting job whose iteration time and computation/communication ratio (at the
+    group's DoP ``m``) are both within 5% of the finished job's; the closest, first in order."""
+    c0, n0, i0 = _stats_at(inst, [job], m)
+    r0 = _ratio(c0, n0)
+    best, best_d = None, math.inf
+    for j in waiting:
+        c, n, it = _stats_at(inst, [j], m)
+        d = max(_close(it, i0), _close(_ratio(c, n), r0))
+        if d <= SIMILARITY and d < best_d:
+            best, best_d = j, d
+    return best
+
+
+def _similar_bunch(inst: HarmonyInstance, job: int, waiting: list[int], m: int) -> list[int] | None:
+    """A bunch of 2..BUNCH_MAX waiting jobs whose summed iteration time and ratio of summed
+    computation to summed communication are within 5% of the finished job's; the closest."""
+    c0, n0, i0 = _stats_at(inst, [job], m)
+    r0 = _ratio(c0, n0)
+    best, best_d = None, math.inf
+    seen = 0
+    for size in range(2, BUNCH_MAX + 1):
+        for combo in itertools.combinations(waiting, size):
+            seen += 1
+            if seen > BUNCH_LIMIT:
+                return best
+            c, n, it = _stats_at(inst, combo, m)
+            if it > i0 * (1 + SIMILARITY):
+                continue
+            d = max(_close(it, i0), _close(_ratio(c, n), r0))
+            if d <= SIMILARITY and d < best_d:
+                best, best_d = list(combo), d
+    return best
+
+
 # ---------------------------------------------------------------------------
 # registration
 from ...errors import NotApplicable  # noqa: E402
@@ -444,8 +606,6 @@ def solve_harmony(inst: HarmonyInstance, run: Run) -> Result:
     if o["simulate"]:
         if not inst.has_iterations:
             raise NotApplicable("simulate: the execution model needs every job's iterations")
-        from .execution import HarmonyPolicy, simulate
-
         with run.stage("simulate"):
             try:
                 sol.execution = simulate(inst, HarmonyPolicy(admission=o["admission"], group_rule=o["group_rule"],

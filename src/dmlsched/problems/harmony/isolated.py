@@ -21,6 +21,7 @@ from __future__ import annotations
 from ...errors import NotApplicable
 from ...kit import Run, method
 from ...result import Result
+from .execution import simulate
 from .heuristics import SIMULATE, Schedule, allocate_machines, group_value
 from .instance import HarmonyInstance
 from .solution import HarmonySolution, metrics
@@ -78,8 +79,6 @@ def solve_isolated(inst: HarmonyInstance, run: Run) -> Result:
     if run.options["simulate"]:
         if not inst.has_iterations:
             raise NotApplicable("simulate: the execution model needs every job's iterations")
-        from .execution import simulate
-
         with run.stage("simulate"):
             try:
                 sol.execution = simulate(inst, IsolatedPolicy(), run=run)

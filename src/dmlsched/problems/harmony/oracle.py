@@ -23,11 +23,14 @@ The static problem (every job grouped) admits all jobs, so the method
 with ``space="prefixes"``, every (prefix, ``n_G``) with the jobs not admitted
 placed by the arrival rule (as ``harmony`` does with ``admission``).  With
 ``simulate=True`` it also runs the execution model with the Oracle deciding
-at every event (:class:`.execution.OraclePolicy`).
+at every event (:class:`OraclePolicy`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from .execution import Sim, simulate
 from .heuristics import Schedule, _place_rest, group_prefix, group_value
 from .instance import HarmonyInstance
 
@@ -58,6 +61,34 @@ def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None =
                 best, best_val = cand, val
     assert best is not None
     return best, best_val, count
+
+
+# ---------------------------------------------------------------------------
+# the Oracle in the execution model (Section 4.4.7, :mod:`.execution`)
+@dataclass
+class OraclePolicy:
+    """At time 0 and after every completion, the utilisation-maximising decision of
+    :func:`oracle_search` over every unfinished job on all machines (applied when
+    it does not lower the current utilisation)."""
+
+    fine_tune: bool = True
+    name: str = "oracle"
+
+    def start(self, sim: Sim) -> None:
+        self._decide(sim)
+
+    def on_finish(self, sim: Sim, finished: list[tuple[int, list[int], int]]) -> None:
+        self._decide(sim)
+
+    def _decide(self, sim: Sim) -> None:
+        jobs = sim.waiting + [j for g in sim.groups for j in g]
+        if not jobs:
+            return
+        sim.count("scheduling_calls")
+        sch, value, _ = oracle_search(sim.inst, jobs, sim.inst.machines, fine_tune=self.fine_tune)
+        if not sim.groups or value >= sim.value() * (1 - 1e-12):
+            sim.replace(set(range(len(sim.groups))), sch.groups, sch.machines, jobs)
+            sim.count("regroupings")
 
 
 # ---------------------------------------------------------------------------
@@ -97,8 +128,6 @@ def solve_oracle(inst: HarmonyInstance, run: Run) -> Result:
     if o["simulate"]:
         if not inst.has_iterations:
             raise NotApplicable("simulate: the execution model needs every job's iterations")
-        from .execution import OraclePolicy, simulate
-
         with run.stage("simulate"):
             try:
                 sol.execution = simulate(inst, OraclePolicy(fine_tune=o["fine_tune"]), run=run)

@@ -22,11 +22,14 @@ Performance model of a group ``g`` on ``m_g`` machines (Section 4.3.2):
   the dissertation's ratio is reported as ``utilisation_allocated``.
 
 Nothing here trusts a solver: the objective is recomputed from the grouping.
+A run of the execution model attached to a solution (:class:`Execution`) is
+checked by :func:`validate_execution` from its phases alone and measured by
+:func:`execution_metrics`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -40,7 +43,7 @@ from .instance import HarmonyInstance
 class HarmonySolution:
     """Job groups (tuples of job indices) and machines per group: the static decision
     of (4.4).  ``execution`` (optional) is a run of the execution model
-    (:class:`.execution.Execution`): the phases and job completion times that the
+    (:class:`Execution`, run by :func:`.execution.simulate`): the phases and job completion times that the
     secondary metrics (average JCT, makespan, utilisation over the run) come from."""
 
     groups: tuple[tuple[int, ...], ...]
@@ -124,8 +127,6 @@ def validate(inst: HarmonyInstance, s: HarmonySolution) -> None:
             f"(M2) groups use {total} machines, the cluster has {inst.machines}"
         )
     if s.execution is not None:
-        from .execution import validate_execution
-
         validate_execution(inst, s.execution)
 
 
@@ -186,8 +187,6 @@ def metrics(inst: HarmonyInstance, s: HarmonySolution) -> dict[str, Any]:
         "makespan": None,
     }
     if s.execution is not None:
-        from .execution import execution_metrics
-
         out.update(execution_metrics(inst, s.execution))
         out["execution_policy"] = s.execution.policy
         out["execution_counters"] = dict(s.execution.counters)
@@ -217,8 +216,6 @@ def to_json(inst: HarmonyInstance, s: HarmonySolution) -> dict:
         )
     out = {"groups": groups, **metrics(inst, s)}
     if s.execution is not None:
-        from .execution import execution_to_json
-
         ex = execution_to_json(inst, s.execution)
         out["execution"] = ex
         out["completion"] = ex["completion"]  # job id -> completion time (all jobs submitted at 0)
@@ -245,7 +242,185 @@ def from_json(inst: HarmonyInstance, data: Any) -> HarmonySolution:
         machines.append(gr.integer("machines"))
     execution = None
     if r.has("execution") and r["execution"].value is not None:
-        from .execution import execution_from_json
-
         execution = execution_from_json(inst, r["execution"].value)
     return HarmonySolution(groups=tuple(groups), machines=tuple(machines), execution=execution)
+
+
+# ---------------------------------------------------------------------------
+# runs of the execution model (Section 4.3.2; simulated by :mod:`.execution`):
+# the run, its validator, its metrics and its JSON
+#: relative tolerance of the checks
+REL_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A stretch of time with one grouping: ``groups[g]`` (job indices) runs on ``machines[g]``."""
+
+    start: float
+    end: float
+    groups: tuple[tuple[int, ...], ...]
+    machines: tuple[int, ...]
+
+
+@dataclass
+class Execution:
+    """A run of the execution model: phases of constant grouping and job completion times."""
+
+    phases: list[Phase]
+    completion: tuple[float, ...]
+    policy: str = ""
+    counters: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def makespan(self) -> float:
+        return max(self.completion) if self.completion else 0.0
+
+
+def validate_execution(inst: HarmonyInstance, ex: Execution) -> None:
+    """Raise :class:`InvalidSolutionError` unless ``ex`` is a valid run of the execution model.
+
+    Checked from the phases alone: phases are contiguous from time 0, each a valid
+    grouping (non-empty disjoint groups, integer ``m_g >= 1``, ``sum m_g <= M``); no job
+    runs after its completion; every job's completion is the end of its last phase and the
+    iterations it did, ``sum over its phases of (end - start) / T_g`` with ``T_g`` from
+    (4.1)-(4.2), equal its ``iterations``.
+    """
+    n = inst.num_jobs
+    if len(ex.completion) != n:
+        raise InvalidSolutionError(f"execution: {len(ex.completion)} completion times for {n} jobs")
+    if not ex.phases:
+        raise InvalidSolutionError("execution: no phase")
+    t = 0.0
+    it_done = np.zeros(n)
+    last_end = np.full(n, -1.0)
+    scale = max(1.0, ex.makespan)
+    for q, ph in enumerate(ex.phases):
+        if abs(ph.start - t) > REL_TOL * scale:
+            raise InvalidSolutionError(f"execution: phase {q} starts at {ph.start}, the previous ended at {t}")
+        if not ph.end > ph.start:
+            raise InvalidSolutionError(f"execution: phase {q} has no duration ({ph.start} .. {ph.end})")
+        if len(ph.groups) != len(ph.machines) or not ph.groups:
+            raise InvalidSolutionError(f"execution: phase {q} has {len(ph.groups)} groups, {len(ph.machines)} counts")
+        seen: set[int] = set()
+        for g, m in zip(ph.groups, ph.machines):
+            if not g:
+                raise InvalidSolutionError(f"execution: phase {q} has an empty group")
+            if isinstance(m, bool) or int(m) != m or m < 1:
+                raise InvalidSolutionError(f"execution: phase {q}: machine count {m!r} is not an integer >= 1")
+            for j in g:
+                if not 0 <= j < n or j in seen:
+                    raise InvalidSolutionError(f"execution: phase {q}: job {j} is out of range or in two groups")
+                seen.add(j)
+                # a job may finish at the end of a phase shorter than the tolerance (a sliver of
+                # its last iteration); it runs after finishing only if the phase ends later
+                if ph.end > ex.completion[j] + REL_TOL * scale:
+                    raise InvalidSolutionError(
+                        f"execution: job {inst.jobs[j].id!r} runs until {ph.end} after finishing at "
+                        f"{ex.completion[j]}")
+            T = group_stats(inst, g, int(m)).t_group
+            for j in g:
+                it_done[j] += (ph.end - ph.start) / T
+                last_end[j] = ph.end
+        if sum(int(m) for m in ph.machines) > inst.machines:
+            raise InvalidSolutionError(f"execution: phase {q} uses {sum(ph.machines)} machines of {inst.machines}")
+        t = ph.end
+    for j, job in enumerate(inst.jobs):
+        if abs(it_done[j] - job.iterations) > REL_TOL * job.iterations:
+            raise InvalidSolutionError(
+                f"execution: job {job.id!r} did {it_done[j]:.6g} iterations, needs {job.iterations}")
+        if abs(last_end[j] - ex.completion[j]) > REL_TOL * scale:
+            raise InvalidSolutionError(
+                f"execution: job {job.id!r} completes at {ex.completion[j]}, its last phase ends at {last_end[j]}")
+
+
+def execution_metrics(inst: HarmonyInstance, ex: Execution) -> dict[str, float]:
+    """Average JCT (all jobs submitted at 0), makespan, and the time averages over
+    ``[0, makespan]`` of the cluster utilisation (4.4) (scalarised, CPU and network), of
+    the number of running jobs and of the number of groups; and the CPU and network
+    utilisation over ``[0, t90]``, ``t90`` the time by which 90% of the jobs finished
+    (the run before its tail of a few long jobs)."""
+    span = ex.makespan
+    t90 = float(np.quantile(np.asarray(ex.completion), 0.9, method="higher")) if ex.completion else 0.0
+    acc = {"u": 0.0, "cpu": 0.0, "net": 0.0, "jobs": 0.0, "groups": 0.0, "cpu90": 0.0, "net90": 0.0}
+    for ph in ex.phases:
+        dur = ph.end - ph.start
+        dur90 = max(0.0, min(ph.end, t90) - ph.start)
+        for g, m in zip(ph.groups, ph.machines):
+            st = group_stats(inst, g, int(m))
+            acc["u"] += dur * m * st.u
+            acc["cpu"] += dur * m * st.u_cpu
+            acc["net"] += dur * m * st.u_net
+            acc["cpu90"] += dur90 * m * st.u_cpu
+            acc["net90"] += dur90 * m * st.u_net
+        acc["jobs"] += dur * sum(len(g) for g in ph.groups)
+        acc["groups"] += dur * len(ph.groups)
+    big_m = inst.machines
+    jct_lb, span_lb = contention_free_bounds(inst)
+    return {
+        "avg_jct_bound": jct_lb,
+        "makespan_bound": span_lb,
+        "t90": t90,
+        "run_utilisation_cpu_t90": acc["cpu90"] / (big_m * t90) if t90 > 0 else 0.0,
+        "run_utilisation_net_t90": acc["net90"] / (big_m * t90) if t90 > 0 else 0.0,
+        "avg_jct": float(np.mean(ex.completion)),
+        "makespan": float(span),
+        "run_utilisation": acc["u"] / (big_m * span) if span > 0 else 0.0,
+        "run_utilisation_cpu": acc["cpu"] / (big_m * span) if span > 0 else 0.0,
+        "run_utilisation_net": acc["net"] / (big_m * span) if span > 0 else 0.0,
+        "mean_running_jobs": acc["jobs"] / span if span > 0 else 0.0,
+        "mean_groups": acc["groups"] / span if span > 0 else 0.0,
+    }
+
+
+def contention_free_bounds(inst: HarmonyInstance) -> tuple[float, float]:
+    """Lower bounds on the average JCT and the makespan of every run of the execution model.
+
+    A group on ``m <= M`` machines has ``T_g >= T_itr_j(m) >= T_itr_j(M)`` for each of its jobs
+    (4.1)-(4.2), so job ``j`` needs at least ``iterations_j * T_itr_j(M)`` (alone on the whole
+    cluster); and ``m T_g >= sum_j T_cpu_j c``, so the machine time of all iterations is at
+    least ``sum_j iterations_j T_cpu_j c`` and the makespan at least that over ``M``.
+    """
+    c = inst.reference_dop
+    big_m = inst.machines
+    alone = [j.iterations * (j.t_cpu * c / big_m + j.t_net) for j in inst.jobs]
+    work = sum(j.iterations * j.t_cpu * c for j in inst.jobs) / big_m
+    return float(np.mean(alone)), float(max(max(alone), work))
+
+
+def execution_to_json(inst: HarmonyInstance, ex: Execution) -> dict:
+    ids = [j.id for j in inst.jobs]
+    return {
+        "policy": ex.policy,
+        "phases": [{"start": ph.start, "end": ph.end,
+                    "groups": [{"jobs": [ids[j] for j in g], "machines": int(m)} for g, m in zip(ph.groups, ph.machines)]}
+                   for ph in ex.phases],
+        "completion": {ids[j]: float(c) for j, c in enumerate(ex.completion)},
+        "counters": dict(ex.counters),
+    }
+
+
+def execution_from_json(inst: HarmonyInstance, data: Any) -> Execution:
+    r = Reader(data)
+    ids = {j.id: n for n, j in enumerate(inst.jobs)}
+    phases = []
+    for pr in r.items("phases"):
+        groups, machines = [], []
+        for gr in pr.items("groups"):
+            jobs = []
+            for jr in gr.items("jobs"):
+                jid = jr.as_str() if isinstance(jr.value, str) else str(jr.as_int())
+                if jid not in ids:
+                    raise gr.error(f"unknown job {jid!r}", "jobs")
+                jobs.append(ids[jid])
+            groups.append(tuple(jobs))
+            machines.append(gr.integer("machines"))
+        phases.append(Phase(pr.number("start"), pr.number("end"), tuple(groups), tuple(machines)))
+    comp_r = r["completion"]
+    comp = comp_r.obj()
+    completion = []
+    for j in inst.jobs:
+        if j.id not in comp:
+            raise comp_r.error(f"no completion time for job {j.id!r}")
+        completion.append(float(comp[j.id]))
+    return Execution(phases=phases, completion=tuple(completion), policy=str(r.get("policy").value if r.has("policy") else ""))
