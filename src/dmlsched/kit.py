@@ -47,28 +47,32 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import inspect
 import logging
 import math
-import numbers
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 from . import interrupt
+from .budget import Deadline
+from .errors import NotApplicable
+from .fmt import fmt_bytes, fmt_count  # noqa: F401  (fmt_count re-exported)
+from .options import (  # noqa: F401  (re-exported: the kit's public names before the split)
+    COMMON_OPTIONS,
+    DEFAULT_MEMORY_LIMIT_GIB,
+    MAX_THREADS,
+    SOLVER_OPTIONS,
+    Option,
+    OptionError,
+    check_options,
+    options_from_signature,
+)
 from .progress import set_stage
-from .errors import DmlschedError, NotApplicable
+from .registry import get_problem, register_method
 from .result import Result, Status
 
 log = logging.getLogger("dmlsched")
-
-#: memory a method may plan to allocate unless told otherwise (GiB); fixed, not
-#: read off the machine, so that a refusal is the same on every machine
-DEFAULT_MEMORY_LIMIT_GIB = 4.0
-
-#: most solver threads a method may ask for (a fixed number, the same refusal on every machine)
-MAX_THREADS = 256
 
 #: the one optimality rule of every exact method: ``optimal`` only when the value of the
 #: returned solution and the proven bound differ by at most this share of the larger of the
@@ -78,14 +82,6 @@ OPTIMALITY_GAP = 1e-6
 #: (measured 1.2-2.1 on Hare's MIP, benchmarks/deadlines.md): a solve is not started when less
 #: time than that is left, since the translation cannot be interrupted
 HANDOFF_PER_BUILD = 1.5
-
-
-class OptionError(DmlschedError, ValueError):
-    """An unknown or ill-typed method option; ``str(err)`` names the option."""
-
-    def __init__(self, option: str, message: str):
-        self.option = option
-        super().__init__(f"option {option!r}: {message}")
 
 
 class DeadlineReached(BaseException):
@@ -148,219 +144,6 @@ class ResourceLimit(NotApplicable):
     def __init__(self, what: str, message: str):
         self.what = what
         super().__init__(message)
-
-
-# ---------------------------------------------------------------------------
-# options
-
-_NONE = type(None)
-
-
-@dataclass(frozen=True)
-class Option:
-    """One declared option of a method.
-
-    Parameters
-    ----------
-    name
-        Keyword name (``snake_case``).
-    type
-        ``bool``, ``int``, ``float``, ``str``, ``dict`` or ``list`` (an ``int``
-        value is accepted for ``float``; numpy scalars and tuples are accepted
-        where numbers and lists are).
-    default
-        Value when not given (``None`` allowed: then ``None`` is a valid value).
-    doc
-        One line for ``dmlsched methods PROBLEM``.
-    choices
-        Allowed values, if a closed set.
-    minimum, maximum
-        Smallest and largest allowed values (numbers).
-    """
-
-    name: str
-    type: type
-    default: Any
-    doc: str
-    choices: tuple[Any, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-
-    def coerce(self, value: Any) -> Any:
-        """The checked value, or :class:`OptionError`."""
-        if value is None:
-            if self.default is None:
-                return None
-            raise OptionError(self.name, f"expected {self.type_name()}, got None")
-        t = self.type
-        v: Any = value
-        if t is bool:
-            if not isinstance(value, bool) and not _is_np_bool(value):
-                raise OptionError(self.name, f"expected true or false, got {value!r}")
-            v = bool(value)
-        elif t is int:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                if isinstance(value, float) and value.is_integer():
-                    v = int(value)
-                else:
-                    raise OptionError(self.name, f"expected an integer, got {value!r}")
-            else:
-                v = int(value)
-        elif t is float:
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise OptionError(self.name, f"expected a number, got {value!r}")
-            v = float(value)
-            if not math.isfinite(v):
-                raise OptionError(self.name, f"expected a finite number, got {value!r}")
-        elif t is str:
-            if not isinstance(value, str):
-                raise OptionError(self.name, f"expected a string, got {value!r}")
-        elif t is dict:
-            if not isinstance(value, dict):
-                raise OptionError(self.name, f"expected a table of key=value, got {value!r}")
-            v = dict(value)
-        elif t is list:
-            if not isinstance(value, (list, tuple)):
-                raise OptionError(self.name, f"expected a list, got {value!r}")
-            v = list(value)
-        if self.choices is not None and v not in self.choices:
-            raise OptionError(
-                self.name, f"must be one of {', '.join(repr(c) for c in self.choices)}, got {value!r}"
-            )
-        if self.minimum is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
-            if v < self.minimum:
-                raise OptionError(self.name, f"must be >= {self.minimum:g}, got {value!r}")
-        if self.maximum is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
-            if v > self.maximum:
-                raise OptionError(self.name, f"must be <= {self.maximum:g}, got {value!r}")
-        return v
-
-    def type_name(self) -> str:
-        name = {bool: "bool", int: "int", float: "number", str: "string", dict: "table", list: "list"}.get(
-            self.type, getattr(self.type, "__name__", str(self.type))
-        )
-        return name + (" or None" if self.default is None else "")
-
-    def describe(self) -> str:
-        """``name (type, default X): doc [choices]`` for listings."""
-        extra = f"; one of {', '.join(map(str, self.choices))}" if self.choices else ""
-        return f"{self.name} ({self.type_name()}, default {self.default!r}): {self.doc}{extra}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name, "type": self.type_name(), "default": self.default, "doc": self.doc,
-            "choices": list(self.choices) if self.choices is not None else None, "minimum": self.minimum,
-            "maximum": self.maximum,
-        }
-
-
-def _is_np_bool(value: Any) -> bool:
-    return type(value).__name__ == "bool_"
-
-
-#: options every method takes (consumed by the kit, never seen by a method body)
-COMMON_OPTIONS: tuple[Option, ...] = (
-    Option("display", bool, False, "stream the solver's own log to standard error"),
-    Option("memory_limit", float, DEFAULT_MEMORY_LIMIT_GIB,
-           "GiB the method may plan to allocate; beyond it the method refuses (status n/a)", minimum=0.0),
-)
-
-#: options of every method that calls a solver
-SOLVER_OPTIONS: tuple[Option, ...] = (
-    Option("solver_options", dict, None, "extra parameters passed to the solver as they are"),
-    Option("threads", int, 1, "solver threads (1 keeps runs reproducible)", minimum=1, maximum=MAX_THREADS),
-)
-
-
-def options_from_signature(fn: Callable[..., Any]) -> tuple[Option, ...]:
-    """Options of a plain method function: its keyword-only parameters with defaults
-    (other than ``solver``, ``time_limit``, ``seed``), typed by their default."""
-    out = []
-    for p in inspect.signature(fn).parameters.values():
-        if p.kind != p.KEYWORD_ONLY or p.name in ("solver", "time_limit", "seed"):
-            continue
-        if p.default is p.empty:
-            continue
-        d = p.default
-        t = type(d) if d is not None and type(d) in (bool, int, float, str, dict, list) else object
-        out.append(Option(p.name, t, d, ""))
-    return tuple(out)
-
-
-def check_options(
-    problem: str, method: str, declared: Sequence[Option], given: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split ``given`` into (method options with defaults filled, common options).
-
-    Raises :class:`OptionError` on an unknown option (listing the known ones)
-    or a value of the wrong type.
-    """
-    by_name = {o.name: o for o in declared}
-    common = {o.name: o for o in COMMON_OPTIONS}
-    mine: dict[str, Any] = {}
-    kit: dict[str, Any] = {o.name: o.default for o in COMMON_OPTIONS}
-    for key, value in given.items():
-        if key in common:
-            kit[key] = common[key].coerce(value)
-        elif key in by_name:
-            o = by_name[key]
-            mine[key] = value if o.type is object else o.coerce(value)
-        else:
-            known = ", ".join(sorted(list(by_name) + list(common))) or "none"
-            raise OptionError(key, f"unknown option of {problem}/{method}; known: {known}")
-    for o in declared:
-        mine.setdefault(o.name, o.default)
-    return mine, kit
-
-
-# ---------------------------------------------------------------------------
-# deadline
-
-
-class Deadline:
-    """A point in time by which a method must return.
-
-    ``Deadline(None)`` never expires by itself.  Times are monotonic seconds.
-    A stop request (Ctrl-C, ``SIGTERM``: :mod:`dmlsched.interrupt`) after the
-    deadline was made expires it at once.
-    """
-
-    __slots__ = ("limit", "start", "at", "gen")
-
-    def __init__(self, limit: float | None, start: float | None = None):
-        self.start = time.monotonic() if start is None else start
-        self.limit = None if limit is None else float(limit)
-        self.at = None if limit is None else self.start + float(limit)
-        self.gen = interrupt.generation()
-
-    def interrupted(self) -> bool:
-        """Whether a stop request came since the deadline was made."""
-        return interrupt.since(self.gen)
-
-    def remaining(self) -> float | None:
-        """Seconds left (never negative), ``None`` without a deadline."""
-        if interrupt.since(self.gen):
-            return 0.0
-        if self.at is None:
-            return None
-        return max(0.0, self.at - time.monotonic())
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.start
-
-    def expired(self) -> bool:
-        return interrupt.since(self.gen) or (self.at is not None and time.monotonic() >= self.at)
-
-    def share(self, fraction: float) -> "Deadline":
-        """A deadline ``fraction`` of the remaining time from now (itself without one)."""
-        rem = self.remaining()
-        if rem is None:
-            return Deadline(None)
-        return Deadline(rem * fraction)
-
-    def __repr__(self) -> str:  # pragma: no cover - cosmetic
-        rem = self.remaining()
-        return "Deadline(none)" if rem is None else f"Deadline({rem:.3f} s left)"
 
 
 # ---------------------------------------------------------------------------
@@ -786,8 +569,6 @@ def method(
     by the body (or by :meth:`Run.require`) becomes status ``n/a``; a
     ``KeyboardInterrupt`` returns the best incumbent if there is one.
     """
-    from .registry import get_problem, register_method
-
     declared = tuple(options) + (SOLVER_OPTIONS if uses_solver else ())
     names = [o.name for o in declared]
     if len(set(names)) != len(names):
@@ -860,30 +641,3 @@ def method(
 def _first_line(doc: str | None) -> str:
     lines = (doc or "").strip().splitlines()
     return lines[0].strip() if lines else ""
-
-
-# ---------------------------------------------------------------------------
-# formatting
-
-
-def fmt_bytes(n: float) -> str:
-    n = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.3g} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
-    return f"{n:.3g} TiB"  # pragma: no cover
-
-
-def fmt_count(n: float) -> str:
-    """A count as a person reads it: ``12,345`` up to 10^7, then ``about 2.8 x 10^99``."""
-    try:
-        n = int(n)
-    except (OverflowError, ValueError):
-        return str(n)
-    if abs(n) < 10**7:
-        return f"{n:,}"
-    s = str(abs(n))
-    k = len(s) - 1
-    mant = f"{s[0]}.{s[1]}" if len(s) > 1 else s[0]
-    return f"about {'-' if n < 0 else ''}{mant} x 10^{k}"

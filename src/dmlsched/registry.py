@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from .errors import DmlschedError, UnknownMethodError
+from .options import options_from_signature
 
 Kind = Literal["exact", "heuristic", "bound", "policy"]
 Sense = Literal["min", "max"]
@@ -208,8 +209,6 @@ def register_method(
         )
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        from .kit import options_from_signature
-
         old = _METHODS.get((problem, name))
         if old is not None and not replace and not _same_code(old.fn, fn):
             raise RegistryError(

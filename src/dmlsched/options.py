@@ -1,0 +1,194 @@
+"""Declared options of a method: :class:`Option`, :class:`OptionError`, the
+options every method takes (:data:`COMMON_OPTIONS`, :data:`SOLVER_OPTIONS`) and
+:func:`check_options`, which splits and checks what a caller gave.
+
+Below :mod:`dmlsched.registry` (which keeps each method's declared options,
+inferred by :func:`options_from_signature` for a bare ``register_method``) and
+:mod:`dmlsched.kit` (whose :func:`~dmlsched.kit.method` decorator checks them
+and which re-exports these names).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .errors import DmlschedError
+
+#: memory a method may plan to allocate unless told otherwise (GiB); fixed, not
+#: read off the machine, so that a refusal is the same on every machine
+DEFAULT_MEMORY_LIMIT_GIB = 4.0
+
+#: most solver threads a method may ask for (a fixed number, the same refusal on every machine)
+MAX_THREADS = 256
+
+
+class OptionError(DmlschedError, ValueError):
+    """An unknown or ill-typed method option; ``str(err)`` names the option."""
+
+    def __init__(self, option: str, message: str):
+        self.option = option
+        super().__init__(f"option {option!r}: {message}")
+
+
+_NONE = type(None)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One declared option of a method.
+
+    Parameters
+    ----------
+    name
+        Keyword name (``snake_case``).
+    type
+        ``bool``, ``int``, ``float``, ``str``, ``dict`` or ``list`` (an ``int``
+        value is accepted for ``float``; numpy scalars and tuples are accepted
+        where numbers and lists are).
+    default
+        Value when not given (``None`` allowed: then ``None`` is a valid value).
+    doc
+        One line for ``dmlsched methods PROBLEM``.
+    choices
+        Allowed values, if a closed set.
+    minimum, maximum
+        Smallest and largest allowed values (numbers).
+    """
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def coerce(self, value: Any) -> Any:
+        """The checked value, or :class:`OptionError`."""
+        if value is None:
+            if self.default is None:
+                return None
+            raise OptionError(self.name, f"expected {self.type_name()}, got None")
+        t = self.type
+        v: Any = value
+        if t is bool:
+            if not isinstance(value, bool) and not _is_np_bool(value):
+                raise OptionError(self.name, f"expected true or false, got {value!r}")
+            v = bool(value)
+        elif t is int:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                if isinstance(value, float) and value.is_integer():
+                    v = int(value)
+                else:
+                    raise OptionError(self.name, f"expected an integer, got {value!r}")
+            else:
+                v = int(value)
+        elif t is float:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise OptionError(self.name, f"expected a number, got {value!r}")
+            v = float(value)
+            if not math.isfinite(v):
+                raise OptionError(self.name, f"expected a finite number, got {value!r}")
+        elif t is str:
+            if not isinstance(value, str):
+                raise OptionError(self.name, f"expected a string, got {value!r}")
+        elif t is dict:
+            if not isinstance(value, dict):
+                raise OptionError(self.name, f"expected a table of key=value, got {value!r}")
+            v = dict(value)
+        elif t is list:
+            if not isinstance(value, (list, tuple)):
+                raise OptionError(self.name, f"expected a list, got {value!r}")
+            v = list(value)
+        if self.choices is not None and v not in self.choices:
+            raise OptionError(
+                self.name, f"must be one of {', '.join(repr(c) for c in self.choices)}, got {value!r}"
+            )
+        if self.minimum is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v < self.minimum:
+                raise OptionError(self.name, f"must be >= {self.minimum:g}, got {value!r}")
+        if self.maximum is not None and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v > self.maximum:
+                raise OptionError(self.name, f"must be <= {self.maximum:g}, got {value!r}")
+        return v
+
+    def type_name(self) -> str:
+        name = {bool: "bool", int: "int", float: "number", str: "string", dict: "table", list: "list"}.get(
+            self.type, getattr(self.type, "__name__", str(self.type))
+        )
+        return name + (" or None" if self.default is None else "")
+
+    def describe(self) -> str:
+        """``name (type, default X): doc [choices]`` for listings."""
+        extra = f"; one of {', '.join(map(str, self.choices))}" if self.choices else ""
+        return f"{self.name} ({self.type_name()}, default {self.default!r}): {self.doc}{extra}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "type": self.type_name(), "default": self.default, "doc": self.doc,
+            "choices": list(self.choices) if self.choices is not None else None, "minimum": self.minimum,
+            "maximum": self.maximum,
+        }
+
+
+def _is_np_bool(value: Any) -> bool:
+    return type(value).__name__ == "bool_"
+
+
+#: options every method takes (consumed by the kit, never seen by a method body)
+COMMON_OPTIONS: tuple[Option, ...] = (
+    Option("display", bool, False, "stream the solver's own log to standard error"),
+    Option("memory_limit", float, DEFAULT_MEMORY_LIMIT_GIB,
+           "GiB the method may plan to allocate; beyond it the method refuses (status n/a)", minimum=0.0),
+)
+
+#: options of every method that calls a solver
+SOLVER_OPTIONS: tuple[Option, ...] = (
+    Option("solver_options", dict, None, "extra parameters passed to the solver as they are"),
+    Option("threads", int, 1, "solver threads (1 keeps runs reproducible)", minimum=1, maximum=MAX_THREADS),
+)
+
+
+def options_from_signature(fn: Callable[..., Any]) -> tuple[Option, ...]:
+    """Options of a plain method function: its keyword-only parameters with defaults
+    (other than ``solver``, ``time_limit``, ``seed``), typed by their default."""
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind != p.KEYWORD_ONLY or p.name in ("solver", "time_limit", "seed"):
+            continue
+        if p.default is p.empty:
+            continue
+        d = p.default
+        t = type(d) if d is not None and type(d) in (bool, int, float, str, dict, list) else object
+        out.append(Option(p.name, t, d, ""))
+    return tuple(out)
+
+
+def check_options(
+    problem: str, method: str, declared: Sequence[Option], given: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split ``given`` into (method options with defaults filled, common options).
+
+    Raises :class:`OptionError` on an unknown option (listing the known ones)
+    or a value of the wrong type.
+    """
+    by_name = {o.name: o for o in declared}
+    common = {o.name: o for o in COMMON_OPTIONS}
+    mine: dict[str, Any] = {}
+    kit: dict[str, Any] = {o.name: o.default for o in COMMON_OPTIONS}
+    for key, value in given.items():
+        if key in common:
+            kit[key] = common[key].coerce(value)
+        elif key in by_name:
+            o = by_name[key]
+            mine[key] = value if o.type is object else o.coerce(value)
+        else:
+            known = ", ".join(sorted(list(by_name) + list(common))) or "none"
+            raise OptionError(key, f"unknown option of {problem}/{method}; known: {known}")
+    for o in declared:
+        mine.setdefault(o.name, o.default)
+    return mine, kit
