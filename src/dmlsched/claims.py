@@ -415,7 +415,7 @@ class Claim:
         Our setup in words: the paper's scale, load and baselines, and where
         we differ.
     suite
-        ``suite(scale)`` -> a :class:`~dmlsched.bench.suite.Suite`; ``"full"``
+        ``suite(scale)`` -> a :class:`~dmlsched.suites.Suite`; ``"full"``
         is the paper's scale, ``"quick"`` a small version that CI runs.
     judge
         ``judge(records, scale)`` -> :class:`Judgement`.

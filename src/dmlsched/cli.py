@@ -360,7 +360,7 @@ def load_plugins(plugins: Sequence[str]) -> None:
     """
     if not plugins:
         return
-    from .bench.suite import import_plugins
+    from .suites import import_plugins
 
     for p in plugins:
         if p.endswith(".py"):

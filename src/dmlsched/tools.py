@@ -311,7 +311,7 @@ def recorded_run(results: str, instance: Any, method: str, seed: int | None = No
         No such record, or none that kept its solution.
     """
     from .bench.store import latest_records
-    from .bench.suite import instance_hash
+    from .suites import instance_hash
     from .io import to_dict
 
     if not Path(results).is_file():

@@ -15,8 +15,10 @@ family's claims (:func:`dmlsched.claims.all_claims`) and writes
 Modules
 -------
 suite
-    :class:`Suite` (TOML suites, instance globs, generator calls with seeds),
-    :func:`materialize` (files read and generators called in the runner).
+    re-exports :mod:`dmlsched.suites` (where suites now live, below the
+    families' claims): :class:`Suite` (TOML suites, instance globs, generator
+    calls with seeds), :func:`materialize` (files read and generators called
+    in the runner).
 runner
     :func:`run_sweep`: plans one run per (instance, method, seed), runs the
     reference first, skips runs already in the results file, feeds an engine.
@@ -41,7 +43,7 @@ progress, summary, report, reproduce
 from .cli import add_bench_arguments, add_report_arguments, cli_bench, cli_report, suite_from_args
 from .runner import SweepOutcome, run_sweep
 from .store import ResultStore, latest_records, read_records, run_key
-from .suite import Source, Suite, SuiteError, load_suite, materialize
+from ..suites import Source, Suite, SuiteError, load_suite, materialize
 
 
 def add_reproduce_arguments(parser):  # noqa: D103 - thin re-export (lazy import)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from ..errors import DmlschedError
-from .suite import Source, Suite, SuiteError, load_suite, parse_reference, parse_time_limit
+from ..suites import Source, Suite, SuiteError, load_suite, parse_reference, parse_time_limit
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +65,7 @@ def _seed(text: str) -> int:
 
 def _repetitions(text: str) -> int:
     from ..cli import _int_in
-    from .suite import MAX_REPETITIONS
+    from ..suites import MAX_REPETITIONS
 
     return _int_in(text, 1, MAX_REPETITIONS + 1, f"must be an integer in 1..{MAX_REPETITIONS}")
 

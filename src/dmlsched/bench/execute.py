@@ -117,7 +117,7 @@ def _judge(job: dict, rec: dict, objective: float | None) -> None:
     from ..io import from_dict
     from ..registry import get_method, problem_of
     from ..result import Result, Status
-    from .suite import import_plugins
+    from ..suites import import_plugins
 
     import_plugins(job.get("plugins") or [])
     inst = from_dict(job["instance"])
@@ -243,7 +243,7 @@ def _execute(job: dict, rec: dict) -> None:
     from ..api import compare, solve
     from ..io import from_dict
     from ..registry import get_method, problem_of
-    from .suite import import_plugins
+    from ..suites import import_plugins
 
     import_plugins(job.get("plugins") or [])
     inst = from_dict(job["instance"])

@@ -532,7 +532,7 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     if fams:
         unknown = sorted(set(fams) - set(FAMILIES))
         if unknown:
-            from .suite import SuiteError
+            from ..suites import SuiteError
 
             raise SuiteError(f"--family: unknown {', '.join(unknown)}; known: {', '.join(FAMILIES)}")
     registered, broken = _collect_claims(fams or FAMILIES)
@@ -542,7 +542,7 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     if claim_keys:
         missing = sorted(set(claim_keys) - {c.key for c in cl})
         if missing:
-            from .suite import SuiteError
+            from ..suites import SuiteError
 
             raise SuiteError(f"--claim: unknown {', '.join(missing)}; known: {', '.join(c.key for c in cl) or 'none'}")
         cl = [c for c in cl if c.key in claim_keys]
@@ -645,7 +645,7 @@ def check_report_file(path: str | os.PathLike) -> None:
     except OSError:
         return  # unreadable: the write will say so
     if first != REPORT_TITLE:
-        from .suite import SuiteError
+        from ..suites import SuiteError
 
         raise SuiteError(f"--out {path}: exists and is not a reproduction report (its first line is not "
                          f"{REPORT_TITLE!r}); refusing to overwrite it: give another --out")
@@ -693,7 +693,7 @@ def cli_reproduce(args: argparse.Namespace) -> int:
     """``dmlsched reproduce``: 0 when the report was written, 2 on bad input."""
     from ..errors import DmlschedError
     from .runner import parse_retry
-    from .suite import SuiteError
+    from ..suites import SuiteError
 
     try:
         if args.workers is not None and args.workers < 0:

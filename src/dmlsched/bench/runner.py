@@ -20,7 +20,7 @@ the key's record.  A retried reference also re-runs the runs compared with it
 Requested methods are checked before anything runs: a method registered for
 none of the families present (or not for the family whose table names it),
 an unknown kind, or an option a method does not declare is a
-:class:`~dmlsched.bench.suite.SuiteError`.
+:class:`~dmlsched.suites.SuiteError`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from ..errors import DmlschedError
 from .execute import base_record, finish_record
 from .progress import Progress
 from .store import ResultStore, package_version, run_context, run_key
-from .suite import MAX_RUNS, InstanceItem, Suite, SuiteError, import_plugins, materialize
+from ..suites import MAX_RUNS, InstanceItem, Suite, SuiteError, import_plugins, materialize
 
 #: what ``retry`` may name
 RETRY_CHOICES = ("errors", "killed", "not-reproducible")

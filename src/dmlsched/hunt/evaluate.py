@@ -39,7 +39,7 @@ from ..registry import get_method, get_problem
 
 def instance_hash(data: dict) -> str:
     """The bench's canonical hash (keys sorted, ``name``/``description`` excluded)."""
-    from ..bench.suite import instance_hash as h
+    from ..suites import instance_hash as h
 
     return h(data)
 

@@ -23,7 +23,7 @@ import math
 import statistics
 from typing import Any
 
-from ...bench.suite import Source, Suite
+from ...suites import Source, Suite
 from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup, fmt,
                         judgement)
 from ...claims import record_ok as _ok

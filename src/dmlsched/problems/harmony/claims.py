@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 
-from ...bench.suite import Source, Suite
+from ...suites import Source, Suite
 from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup, fmt,
                         judgement, point_factor, point_mean)
 from ...claims import record_ok as _ok

@@ -36,7 +36,7 @@ import math
 import statistics
 from typing import Any
 
-from ...bench.suite import Source, Suite
+from ...suites import Source, Suite
 from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
                         bound_ok, fmt, judgement, point_factor, point_mean, record_ok, record_metric, record_variant,
                         step_change, sweep_factor)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 
-from ...bench.suite import Source, Suite
+from ...suites import Source, Suite
 from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
                         bound_ok, fmt, judgement, record_ok, record_variant, signed_pct)
 

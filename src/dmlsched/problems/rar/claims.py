@@ -21,6 +21,7 @@ from typing import Any
 
 from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
                         bound_ok, fmt, judgement, mean_or_nan, record_ok)
+from ...suites import Source, Suite
 
 PAPER = "SJF-BCO (Yu, Ji, Rajan, Liu, MobiHoc'22)"
 GEN = "dmlsched.generate.rar"
@@ -122,8 +123,6 @@ def _errors(records: list[dict]) -> list[str]:
 
 def _gen_suite(name: str, description: str, generator: str, params_list: list[dict], seeds, methods,
                options: dict, reference: str | None = "lower-bound", time_limit: float = 120.0):
-    from ...bench.suite import Source, Suite
-
     sources = [Source(kind="generator", generator=f"{GEN}:{generator}", params=p, seeds=tuple(seeds))
                for p in params_list]
     return Suite(sources=sources, name=name, description=description, methods=list(methods),
@@ -143,8 +142,6 @@ LIMITED = (10, 20)
 
 
 def fig4_suite(scale: Scale):
-    from ...bench.suite import Source
-
     if scale == "quick":
         suite = _gen_suite("rar-fig4-quick", "Fig. 4, quick: 40 jobs on 6 servers", "generate",
                            [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), FIG4_METHODS, FIG4_OPTIONS)
@@ -435,8 +432,6 @@ CEX = ("rar-theorem5-lemma4.json", "rar-theorem5-every-tie-rule.json")
 
 
 def thm5_suite(scale: Scale):
-    from ...bench.suite import Source, Suite
-
     sources = [Source(kind="path", pattern=str(INSTANCES / "counterexamples" / f)) for f in CEX]
     seeds = range(2) if scale == "quick" else range(10)
     sources.append(Source(kind="generator", generator=f"{GEN}:small", params={"num_jobs": 3, "servers": [2, 2]},
