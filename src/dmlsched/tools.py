@@ -311,8 +311,8 @@ def recorded_run(results: str, instance: Any, method: str, seed: int | None = No
         No such record, or none that kept its solution.
     """
     from .bench.store import latest_records
-    from .suites import instance_hash
     from .io import to_dict
+    from .suites import instance_hash
 
     if not Path(results).is_file():
         raise ToolError(f"--results {results}: no such file")

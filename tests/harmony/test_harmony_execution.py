@@ -18,8 +18,8 @@ from dmlsched.problems.harmony.execution import (
     validate_execution,
 )
 from dmlsched.problems.harmony.heuristics import HarmonyPolicy
-from dmlsched.problems.harmony.oracle import OraclePolicy
 from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
+from dmlsched.problems.harmony.oracle import OraclePolicy
 from dmlsched.problems.harmony.solution import from_json, group_stats, to_json
 from dmlsched.problems.harmony.strategies import harmony_instances
 

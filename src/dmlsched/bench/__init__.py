@@ -40,10 +40,10 @@ progress, summary, report, reproduce
     head-to-head, performance profiles), ``dmlsched report``, REPRODUCTION.md.
 """
 
+from ..suites import Source, Suite, SuiteError, load_suite, materialize
 from .cli import add_bench_arguments, add_report_arguments, cli_bench, cli_report, suite_from_args
 from .runner import SweepOutcome, run_sweep
 from .store import ResultStore, latest_records, read_records, run_key
-from ..suites import Source, Suite, SuiteError, load_suite, materialize
 
 
 def add_reproduce_arguments(parser):  # noqa: D103 - thin re-export (lazy import)

@@ -692,8 +692,8 @@ def _tty() -> bool:
 def cli_reproduce(args: argparse.Namespace) -> int:
     """``dmlsched reproduce``: 0 when the report was written, 2 on bad input."""
     from ..errors import DmlschedError
-    from .runner import parse_retry
     from ..suites import SuiteError
+    from .runner import parse_retry
 
     try:
         if args.workers is not None and args.workers < 0:

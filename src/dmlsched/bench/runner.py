@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..errors import DmlschedError
+from ..suites import MAX_RUNS, InstanceItem, Suite, SuiteError, import_plugins, materialize
 from .execute import base_record, finish_record
 from .progress import Progress
 from .store import ResultStore, package_version, run_context, run_key
-from ..suites import MAX_RUNS, InstanceItem, Suite, SuiteError, import_plugins, materialize
 
 #: what ``retry`` may name
 RETRY_CHOICES = ("errors", "killed", "not-reproducible")

@@ -124,7 +124,6 @@ from ..errors import DmlschedError
 from .evaluate import Scored
 from .search import GUIDED, Annealing, BudgetSpent, Context, register_guided  # noqa: F401  (GUIDED re-exported)
 
-
 # ---------------------------------------------------------------------------
 # Hare: the list phase replayed with its decision trace
 
