@@ -63,6 +63,8 @@ from typing import Any
 
 from .errors import DmlschedError, InstanceError
 from .generate import GeneratorArgumentError
+from .io import from_dict, load, to_dict
+from .registry import problem_of
 
 #: default per-run time limit of ``dmlsched bench`` (seconds)
 DEFAULT_TIME_LIMIT = 60.0
@@ -410,9 +412,6 @@ def materialize(suite: Suite) -> list[InstanceItem]:
 
     Duplicates (same instance hash) are kept once, at their first position.
     """
-    from .io import load, to_dict
-    from .registry import problem_of
-
     items: list[InstanceItem] = []
     seen: set[str] = set()
 
@@ -476,8 +475,6 @@ def materialize(suite: Suite) -> list[InstanceItem]:
                 try:
                     inst = fn(seed=s, **src.params)
                     if isinstance(inst, dict):
-                        from .io import from_dict
-
                         inst = from_dict(inst)
                 except GeneratorArgumentError as e:  # a bad argument is bad input, not a run error
                     raise SuiteError(f"{where}, seed {s}: {e}") from None
