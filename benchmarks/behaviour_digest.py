@@ -57,7 +57,8 @@ WORK_OPTIONS: dict[str, dict[str, Any]] = {
 #: (family, method) or (family, method, instance stem) -> why it is not run by
 #: default (a run of minutes on a loaded machine, or no work limit to stop it)
 SKIP: dict[tuple[str, ...], str] = {
-    ("hlas", "offline-mip", "fig9_10"): "HiGHS MIP without a work limit: still running after 3 min (load 7), not capped",
+    ("hlas", "offline-mip", "fig9_10"): "HiGHS MIP without a work limit: "
+                                        "still running after 3 min (load 7), not capped",
 }
 
 
