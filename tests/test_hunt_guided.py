@@ -182,6 +182,36 @@ def test_trace_mismatch_skips_the_lp(monkeypatch):
     assert step.status == "trace_mismatch" and step.proposals is None
 
 
+def test_no_lp_step_starts_once_the_budget_is_spent(monkeypatch):
+    """An LP step re-solves, replays and solves an LP, none of it scored, so the
+    budget check of ``Context.score_many`` would not stop it: it checks the budget
+    itself before each part (a guided hunt of 20 s ran 48 s before)."""
+    ctx = _ctx("list")
+    s = ctx.evaluator(_spt_trap_below_the_bound())
+    calls = []
+    monkeypatch.setattr(ctx.evaluator, "results", lambda data: calls.append(data))
+    ctx.max_evals, ctx.steps = 1, 1  # spent
+    with pytest.raises(H.search.BudgetSpent):
+        G.hare_lp_step(ctx, s)
+    assert calls == []
+    # spent between the re-solve and the replica: no replica, no LP
+    ctx.max_evals, ctx.steps = None, 0
+    monkeypatch.undo()
+    real_results = ctx.evaluator.results
+
+    def results_then_spent(data):
+        out = real_results(data)
+        ctx.max_evals, ctx.steps = 1, 1
+        return out
+
+    traced = []
+    monkeypatch.setattr(ctx.evaluator, "results", results_then_spent)
+    monkeypatch.setattr(G, "hare_trace", lambda *a, **k: traced.append(a))
+    with pytest.raises(H.search.BudgetSpent):
+        G.hare_lp_step(ctx, s)
+    assert traced == []
+
+
 def test_guided_hunt_is_reproducible_by_seed():
     kw = dict(strategy="guided", budget=None, max_evals=10, size={"tasks": 4, "gpus": 2, "jobs": 3},
               shrink_evals=5)

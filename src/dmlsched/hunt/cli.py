@@ -62,7 +62,9 @@ def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", default="anneal",
                    help="random, hill, anneal (default) or guided (solver-guided, where the family has one)")
     p.add_argument("--budget", type=_positive, default=None, metavar="S",
-                   help="seconds of search (default 60 unless --max-evals is given)")
+                   help="seconds of search (default 60 unless --max-evals is given): no evaluation or "
+                        "guided LP step starts after it; one started before it finishes (its method and "
+                        "reference each within --time-limit); shrinking follows, within --shrink-evals)")
     p.add_argument("--max-evals", type=_count, default=None, metavar="N",
                    help="candidates scored (with this alone a hunt is reproducible exactly by --seed)")
     p.add_argument("--size", type=_size, action="append", default=[], metavar="KEY=VALUE",

@@ -119,7 +119,7 @@ import numpy as np
 
 from ..errors import DmlschedError
 from .evaluate import Scored
-from .search import Annealing, Context
+from .search import Annealing, BudgetSpent, Context
 
 GUIDED: dict[tuple[str, str], Callable[[Context], None]] = {}
 """``(family, method) -> strategy``; ``(family, "*")`` serves every method of the family."""
@@ -616,6 +616,10 @@ def hare_lp_step(ctx: Context, s: Scored) -> LPStep:
     ev = ctx.evaluator
     if s.ratio is None or not math.isfinite(s.ratio) or s.error:
         return LPStep("skipped", detail="no finite ratio")
+    # an LP step re-solves, replays and solves an LP: none of it starts once the budget
+    # is spent (a step is not a scored candidate, so Context.score_many would not stop it)
+    if ctx.spent():
+        raise BudgetSpent
     inst = from_dict(s.data)
     res, ref = ev.results(s.data)
     if not isinstance(ref.solution, HareSchedule) or ref.objective is None:
@@ -625,9 +629,13 @@ def hare_lp_step(ctx: Context, s: Scored) -> LPStep:
     if (abs(res.objective - (s.objective or 0.0)) > 1e-9 * max(1.0, abs(res.objective))
             or abs(ref.objective - (s.reference or 0.0)) > 1e-9 * max(1.0, abs(ref.objective))):
         return LPStep("trace_mismatch", detail="re-solving gave other objectives than the score")
+    if ctx.spent():
+        raise BudgetSpent
     trace = hare_trace(inst, ev.method, ev.options, solver=ev.solver, seed=ev.seed, time_limit=ev.time_limit)
     if trace is None or not same_schedule(inst, trace, res.solution):
         return LPStep("trace_mismatch", detail="the replica does not reproduce the method's schedule")
+    if ctx.spent():
+        raise BudgetSpent
     all_thetas = tuple(t for stage in THETAS for t in stage)
     status, value, props = hare_lp(inst, trace, ref.solution, ref.objective, thetas=all_thetas)
     if props is None:
