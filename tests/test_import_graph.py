@@ -30,7 +30,6 @@ import, where each check must fail.
 from __future__ import annotations
 
 import ast
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,7 +247,8 @@ def import_edges(src: Path, package: str) -> list[Edge]:
 
 
 def strongly_connected(edges: list[Edge]) -> list[frozenset[str]]:
-    """Tarjan's strongly connected components of size > 1 over runtime edges (not ``TYPE_CHECKING``)."""
+    """Tarjan's strongly connected components of size > 1 over runtime edges (not ``TYPE_CHECKING``);
+    recursive, as deep as the longest import chain (far below Python's default limit)."""
     graph: dict[str, set[str]] = {}
     for e in edges:
         if e.where != "type_checking":
@@ -260,7 +260,6 @@ def strongly_connected(edges: list[Edge]) -> list[frozenset[str]]:
     on: set[str] = set()
     out: list[frozenset[str]] = []
     counter = 0
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 
     def visit(v: str) -> None:
         nonlocal counter
