@@ -8,7 +8,9 @@ valid for preemptive schedules, and readers of real traces
 Files: ``instance.py`` (tasks, speedup curves), ``solution.py`` (validator,
 evaluator: total flow time), ``heuristics.py`` (the six policies as methods),
 ``policies.py`` (their allocation rules), ``simulator.py`` (the
-discrete-event execution model), ``dhondt.py`` (D'Hondt apportionment),
+discrete-event execution model), ``incremental.py`` (malleable
+Equipartition re-divided incrementally on whole-GPU instances, the same
+segments as the simulator's general path), ``dhondt.py`` (D'Hondt apportionment),
 ``models.py`` (``exact``: time-indexed MIP), ``cp.py`` (``exact-cp``),
 ``bounds.py`` (``preemptive-lb``, the quoted ratio), ``strategies.py``
 (hypothesis), ``claims.py`` (the paper's claims).
