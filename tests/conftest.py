@@ -17,7 +17,6 @@ from dmlsched.solvers import solver_available
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
-TRACES = ROOT.parent / "shared" / "traces"
 
 settings.register_profile(
     "ci",
@@ -85,6 +84,9 @@ def instances_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def traces_dir() -> Path:
-    if not TRACES.is_dir():
-        pytest.skip(f"traces folder {TRACES} is absent")
-    return TRACES
+    from dmlsched.traces.common import traces_dir as find
+
+    p = find(must_exist=False)  # $DMLSCHED_TRACES when set, else <project root>/../shared/traces
+    if not p.is_dir():
+        pytest.skip(f"traces folder {p} is absent")
+    return p

@@ -38,6 +38,7 @@ import math
 import os
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any, Iterator, NoReturn, Sequence
 
@@ -48,7 +49,9 @@ from .errors import (
     InvalidSolutionError,
     SolverError,
     SolverLimitError,
-    UnknownMethodError,
+    SolverUnavailableError,
+    UnknownSolverError,
+    UsageError,
 )
 from .stdio import command_stdout
 
@@ -58,10 +61,6 @@ log = logging.getLogger("dmlsched")
 EXIT_BAD_INPUT = 2
 #: exit code of a method that refused the instance (status ``n/a``)
 EXIT_NOT_APPLICABLE = 3
-
-
-class UsageError(DmlschedError, ValueError):
-    """A command-line argument or output path that cannot be used (exit 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -700,41 +699,56 @@ def main(argv: Sequence[str] | None = None) -> int:
             interrupt.request()
         print(f"interrupted by {interrupt.signal_name()}: stopped before any output was written", file=sys.stderr)
         return interrupt.exit_code()
-    except InvalidSolutionError as e:
-        print(f"internal error: invalid solution: {_one_line(str(e))}", file=sys.stderr)
-        return 1
-    except SolverLimitError as e:
-        print(f"error: {_one_line(str(e))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except SolverError as e:
-        if "unknown solver" in str(e):
-            print(f"error: {_one_line(str(e))}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        if "is not available" in str(e):  # an extra that is not installed (or no licence)
-            hint = " (pip install 'dmlsched[gurobi]'; its pip licence is size-limited)" if "gurobi" in str(e) else ""
-            print(f"error: --solver: {_one_line(str(e))}{hint}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        print(f"solver error: {_one_line(str(e))}", file=sys.stderr)
-        return 1
-    except (InstanceError, UnknownMethodError, DmlschedError, ValueError) as e:
-        # bad files, unknown methods/options/problems, bad option values
-        print(f"error: {_one_line(str(e))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as e:  # a path that cannot be read or written
-        where = e.filename if e.filename is not None else ""
-        print(f"error: {where}{': ' if where else ''}{e.strerror or e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ImportError as e:  # an optional extra that is not installed
-        print(f"error: {_one_line(str(e))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as e:  # noqa: BLE001 - a bug: one line, the traceback with -vv
-        if verbose >= 2:
-            import traceback
+    except Exception as e:  # noqa: BLE001 - every other exception: its exit code and one line from EXIT_CODES
+        return exit_for(e, verbose)
 
-            traceback.print_exc()
-        print(f"internal error: {type(e).__name__}: {_one_line(str(e))} (run with -vv for the traceback)",
-              file=sys.stderr)
-        return 1
+
+def _gurobi_hint(e: BaseException) -> str:
+    return " (pip install 'dmlsched[gurobi]'; its pip licence is size-limited)" if "gurobi" in str(e) else ""
+
+
+def _os_error(e: BaseException) -> str:
+    where = getattr(e, "filename", None)
+    where = where if where is not None else ""
+    return f"{where}{': ' if where else ''}{getattr(e, 'strerror', None) or e}"
+
+
+#: exit code and standard-error line of a command that raised, by exception type: the first row
+#: whose type the exception is an instance of wins (subclasses before their bases).  The line is
+#: the prefix and the message (``_one_line(str(e))`` unless the row gives its own function).
+#: A stop request (``KeyboardInterrupt``: 128 + the signal) and a closed standard output
+#: (``BrokenPipeError``: 141, nothing printed) are handled by :func:`main` before this table.
+EXIT_CODES: tuple[tuple[type[BaseException], int, str, Any], ...] = (
+    (InvalidSolutionError, 1, "internal error: invalid solution: ", None),
+    (SolverLimitError, EXIT_BAD_INPUT, "error: ", None),
+    (UnknownSolverError, EXIT_BAD_INPUT, "error: ", None),
+    # an extra that is not installed (or no licence)
+    (SolverUnavailableError, EXIT_BAD_INPUT, "error: --solver: ", lambda e: _one_line(str(e)) + _gurobi_hint(e)),
+    (SolverError, 1, "solver error: ", None),
+    # bad files, unknown methods/options/problems, bad option values, unusable arguments and paths
+    (DmlschedError, EXIT_BAD_INPUT, "error: ", None),
+    (ValueError, EXIT_BAD_INPUT, "error: ", None),
+    (OSError, EXIT_BAD_INPUT, "error: ", _os_error),  # a path that cannot be read or written
+    (ImportError, EXIT_BAD_INPUT, "error: ", None),  # an optional extra that is not installed
+    # a bug: one line, the traceback with -vv
+    (Exception, 1, "internal error: ",
+     lambda e: f"{type(e).__name__}: {_one_line(str(e))} (run with -vv for the traceback)"),
+)
+
+
+def exit_for(e: BaseException, verbose: int = 0) -> int:
+    """Print the standard-error line of ``e`` and return its exit code (:data:`EXIT_CODES`).
+
+    With ``verbose >= 2`` an exception that only the last row (``Exception``) matches, a bug,
+    prints its traceback first.
+    """
+    for kind, code, prefix, message in EXIT_CODES:
+        if isinstance(e, kind):
+            if kind is Exception and verbose >= 2:
+                traceback.print_exception(e)
+            print(f"{prefix}{message(e) if message else _one_line(str(e))}", file=sys.stderr)
+            return code
+    raise e  # not an Exception (e.g. SystemExit): not ours to map
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,6 +41,18 @@ class SolverLimitError(SolverError):
     """The model exceeds the solver's licence (e.g. Gurobi's size-limited pip licence)."""
 
 
+class UnknownSolverError(SolverError):
+    """A solver name that is not one of :data:`dmlsched.solvers.ALL_SOLVERS` (bad input)."""
+
+
+class SolverUnavailableError(SolverError):
+    """A known solver that cannot run on this machine: its package or licence is missing."""
+
+
+class UsageError(DmlschedError, ValueError):
+    """A command-line argument or output path that cannot be used (exit 2)."""
+
+
 class UnknownMethodError(DmlschedError, KeyError):
     """No method registered under this (problem, method) key."""
 

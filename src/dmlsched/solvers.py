@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import interrupt
-from .errors import SolverError, SolverLimitError
+from .errors import SolverError, SolverLimitError, SolverUnavailableError, UnknownSolverError
 from .result import Status
 
 log = logging.getLogger("dmlsched")
@@ -70,7 +70,7 @@ class SolveOutcome:
 
 def check_solver_name(solver: str) -> str:
     if solver not in ALL_SOLVERS:
-        raise SolverError(f"unknown solver {solver!r}; choose one of {', '.join(ALL_SOLVERS)}")
+        raise UnknownSolverError(f"unknown solver {solver!r}; choose one of {', '.join(ALL_SOLVERS)}")
     return solver
 
 
@@ -193,7 +193,7 @@ def solve_model(
             "methods built for it, e.g. exact-cp)"
         )
     if not solver_available(solver):
-        raise SolverError(f"solver {solver!r} is not available on this machine")
+        raise SolverUnavailableError(f"solver {solver!r} is not available on this machine")
     name = SOLVERS[solver]
     if solver == "gurobi" and _is_nonlinear(model):
         name = "gurobi_direct_minlp"  # gurobi_direct compiles linear models only (MIQCP, e.g. Hare (9))
