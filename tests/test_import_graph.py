@@ -42,20 +42,15 @@ def _pkg(*names: str) -> frozenset[str]:
     return frozenset(f"dmlsched.{n}" for n in names)
 
 
-#: the circles measured at 341f5d7: PLAN-22's seven (1.1; with package edges the CLI circle also
-#: holds ``bench``, ``hunt`` and its modules, and now ``tools``, ``bench.reproduce`` and Hare's claims)
-#: and two that came with issues 23-26 (Hare's decomposition/relaxation, moldable cp/models)
+#: the circles measured at 341f5d7 were PLAN-22's seven (1.1) and two that came with issues 23-26;
+#: steps B1, B2, B5, B6, the Harmony step and C2 (branch i22b) removed RAR's two, Hare's cp/lowerbounds,
+#: kit/registry, hunt guided/search, Harmony's four-file circle, and took ``bench.reproduce``,
+#: ``hunt.evaluate``, ``hunt.guided``, ``hunt.search`` and Hare's claims out of the CLI circle (with
+#: package edges); left: the CLI circle (step C3), Hare's decomposition/relaxation, moldable cp/models
 KNOWN_SCCS: tuple[frozenset[str], ...] = (
-    _pkg("bench", "bench.cli", "bench.report", "bench.reproduce", "cli", "hunt", "hunt.cli", "hunt.evaluate",
-         "hunt.guided", "hunt.pool", "hunt.search", "plot", "problems.hare.claims", "tools"),
-    _pkg("kit", "registry"),
-    _pkg("problems.hare.cp", "problems.hare.lowerbounds"),
+    _pkg("bench", "bench.cli", "bench.report", "cli", "hunt", "hunt.cli", "hunt.pool", "plot", "tools"),
     _pkg("problems.hare.decomposition", "problems.hare.relaxation"),
-    _pkg("problems.harmony.execution", "problems.harmony.heuristics", "problems.harmony.oracle",
-         "problems.harmony.solution"),
     _pkg("problems.moldable.cp", "problems.moldable.models"),
-    _pkg("problems.rar.bounds", "problems.rar.models"),
-    _pkg("problems.rar.cp", "problems.rar.dp"),
 )
 
 #: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``,
@@ -67,7 +62,8 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {
 }
 
 #: import statements of dmlsched modules inside functions, per file under ``src/`` (261 in 64 files
-#: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged)
+#: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
+#: steps B1, B2, B5, B6, the Harmony step and C2)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/__init__.py": 2,
     "dmlsched/bench/child.py": 5,
@@ -78,7 +74,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/reproduce.py": 18,
     "dmlsched/bench/runner.py": 4,
     "dmlsched/bench/store.py": 1,
-    "dmlsched/bench/suite.py": 3,
     "dmlsched/claims.py": 1,
     "dmlsched/cli.py": 25,
     "dmlsched/generate/hare.py": 3,
@@ -87,31 +82,23 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/hunt/__init__.py": 5,
     "dmlsched/hunt/cli.py": 15,
     "dmlsched/hunt/evaluate.py": 1,
-    "dmlsched/hunt/guided.py": 10,
+    "dmlsched/hunt/guided.py": 9,
     "dmlsched/hunt/pool.py": 1,
-    "dmlsched/hunt/search.py": 1,
     "dmlsched/hunt/space.py": 1,
     "dmlsched/io.py": 2,
-    "dmlsched/kit.py": 3,
+    "dmlsched/kit.py": 2,
     "dmlsched/plot.py": 14,
     "dmlsched/problems/cruise/models.py": 10,
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
     "dmlsched/problems/gpugrouping/models.py": 10,
     "dmlsched/problems/gpugrouping/strategies.py": 1,
-    "dmlsched/problems/hare/cp.py": 2,
     "dmlsched/problems/hare/decomposition.py": 1,
     "dmlsched/problems/hare/gpupoint.py": 1,
     "dmlsched/problems/hare/heuristics.py": 1,
     "dmlsched/problems/hare/instance.py": 1,
-    "dmlsched/problems/hare/lowerbounds.py": 2,
     "dmlsched/problems/hare/models.py": 2,
     "dmlsched/problems/hare/relaxation.py": 2,
-    "dmlsched/problems/harmony/execution.py": 3,
-    "dmlsched/problems/harmony/heuristics.py": 1,
-    "dmlsched/problems/harmony/isolated.py": 1,
     "dmlsched/problems/harmony/models.py": 3,
-    "dmlsched/problems/harmony/oracle.py": 1,
-    "dmlsched/problems/harmony/solution.py": 4,
     "dmlsched/problems/harmony/strategies.py": 1,
     "dmlsched/problems/hlas/baselines.py": 1,
     "dmlsched/problems/hlas/bruteforce.py": 3,
@@ -123,13 +110,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/moldable/cp.py": 1,
     "dmlsched/problems/moldable/models.py": 4,
     "dmlsched/problems/moldable/solution.py": 1,
-    "dmlsched/problems/rar/bounds.py": 2,
-    "dmlsched/problems/rar/claims.py": 3,
-    "dmlsched/problems/rar/cp.py": 9,
-    "dmlsched/problems/rar/dp.py": 4,
-    "dmlsched/problems/rar/heuristics.py": 1,
-    "dmlsched/problems/rar/models.py": 1,
-    "dmlsched/registry.py": 1,
     "dmlsched/tools.py": 10,
     "dmlsched/traces/openb.py": 1,
     "dmlsched/traces/swf.py": 1,
