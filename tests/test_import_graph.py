@@ -63,17 +63,16 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {
 
 #: import statements of dmlsched modules inside functions, per file under ``src/`` (261 in 64 files
 #: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
-#: steps B1, B2, B5, B6, the Harmony step and C2)
+#: steps B1, B2, B5, B6, the Harmony step and C2; 215 in 46 after C4)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/__init__.py": 2,
     "dmlsched/bench/child.py": 5,
     "dmlsched/bench/cli.py": 11,
     "dmlsched/bench/engines.py": 2,
-    "dmlsched/bench/execute.py": 11,
+    "dmlsched/bench/execute.py": 10,
     "dmlsched/bench/report.py": 3,
     "dmlsched/bench/reproduce.py": 18,
     "dmlsched/bench/runner.py": 4,
-    "dmlsched/bench/store.py": 1,
     "dmlsched/claims.py": 1,
     "dmlsched/cli.py": 25,
     "dmlsched/generate/hare.py": 3,
@@ -100,11 +99,10 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/hare/relaxation.py": 2,
     "dmlsched/problems/harmony/models.py": 3,
     "dmlsched/problems/harmony/strategies.py": 1,
-    "dmlsched/problems/hlas/baselines.py": 1,
     "dmlsched/problems/hlas/bruteforce.py": 3,
-    "dmlsched/problems/hlas/heuristics.py": 4,
+    "dmlsched/problems/hlas/heuristics.py": 3,
     "dmlsched/problems/hlas/instance.py": 3,
-    "dmlsched/problems/hlas/models.py": 8,
+    "dmlsched/problems/hlas/models.py": 7,
     "dmlsched/problems/hlas/solution.py": 4,
     "dmlsched/problems/hlas/strategies.py": 1,
     "dmlsched/problems/moldable/cp.py": 1,

@@ -25,10 +25,9 @@ from .errors import (
 from .io import dumps, from_dict, load, loads, save, to_dict
 from .registry import families, get_method, get_problem, methods, problem_of
 from .result import CheckReport, Result, Status, Verdict
+from .version import __version__
 
 logging.getLogger("dmlsched").addHandler(logging.NullHandler())
-
-__version__ = "0.1.0"
 
 
 def validate(instance, solution) -> None:
@@ -61,6 +60,7 @@ def solution_to_json(instance, solution) -> dict:
 
 
 __all__ = [
+    "__version__",
     "CheckReport",
     "DmlschedError",
     "InstanceError",

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 import math
 import numbers
 import time
 from typing import Any
 
-from .errors import InvalidSolutionError, NotApplicable
+from .errors import NotApplicable
 from .kit import check_options
 from .registry import get_method, problem_of
 from .result import CheckReport, Result, Status, Verdict
 from .solvers import check_solver_name
-from .tolerance import TOL, geq, leq, slack
-
-log = logging.getLogger("dmlsched")
+from .tolerance import TOL
+from .verify import finish
 
 
 def solve(
@@ -72,18 +70,7 @@ def solve(
     except NotApplicable as e:
         res = Result(spec.name, method, Status.NOT_APPLICABLE,
                      details={"error": str(e), "not_applicable": True})
-    wall = time.perf_counter() - t0
-    res.problem, res.method, res.sense = spec.name, method, spec.sense
-    res.runtime_s = res.runtime_s or wall
-    res.details.setdefault("wall_s", wall)
-    res.details.setdefault("reproducible", True)
-    t1 = time.perf_counter()
-    _verify(spec, m.kind, instance, res)
-    if res.solution is not None:
-        dt = time.perf_counter() - t1
-        res.details.setdefault("stages", {})["validate"] = dt
-        log.info("%s/%s: validate %.3f s", spec.name, method, dt)
-    return res
+    return finish(spec, m.kind, method, instance, res, time.perf_counter() - t0)
 
 
 def _check_limit_and_seed(time_limit: Any, seed: Any) -> None:
@@ -98,38 +85,6 @@ def _check_limit_and_seed(time_limit: Any, seed: Any) -> None:
         raise TypeError(f"seed must be an integer in [0, 2^63), got {seed!r}")
     if not 0 <= int(seed) < 2**63:
         raise ValueError(f"seed must be an integer in [0, 2^63), got {seed!r}")
-
-
-def _verify(spec: Any, kind: str, instance: Any, res: Result) -> None:
-    """Validate the solution, recompute the objective, cross-check claims."""
-    if res.solution is not None:
-        spec.validate(instance, res.solution)
-        value = float(spec.evaluate(instance, res.solution))
-        reported = res.objective
-        if reported is not None and abs(reported - value) > slack(reported, value, 1e-5):
-            raise InvalidSolutionError(
-                f"{spec.name}/{res.method}: method reported objective {reported}, "
-                f"evaluator computes {value}"
-            )
-        res.details.setdefault("reported_objective", reported)
-        res.objective = value
-        if res.status not in (Status.OPTIMAL, Status.FEASIBLE) and kind != "bound":
-            res.status = Status.FEASIBLE
-    elif kind != "bound" and res.status in (Status.OPTIMAL, Status.FEASIBLE):
-        raise InvalidSolutionError(
-            f"{spec.name}/{res.method}: status {res.status.value} without a solution"
-        )
-    if res.bound is not None and res.objective is not None and res.solution is not None:
-        ok = (
-            leq(res.bound, res.objective, 1e-5)
-            if spec.sense == "min"
-            else geq(res.bound, res.objective, 1e-5)
-        )
-        if not ok:
-            raise InvalidSolutionError(
-                f"{spec.name}/{res.method}: bound {res.bound} is on the wrong "
-                f"side of the objective {res.objective}"
-            )
 
 
 def _ratio(sense: str, value: float, ref: float) -> float:

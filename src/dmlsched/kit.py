@@ -52,7 +52,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import interrupt
 from .budget import Deadline
@@ -69,8 +69,9 @@ from .options import (  # noqa: F401  (re-exported: the kit's public names befor
     options_from_signature,
 )
 from .progress import set_stage
-from .registry import get_problem, register_method
+from .registry import get_method, get_problem, problem_of, register_method
 from .result import Result, Status
+from .verify import finish
 
 log = logging.getLogger("dmlsched")
 
@@ -380,6 +381,135 @@ class Run:
             self.cut(what)
         return out
 
+    # -- runs outside the decorator ---------------------------------------------
+    @classmethod
+    def standalone(cls, problem: str, method: str | None = None, *, instance: Any = None,
+                   solver: str | None = "highs", seed: int = 0, time_limit: float | None = None,
+                   budget: Deadline | None = None, options: Mapping[str, Any] | None = None) -> "Run":
+        """A run for library code called outside a method (tests, hunt, notebooks, a helper
+        such as :func:`dmlsched.problems.hlas.heuristics.simulate` called directly).
+
+        Parameters
+        ----------
+        problem, method
+            Registry keys; with ``method``, ``options`` are checked against its
+            declarations (defaults filled in, an unknown option is an
+            :class:`OptionError`) and the run has its kind; without, ``options``
+            are kept as given (the common ones, ``display`` and
+            ``memory_limit``, are checked).
+        instance
+            The instance whose incumbents :meth:`incumbent` would value.
+        solver, seed
+            As for :func:`dmlsched.solve`.
+        time_limit, budget
+            The run's deadline: ``budget`` if given, else one of ``time_limit``
+            seconds starting now.
+
+        The run streams no incumbents of its own (no method is running).
+        """
+        spec = get_problem(problem)
+        given = dict(options or {})
+        if method is not None:
+            m = get_method(problem, method)
+            opts, common = check_options(problem, method, m.options, given)
+            kind = m.kind
+        else:
+            names = {o.name for o in COMMON_OPTIONS}
+            _, common = check_options(problem, "(library call)", (), {k: v for k, v in given.items() if k in names})
+            opts = {k: v for k, v in given.items() if k not in names}
+            kind = "heuristic"
+        run = cls(problem=problem, method=method or "(library call)", kind=kind, sense=spec.sense,
+                  solver=solver, seed=int(seed), deadline=budget if budget is not None else Deadline(time_limit),
+                  options=opts, display=bool(common["display"]),
+                  memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+        run.details["reproducible"] = True
+        return run
+
+    def delegate(self, method: str, instance: Any, *, problem: str | None = None, share: float = 1.0,
+                 options: Mapping[str, Any] | None = None,
+                 incumbents: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+                 cut_as: str | None = None) -> Result:
+        """Run another registered method as part of this one, and return its checked result.
+
+        Parameters
+        ----------
+        method, instance
+            The method to run and its instance.
+        problem
+            The instance's family (default: this run's); an instance of another
+            family is an error naming both.
+        share
+            The child's deadline is this share of this run's remaining time
+            (``Deadline.share``); without a deadline here, the child gets the
+            default time limit of its kind, as :func:`dmlsched.solve` gives it.
+        options
+            The child's options.  Its solver (this run's, HiGHS when this run
+            has none), seed, ``display``, ``memory_limit``, ``threads`` and
+            ``solver_options`` (where the child declares them) are inherited
+            unless ``options`` sets them.
+        incumbents
+            What a listening benchmark receives of the child's incumbents:
+            ``None`` (default) drops them; a function maps each incumbent
+            (``{"problem", "method", "objective", "bound", "elapsed_s"}``) to
+            this run's (``None``: not passed on), then labelled with this run's
+            problem and method.
+        cut_as
+            How a wall-clock cut of the child is recorded here (:meth:`cut`;
+            default ``"<problem>/<method>"``): a child that is not reproducible
+            makes this run not reproducible.
+
+        Returns
+        -------
+        Result
+            Verified exactly as :func:`dmlsched.solve` verifies a result
+            (:func:`dmlsched.verify.finish`); a raised
+            :class:`~dmlsched.errors.InvalidSolutionError` is not caught.
+        """
+        spec = problem_of(instance)
+        if problem is not None and problem != spec.name:
+            raise ValueError(f"{self.problem}/{self.method}: delegate to {problem}/{method} got "
+                             f"an instance of {spec.name}")
+        m = get_method(spec.name, method)
+        declared = {o.name for o in m.options}
+        given: dict[str, Any] = {"display": self.display, "memory_limit": self.memory_limit / 2**30}
+        for key in ("threads", "solver_options"):
+            if key in declared and key in self.options:
+                given[key] = self.options[key]
+        given.update(options or {})
+        solver = self.solver or "highs"
+        default = default_time_limit(m.kind, m.uses_solver)
+        if self.deadline.at is None and default is not None:
+            deadline = Deadline(default)  # as solve() gives the child when no time limit is set
+        else:
+            deadline = self.deadline.share(share)
+        outer = _SINK.get()
+        sink: IncumbentSink | None = None
+        if incumbents is not None and outer is not None:
+            def sink(inc: dict[str, Any]) -> None:
+                mapped = incumbents(inc)
+                if mapped is not None:
+                    outer({**mapped, "problem": self.problem, "method": self.method})
+        t0 = time.perf_counter()
+        with incumbent_sink(sink):
+            if m.uses_kit:
+                opts, common = check_options(spec.name, method, m.options, given)
+                child = Run(problem=spec.name, method=method, kind=m.kind, sense=spec.sense,
+                            solver=solver if m.uses_solver else None, seed=self.seed, deadline=deadline,
+                            options=opts, display=bool(common["display"]),
+                            memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+                res = _call(spec, m.kind, m.fn.body, instance, child)
+            else:  # a method registered without the kit: called as solve() calls it
+                opts, _common = check_options(spec.name, method, m.options, given)
+                try:
+                    res = m.fn(instance, solver=solver, time_limit=deadline.remaining(), seed=self.seed, **opts)
+                except NotApplicable as e:
+                    res = Result(spec.name, method, Status.NOT_APPLICABLE,
+                                 details={"error": str(e), "not_applicable": True})
+        res = finish(spec, m.kind, method, instance, res, time.perf_counter() - t0)
+        if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
+            self.cut(cut_as or f"{spec.name}/{method}")
+        return res
+
     # -- the one step from an outcome to a Result --------------------------------
     def result(
         self,
@@ -580,7 +710,7 @@ def method(
                **given: Any) -> Result:
             if time_limit is None and kind == "heuristic" and uses_solver:
                 time_limit = DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT  # a solver inside a heuristic: bounded
-            deadline = given.pop("_deadline", None) or Deadline(time_limit)
+            deadline = Deadline(time_limit)
             opts, common = check_options(problem, name, declared, given)
             spec = get_problem(problem)
             run = Run(
@@ -590,42 +720,7 @@ def method(
                 memory_limit=float(common["memory_limit"]) * 2**30,
                 _spec=spec, _instance=instance,
             )
-            run.details["reproducible"] = True
-            why = spec.infeasible(instance) if spec.infeasible is not None else None
-            if why:  # proven before any work: the same outcome in every method of the family
-                return Result(problem, name, Status.INFEASIBLE, details={**run.details, "infeasible": why},
-                              sense=spec.sense)
-            try:
-                if kind == "policy":  # a simulation: the watchdog keeps its deadline
-                    with _watchdog(deadline):
-                        res = body(instance, run)
-                else:
-                    res = body(instance, run)
-            except DeadlineReached:
-                run.cut("the simulation (stopped by the deadline)")
-                res = run.result(solution=run.best) if run.best is not None else Result(
-                    problem, name, Status.TIME_LIMIT, details=run.details, sense=spec.sense)
-            except NotApplicable as e:
-                d = {"error": str(e), "not_applicable": True}
-                if isinstance(e, ResourceLimit):
-                    d["refused"] = e.what
-                return Result(problem, name, Status.NOT_APPLICABLE, details={**run.details, **d}, sense=spec.sense)
-            except KeyboardInterrupt:
-                if not deadline.interrupted():  # Ctrl-C with Python's own handler: a stop request too
-                    interrupt.request()
-                if run.best is None:
-                    raise
-                run.details["interrupted"] = True
-                run.details["reproducible"] = False
-                res = run.result(solution=run.best)
-            if deadline.interrupted():  # stopped early by Ctrl-C or SIGTERM (its best kept)
-                res.details["interrupted"] = True
-                res.details["interrupted_by"] = interrupt.signal_name()
-                res.details["reproducible"] = False
-            res.problem, res.method, res.sense = problem, name, spec.sense
-            res.details.setdefault("reproducible", run.details.get("reproducible", True))
-            res.runtime_s = res.runtime_s or deadline.elapsed()
-            return res
+            return _call(spec, kind, body, instance, run)
 
         fn.body = body  # type: ignore[attr-defined]
         register_method(
@@ -636,6 +731,56 @@ def method(
         return fn
 
     return deco
+
+
+def _call(spec: Any, kind: str, body: Callable[[Any, Run], Result], instance: Any, run: Run) -> Result:
+    """Run a method's ``body`` with its ``run``: the one place where a body's outcome
+    becomes the method's raw result (shared by the :func:`method` wrapper and
+    :meth:`Run.delegate`).
+
+    A proven infeasibility of the family returns before the body; the
+    simulation watchdog keeps a policy's deadline; ``NotApplicable`` (and
+    :class:`ResourceLimit`) become status ``n/a``; a ``KeyboardInterrupt``
+    returns the best incumbent if there is one (a stop request is recorded);
+    ``runtime_s`` is the time since the run's deadline started.
+    """
+    problem, name, deadline = run.problem, run.method, run.deadline
+    run.details["reproducible"] = True
+    why = spec.infeasible(instance) if spec.infeasible is not None else None
+    if why:  # proven before any work: the same outcome in every method of the family
+        return Result(problem, name, Status.INFEASIBLE, details={**run.details, "infeasible": why},
+                      sense=spec.sense)
+    try:
+        if kind == "policy":  # a simulation: the watchdog keeps its deadline
+            with _watchdog(deadline):
+                res = body(instance, run)
+        else:
+            res = body(instance, run)
+    except DeadlineReached:
+        run.cut("the simulation (stopped by the deadline)")
+        res = run.result(solution=run.best) if run.best is not None else Result(
+            problem, name, Status.TIME_LIMIT, details=run.details, sense=spec.sense)
+    except NotApplicable as e:
+        d = {"error": str(e), "not_applicable": True}
+        if isinstance(e, ResourceLimit):
+            d["refused"] = e.what
+        return Result(problem, name, Status.NOT_APPLICABLE, details={**run.details, **d}, sense=spec.sense)
+    except KeyboardInterrupt:
+        if not deadline.interrupted():  # Ctrl-C with Python's own handler: a stop request too
+            interrupt.request()
+        if run.best is None:
+            raise
+        run.details["interrupted"] = True
+        run.details["reproducible"] = False
+        res = run.result(solution=run.best)
+    if deadline.interrupted():  # stopped early by Ctrl-C or SIGTERM (its best kept)
+        res.details["interrupted"] = True
+        res.details["interrupted_by"] = interrupt.signal_name()
+        res.details["reproducible"] = False
+    res.problem, res.method, res.sense = problem, name, spec.sense
+    res.details.setdefault("reproducible", run.details.get("reproducible", True))
+    res.runtime_s = res.runtime_s or deadline.elapsed()
+    return res
 
 
 def _first_line(doc: str | None) -> str:

@@ -28,6 +28,7 @@ import traceback
 from datetime import datetime, timezone
 from typing import Any
 
+from ..version import __version__
 from .store import json_safe
 
 #: record fields copied from the job
@@ -158,12 +159,7 @@ def finish_record(rec: dict, engine: str = "") -> dict:
     rec["pid"] = os.getpid()
     rec["engine"] = engine or rec.get("engine") or ""
     rec["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    try:
-        from .. import __version__
-
-        rec["version"] = __version__
-    except Exception:  # pragma: no cover
-        rec["version"] = None
+    rec["version"] = __version__
     return json_safe(rec)
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import DmlschedError
+from ..version import __version__
 
 log = logging.getLogger("dmlsched.bench")
 
@@ -76,8 +77,6 @@ def key_core(key: str) -> str:
 
 def package_version() -> str:
     """The installed dmlsched version (part of every run key)."""
-    from .. import __version__
-
     return str(__version__)
 
 

@@ -21,10 +21,8 @@ from .solution import HlasRun, completion_times, metrics
 
 
 def _hare_baseline(inst: HlasInstance, run: Run, name: str, policy: str) -> Result:
-    from ... import api
-
     with run.stage("schedule"):
-        res = api.solve(inst.to_hare(), name, time_limit=run.remaining(), seed=run.seed, sizes="unit")
+        res = run.delegate(name, inst.to_hare(), problem="hare", options={"sizes": "unit"})
     if res.solution is None:
         raise RuntimeError(f"hare/{name} returned no schedule ({res.status.value})")
     sol = HlasRun(gpu=res.solution.gpu, start=res.solution.start, finish=[0.0] * inst.num_jobs, policy=policy)

@@ -50,7 +50,7 @@ import heapq
 import time
 from typing import Sequence
 
-from ...kit import Option, Run, incumbent_sink, method
+from ...kit import Option, Run, method
 from ...result import Result
 from .instance import HlasInstance
 from .policies import RULES
@@ -66,8 +66,15 @@ def resolve_groups(
     solver: str = "highs",
     time_limit: float | None = None,
     seed: int = 0,
+    run: Run | None = None,
 ) -> tuple[list[list[int]], dict]:
-    """The GPU groups a policy runs on, and details about how they were made."""
+    """The GPU groups a policy runs on, and details about how they were made.
+
+    A grouping into ``inst.num_groups`` groups is computed by the GPU-grouping
+    method ``grouping_method``, run through ``run`` (:meth:`Run.delegate`: its
+    deadline, solver and seed; its incumbents are not the policy's).  Without
+    a run, a standalone one is made of ``solver``, ``time_limit`` and ``seed``.
+    """
     m = inst.num_gpus
     if not grouped:
         return [[g] for g in range(m)], {"grouping": "one group per GPU"}
@@ -78,12 +85,11 @@ def resolve_groups(
         return [[g] for g in range(m)], {"grouping": "one group per GPU"}
     if u == 1:
         return [list(range(m))], {"grouping": "one group"}
-    from ... import api
     from ..gpugrouping import from_hlas
 
-    ginst = from_hlas(inst, u)
-    with incumbent_sink(None):  # the grouping's incumbents are not the policy's
-        res = api.solve(ginst, grouping_method, solver=solver, time_limit=time_limit, seed=seed)
+    if run is None:
+        run = Run.standalone("hlas", solver=solver, seed=seed, time_limit=time_limit)
+    res = run.delegate(grouping_method, from_hlas(inst, u), problem="gpu-grouping", cut_as="the grouping method")
     if res.solution is None:
         raise RuntimeError(f"grouping method {grouping_method!r} found no grouping ({res.status.value})")
     groups = res.solution.members(u)
@@ -112,6 +118,7 @@ def simulate(
     time_limit: float | None = None,
     seed: int = 0,
     trace: bool = False,
+    run: Run | None = None,
 ) -> tuple[HlasRun, dict]:
     """Run ``policy`` on ``inst``; returns the run and details (metrics, counters).
 
@@ -159,7 +166,7 @@ def simulate(
             "grouping": f"accounting only: T-bar on {tbar_groups} groups, dispatch per GPU"}
     elif groups is None:
         groups, gdetails = resolve_groups(inst, grouped, grouping_method=grouping_method, solver=solver,
-                                          time_limit=time_limit, seed=seed)
+                                          time_limit=time_limit, seed=seed, run=run)
     t0 = time.perf_counter()
     sim_policy = HlasSimulator(inst, rule, groups, trace=trace, whole_round=group_mode == "round",
                                one_per_gpu=group_mode == "gpuset", any_idle=group_idle == "any",
@@ -229,7 +236,7 @@ def _policy_body(policy: str):
             sim, details = simulate(inst, policy, grouped=o["grouped"], group_mode=o["group_mode"],
                                     group_idle=o["group_idle"], gang=o["gang"], placement=o["placement"],
                                     grouping_method=o["grouping_method"], solver=run.solver or "highs",
-                                    time_limit=run.remaining(), seed=run.seed, trace=o["trace"])
+                                    time_limit=run.remaining(), seed=run.seed, trace=o["trace"], run=run)
         if details.pop("grouping_cut", False):
             run.cut("the grouping method")
         return run.result(solution=sim, **details)

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ...kit import _SINK, Option, Run, incumbent_sink, method
 from ...errors import NotApplicable
+from ...kit import Option, Run, method
 from ...result import Result, Status
 from .instance import HlasInstance
 from .solution import HlasRun
@@ -434,35 +434,25 @@ def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
     (never forwarded from the Hare run, whose objective has the arrivals'
     offset).
     """
-    from ... import api
     from ..hare.solution import completion_times as hare_ct
 
     hare = unit_weight_hare(inst)
     opts: dict[str, Any] = {}
     if not run.options["gpu_symmetry"]:
         opts["gpu_symmetry"] = False
-    extra, threads = run.solver_settings()
-    if extra:
-        opts["solver_options"] = extra
     n = inst.num_jobs
     arr = _sum_arrivals(inst)
-    # the Hare MIP's incumbents are Hare values (sum of completion times): pass them on to a
-    # listening benchmark as this method's values (average JCT), never as they are
-    outer = _SINK.get()
 
-    def forward(inc: dict) -> None:
-        if outer is not None:
-            conv = {k: (None if inc.get(k) is None else (inc[k] - arr) / n) for k in ("objective", "bound")}
-            outer({**inc, **conv, "problem": "hlas", "method": run.method})
+    def average_jct(inc: dict) -> dict:
+        # the Hare MIP's incumbents are Hare values (sum of completion times): a listening
+        # benchmark receives them as this method's values (average JCT), never as they are
+        return {**inc, **{k: (None if inc.get(k) is None else (inc[k] - arr) / n) for k in ("objective", "bound")}}
 
-    with incumbent_sink(forward):
-        res = api.solve(hare, "exact", solver=run.solver or "highs", time_limit=run.remaining(), seed=run.seed,
-                        **opts)
+    # the run's solver, seed, threads and solver options; a wall-clock cut is recorded as "Hare MIP"
+    res = run.delegate("exact", hare, problem="hare", options=opts, incumbents=average_jct, cut_as="Hare MIP")
     if res.status == Status.NOT_APPLICABLE:
         # Hare's MIP refused the instance before allocating (size or time): so does this method
         raise NotApplicable(f"Hare's MIP: {res.details.get('error', 'refused')}")
-    if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
-        run.cut("Hare MIP")
     if res.solution is None and res.details.get("error"):
         run.details["error"] = f"Hare's MIP: {res.details['error']}"
     sol = None

@@ -1,0 +1,127 @@
+"""Runs made outside the decorator: ``Run.standalone`` (library code called
+directly) and ``Run.delegate`` (a method running another method through the
+kit, verified as ``solve`` verifies, without re-entering ``dmlsched.api``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dmlsched
+from dmlsched import InvalidSolutionError, registry
+from dmlsched.kit import Option, OptionError, Run, incumbent_sink, method
+from dmlsched.problems.hare.heuristics import list_schedule, priority_order
+
+
+@pytest.fixture
+def inst(tiny_hare_dict):
+    return dmlsched.from_dict(tiny_hare_dict)
+
+
+@pytest.fixture
+def scratch(monkeypatch):
+    """Methods registered in a test are removed afterwards."""
+    registry._ensure_loaded()
+    monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
+    yield
+
+
+def _greedy(inst):
+    return list_schedule(inst, priority_order(inst, np.zeros(inst.num_tasks)))
+
+
+def test_standalone_checks_options_against_the_method_and_starts_its_budget(inst):
+    run = Run.standalone("hare", "exact", instance=inst, time_limit=30, seed=3,
+                         options={"gpu_symmetry": False, "display": True})
+    assert run.options["gpu_symmetry"] is False and run.options["threads"] == 1  # defaults filled
+    assert run.kind == "exact" and run.seed == 3 and run.display is True and run.solver == "highs"
+    assert run.time_limit == 30 and 0 < run.remaining() <= 30
+    assert run.details["reproducible"] is True
+    with pytest.raises(OptionError, match="'bogus'"):
+        Run.standalone("hare", "exact", options={"bogus": 1})
+    free = Run.standalone("hare", options={"anything": 1, "memory_limit": 1})
+    assert free.options == {"anything": 1} and free.memory_limit == 2**30 and free.remaining() is None
+
+
+def test_delegate_equals_solve_and_inherits_the_run_settings(scratch, inst):
+    seen = {}
+
+    @method("hare", "kit-child", kind="heuristic", uses_solver=True, options=[Option("k", int, 2, "k")])
+    def child(instance, run: Run):
+        seen.update(run.options, display=run.display, memory=run.memory_limit, solver=run.solver,
+                    seed=run.seed, limit=run.time_limit)
+        return run.result(solution=_greedy(instance), objective=None)
+
+    parent = Run.standalone("hare", "exact", instance=inst, solver="highs", seed=7, time_limit=50,
+                            options={"threads": 2, "display": True, "memory_limit": 1})
+    ref = dmlsched.solve(inst, "kit-child", seed=7, k=5)
+    res = parent.delegate("kit-child", inst, options={"k": 5})
+    assert (res.status, res.objective, res.problem, res.method) == (ref.status, ref.objective, "hare", "kit-child")
+    assert "validate" in res.details["stages"] and res.details["reproducible"] is True
+    assert seen["k"] == 5 and seen["threads"] == 2 and seen["display"] is True and seen["memory"] == 2**30
+    assert seen["solver"] == "highs" and seen["seed"] == 7 and 0 < seen["limit"] <= 50
+    # no deadline above: the child gets the default limit of its kind, as solve() gives it
+    Run.standalone("hare", seed=7).delegate("kit-child", inst)
+    assert seen["limit"] == dmlsched.kit.DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT
+    with pytest.raises(ValueError, match="instance of hare"):
+        parent.delegate("kit-child", inst, problem="hlas")
+
+
+def test_delegate_verifies_the_child_and_records_its_cut(scratch, inst):
+    @method("hare", "kit-liar", kind="heuristic")
+    def liar(instance, run: Run):
+        return run.result(solution=_greedy(instance), objective=-1.0)
+
+    @method("hare", "kit-cut", kind="heuristic")
+    def cut(instance, run: Run):
+        run.cut("its search")
+        return run.result(solution=_greedy(instance))
+
+    parent = Run.standalone("hare")
+    with pytest.raises(InvalidSolutionError, match="reported objective -1.0"):
+        parent.delegate("kit-liar", inst)
+    assert parent.details["reproducible"] is True
+    parent.delegate("kit-cut", inst)
+    parent.delegate("kit-cut", inst, cut_as="the helper")
+    assert parent.details["reproducible"] is False
+    assert parent.details["deadline_cut"] == ["hare/kit-cut", "the helper"]
+
+
+def test_delegated_incumbents_are_dropped_or_mapped_and_labelled(scratch, inst):
+    sol = _greedy(inst)
+
+    @method("hare", "kit-streamer", kind="heuristic")
+    def streamer(instance, run: Run):
+        run.incumbent(sol, bound=1.0)
+        return run.result(solution=sol)
+
+    @method("hare", "kit-outer", kind="heuristic", options=[Option("mapped", bool, False, "")])
+    def outer(instance, run: Run):
+        m = (lambda inc: {**inc, "objective": inc["objective"] + 100}) if run.options["mapped"] else None
+        res = run.delegate("kit-streamer", instance, incumbents=m)
+        return run.result(solution=res.solution)
+
+    got: list[dict] = []
+    with incumbent_sink(got.append):
+        dmlsched.solve(inst, "kit-outer")
+    assert got == []  # the child's incumbents are not the parent's
+    with incumbent_sink(got.append):
+        res = dmlsched.solve(inst, "kit-outer", mapped=True)
+    assert len(got) == 1 and got[0]["problem"] == "hare" and got[0]["method"] == "kit-outer"
+    assert got[0]["objective"] == pytest.approx(res.objective + 100) and got[0]["bound"] == 1.0
+
+
+def test_hlas_no_longer_reenters_the_public_api(monkeypatch):
+    """The grouping of a policy, offline-mip's Hare MIP and the Sched baselines run through
+    Run.delegate: with dmlsched.api.solve broken, the hlas methods still run."""
+    import dmlsched.api
+    from dmlsched.generate.hlas import generate
+
+    def broken(*a, **k):
+        raise AssertionError("re-entered dmlsched.api.solve")
+
+    g = generate(num_jobs=4, num_gpus=4, seed=1, num_groups=2, rounds=(1, 2), tasks_per_round=(1, 2))
+    expected = {m: dmlsched.solve(g, m).objective for m in ("hlas", "sched-homo", "offline-mip")}
+    monkeypatch.setattr(dmlsched.api, "solve", broken)
+    for m, value in expected.items():
+        assert dmlsched.get_method("hlas", m).fn(g).objective == pytest.approx(value)
