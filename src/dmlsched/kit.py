@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import interrupt
-from .budget import Deadline
+from .budget import Budget, Deadline  # noqa: F401  (Deadline: the former name, re-exported)
 from .errors import NotApplicable
 from .fmt import fmt_bytes, fmt_count  # noqa: F401  (fmt_count re-exported)
 from .options import (  # noqa: F401  (re-exported: the kit's public names before the split)
@@ -180,8 +180,10 @@ class Run:
         Registry keys and the family's sense (``"min"``/``"max"``).
     solver, seed
         As given to :func:`dmlsched.solve`.
-    deadline
-        The method's :class:`Deadline` (started when the method was called).
+    budget
+        The method's :class:`~dmlsched.budget.Budget` (started when the method
+        was called; ``deadline`` is its former name).  The run owns it: a cut
+        recorded on it (or on a budget shared from it) is the run's :meth:`cut`.
     options
         The method's declared options, checked, defaults filled in.
     display
@@ -204,7 +206,7 @@ class Run:
     sense: str
     solver: str | None
     seed: int
-    deadline: Deadline
+    budget: Budget
     options: dict[str, Any]
     display: bool = False
     memory_limit: float = DEFAULT_MEMORY_LIMIT_GIB * 2**30
@@ -217,10 +219,18 @@ class Run:
     _instance: Any = None
     _last_emit: float = 0.0
 
+    def __post_init__(self) -> None:
+        self.budget.on_cut = self.cut
+
     # -- time ----------------------------------------------------------------
     @property
+    def deadline(self) -> Budget:
+        """The run's budget under its former name."""
+        return self.budget
+
+    @property
     def time_limit(self) -> float | None:
-        return self.deadline.limit
+        return self.budget.limit
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline (``None``: no deadline)."""
@@ -385,7 +395,7 @@ class Run:
     @classmethod
     def standalone(cls, problem: str, method: str | None = None, *, instance: Any = None,
                    solver: str | None = "highs", seed: int = 0, time_limit: float | None = None,
-                   budget: Deadline | None = None, options: Mapping[str, Any] | None = None) -> "Run":
+                   budget: Budget | None = None, options: Mapping[str, Any] | None = None) -> "Run":
         """A run for library code called outside a method (tests, hunt, notebooks, a helper
         such as :func:`dmlsched.problems.hlas.heuristics.simulate` called directly).
 
@@ -419,7 +429,7 @@ class Run:
             opts = {k: v for k, v in given.items() if k not in names}
             kind = "heuristic"
         run = cls(problem=problem, method=method or "(library call)", kind=kind, sense=spec.sense,
-                  solver=solver, seed=int(seed), deadline=budget if budget is not None else Deadline(time_limit),
+                  solver=solver, seed=int(seed), budget=budget if budget is not None else Budget(time_limit),
                   options=opts, display=bool(common["display"]),
                   memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
         run.details["reproducible"] = True
@@ -494,7 +504,7 @@ class Run:
             if m.uses_kit:
                 opts, common = check_options(spec.name, method, m.options, given)
                 child = Run(problem=spec.name, method=method, kind=m.kind, sense=spec.sense,
-                            solver=solver if m.uses_solver else None, seed=self.seed, deadline=deadline,
+                            solver=solver if m.uses_solver else None, seed=self.seed, budget=deadline,
                             options=opts, display=bool(common["display"]),
                             memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
                 res = _call(spec, m.kind, m.fn.body, instance, child)
@@ -715,7 +725,7 @@ def method(
             spec = get_problem(problem)
             run = Run(
                 problem=problem, method=name, kind=kind, sense=spec.sense,
-                solver=solver if uses_solver else None, seed=int(seed), deadline=deadline,
+                solver=solver if uses_solver else None, seed=int(seed), budget=deadline,
                 options=opts, display=bool(common["display"]),
                 memory_limit=float(common["memory_limit"]) * 2**30,
                 _spec=spec, _instance=instance,
