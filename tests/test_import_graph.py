@@ -48,13 +48,14 @@ def _pkg(*names: str) -> frozenset[str]:
 #: ``hunt.evaluate``, ``hunt.guided``, ``hunt.search`` and Hare's claims out of the CLI circle (with
 #: package edges); left: the CLI circle (step C3), Hare's decomposition/relaxation, moldable cp/models
 KNOWN_SCCS: tuple[frozenset[str], ...] = (
-    _pkg("bench", "bench.cli", "bench.report", "cli", "hunt", "hunt.cli", "hunt.pool", "plot", "tools"),
+    _pkg("bench", "bench.cli", "bench.report", "cli", "cli.command", "cli.paths", "cli.solve", "hunt", "hunt.cli",
+         "hunt.pool", "plot", "tools"),
     _pkg("problems.hare.decomposition", "problems.hare.relaxation"),
     _pkg("problems.moldable.cp", "problems.moldable.models"),
 )
 
-#: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``,
-#: with their number of import statements
+#: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``
+#: or a module of it, with their number of import statements
 KNOWN_CLI_IMPORTERS: dict[str, int] = {
     "dmlsched.bench.cli": 3,
     "dmlsched.hunt.cli": 5,
@@ -75,7 +76,9 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/runner.py": 4,
     "dmlsched/bench/store.py": 1,
     "dmlsched/claims.py": 1,
-    "dmlsched/cli.py": 25,
+    "dmlsched/cli/command.py": 13,
+    "dmlsched/cli/paths.py": 6,
+    "dmlsched/cli/solve.py": 6,
     "dmlsched/generate/hare.py": 3,
     "dmlsched/generate/hlas.py": 2,
     "dmlsched/generate/moldable.py": 6,
@@ -271,11 +274,11 @@ def strongly_connected(edges: list[Edge]) -> list[frozenset[str]]:
 
 
 def cli_importers(edges: list[Edge], cli: str) -> dict[str, int]:
-    """Modules outside ``cli`` (and not ``__main__``) importing it: number of statements each."""
+    """Modules outside ``cli`` (and not ``__main__``) importing it or a module of it: number of statements each."""
     seen = {
         (e.source, e.path, e.line)
         for e in edges
-        if e.target == cli and not e.implicit
+        if (e.target == cli or e.target.startswith(cli + ".")) and not e.implicit
         and e.source != cli and not e.source.startswith(cli + ".") and not e.source.endswith("__main__")
     }
     return dict(Counter(src for src, _, _ in seen))
@@ -393,3 +396,19 @@ def test_a_package_init_circle_is_caught(tmp_path):
     edges = import_edges(tmp_path, "pkg")
     # pkg.sub -> pkg.sub.n -> pkg.other -> pkg.sub (package edge of pkg.sub.m)
     assert strongly_connected(edges) == [frozenset({"pkg.sub", "pkg.sub.n", "pkg.other"})]
+
+
+def test_importing_a_module_of_a_cli_package_counts(tmp_path):
+    """With ``cli`` a package, importing one of its modules is importing the CLI; its own
+    modules and ``__main__`` may import each other."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/cli/__init__.py": "from .args import seed\n",
+        "pkg/cli/args.py": "from ..lib import x\ndef seed():\n    pass\n",
+        "pkg/cli/__main__.py": "from . import seed\n",
+        "pkg/lib.py": "x = 1\ndef f():\n    from .cli.args import seed\n",
+        "pkg/__main__.py": "from .cli.args import seed\n",
+    })
+    edges = import_edges(tmp_path, "pkg")
+    assert cli_importers(edges, "pkg.cli") == {"pkg.lib": 1}
+    assert strongly_connected(edges) == [frozenset({"pkg.cli", "pkg.cli.args", "pkg.lib"})]

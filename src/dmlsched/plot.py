@@ -918,7 +918,7 @@ def save_atomic(fig: Any, path: str | Path, **kw: Any) -> None:
 # dmlsched gantt
 def add_gantt_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dmlsched gantt FILE --method M --out schedule.png`` (as in :mod:`dmlsched.cli`)."""
-    from .cli import gantt_arguments
+    from .cli.command import gantt_arguments
 
     gantt_arguments(parser)
 
@@ -969,7 +969,7 @@ def cli_gantt(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import solve
-    from .cli import UsageError, _load, check_output_path, method_options, solver_log_to_stderr
+    from .cli.paths import UsageError, _load, check_output_path, method_options, solver_log_to_stderr
     from .progress import for_command
     from .registry import problem_of
 

@@ -58,20 +58,20 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _seed(text: str) -> int:
-    from ..cli import _seed as seed
+    from ..cli.args import _seed as seed
 
     return seed(text)
 
 
 def _repetitions(text: str) -> int:
-    from ..cli import _int_in
+    from ..cli.args import _int_in
     from ..suites import MAX_REPETITIONS
 
     return _int_in(text, 1, MAX_REPETITIONS + 1, f"must be an integer in 1..{MAX_REPETITIONS}")
 
 
 def _rows(text: str) -> int:
-    from ..cli import _int_in
+    from ..cli.args import _int_in
 
     return _int_in(text, 0, None, "must be an integer >= 0")
 

@@ -40,20 +40,20 @@ def _size(text: str) -> tuple[str, Any]:
 
 
 def _count(text: str) -> int:
-    from ..cli import _int_in
+    from ..cli.args import _int_in
 
     return _int_in(text, 1, None, "must be a positive integer")
 
 
 def _workers(text: str) -> int:
-    from ..cli import _int_in
+    from ..cli.args import _int_in
 
     return _int_in(text, 0, None, "must be 0 (in this process) or more")
 
 
 def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``dmlsched hunt`` (the common ``-v`` and ``--plugin`` are added by the caller)."""
-    from ..cli import _option, _positive, _seed
+    from ..cli.args import _option, _positive, _seed
 
     p.add_argument("problem", help="problem family (see `dmlsched methods`)")
     p.add_argument("--method", "-m", required=True, help="the hunted method")
@@ -102,7 +102,7 @@ def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
 
 def cli_hunt(args: argparse.Namespace) -> int:
     """Run ``dmlsched hunt`` (output paths already checked by the caller)."""
-    from ..cli import _fmt
+    from ..cli.exits import _fmt
     from ..errors import UnknownMethodError
     from ..registry import get_method, get_problem
     from . import STRATEGIES, get_space, plot_progress
@@ -213,7 +213,7 @@ def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: A
 
 
 def _print(args: argparse.Namespace, res: Any) -> int:
-    from ..cli import _fmt
+    from ..cli.exits import _fmt
 
     if args.json:
         print(json.dumps(res.to_json(), allow_nan=False, default=str))
