@@ -29,8 +29,9 @@ command prints (:mod:`dmlsched.stdio`).
 """
 
 from ..errors import UsageError
-from .command import HANDLERS, build_parser, configure_logging, gantt_arguments, main
+from .command import HANDLERS, build_parser, configure_logging, main
 from .exits import EXIT_BAD_INPUT, EXIT_CODES, EXIT_NOT_APPLICABLE, exit_for
+from .gantt import cmd_gantt, gantt_arguments
 from .paths import (
     check_image_format,
     check_output_path,
@@ -55,6 +56,7 @@ __all__ = [
     "cmd_methods",
     "cmd_solve",
     "configure_logging",
+    "cmd_gantt",
     "exit_for",
     "gantt_arguments",
     "load_plugins",

@@ -11,19 +11,9 @@ from .. import interrupt
 from ..stdio import command_stdout
 from .args import _method_args, _Parser, _plugin, _verbosity
 from .exits import EXIT_BAD_INPUT, exit_for
+from .gantt import cmd_gantt, gantt_arguments
 from .paths import _plugin_files, check_image_format, check_output_path, check_results_file, load_plugins
 from .solve import cmd_check, cmd_methods, cmd_solve
-
-
-def gantt_arguments(p: argparse.ArgumentParser) -> None:
-    """Arguments of ``dmlsched gantt FILE -m METHOD --out chart.png``."""
-    _method_args(p)
-    p.add_argument("--out", required=True, metavar="FILE",
-                   help="image to write (.png, .pdf, .svg; no short form: -o is --option)")
-    p.add_argument("--title", default=None, help="chart title (default: instance, method, status, objective)")
-    p.add_argument("--results", default=None, metavar="RESULTS",
-                   help="draw the schedule METHOD recorded on FILE's instance in this results file "
-                        "(dmlsched bench --keep-solutions) instead of solving again")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,12 +83,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the JSON Schema of a family's instance files")
     tools.add_schema_arguments(p)
     return parser
-
-
-def cmd_gantt(args: argparse.Namespace) -> int:
-    from .. import plot
-
-    return plot.cli_gantt(args)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
