@@ -48,7 +48,7 @@ def _pkg(*names: str) -> frozenset[str]:
 #: ``hunt.evaluate``, ``hunt.guided``, ``hunt.search`` and Hare's claims out of the CLI circle (with
 #: package edges); left: the CLI circle (step C3), Hare's decomposition/relaxation, moldable cp/models
 KNOWN_SCCS: tuple[frozenset[str], ...] = (
-    _pkg("bench", "bench.cli", "cli", "cli.command", "cli.gantt", "hunt", "hunt.cli", "hunt.pool", "tools"),
+    _pkg("cli", "cli.command", "hunt.cli"),
     _pkg("problems.hare.decomposition", "problems.hare.relaxation"),
     _pkg("problems.moldable.cp", "problems.moldable.models"),
 )
@@ -56,7 +56,6 @@ KNOWN_SCCS: tuple[frozenset[str], ...] = (
 #: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``
 #: or a module of it, with their number of import statements
 KNOWN_CLI_IMPORTERS: dict[str, int] = {
-    "dmlsched.bench.cli": 3,
     "dmlsched.hunt.cli": 5,
 }
 
@@ -64,17 +63,16 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {
 #: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
 #: steps B1, B2, B5, B6, the Harmony step and C2)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
-    "dmlsched/bench/__init__.py": 2,
     "dmlsched/bench/child.py": 5,
-    "dmlsched/bench/cli.py": 11,
     "dmlsched/bench/engines.py": 2,
     "dmlsched/bench/execute.py": 11,
     "dmlsched/bench/report.py": 3,
-    "dmlsched/bench/reproduce.py": 18,
+    "dmlsched/bench/reproduce.py": 13,
     "dmlsched/bench/runner.py": 4,
     "dmlsched/bench/store.py": 1,
     "dmlsched/claims.py": 1,
-    "dmlsched/cli/command.py": 12,
+    "dmlsched/cli/bench.py": 15,
+    "dmlsched/cli/command.py": 7,
     "dmlsched/cli/gantt.py": 8,
     "dmlsched/cli/paths.py": 6,
     "dmlsched/cli/solve.py": 6,

@@ -10,9 +10,17 @@ from typing import Any, Sequence
 from .. import interrupt
 from ..stdio import command_stdout
 from .args import _method_args, _Parser, _plugin, _verbosity
+from .bench import (
+    add_bench_arguments,
+    add_report_arguments,
+    add_reproduce_arguments,
+    cmd_bench,
+    cmd_report,
+    cmd_reproduce,
+)
 from .exits import EXIT_BAD_INPUT, exit_for
 from .gantt import cmd_gantt, gantt_arguments
-from .paths import _plugin_files, check_image_format, check_output_path, check_results_file, load_plugins
+from .paths import _plugin_files, check_image_format, check_output_path, load_plugins
 from .solve import cmd_check, cmd_methods, cmd_solve
 
 
@@ -54,17 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gantt", help="draw a method's schedule as a Gantt chart (PNG, PDF or SVG)")
     gantt_arguments(p)
 
-    from .. import bench
-
     p = sub.add_parser("bench", help="run methods over instance files or suites, append JSON lines, summarise")
-    bench.add_bench_arguments(p)
+    add_bench_arguments(p)
     _plugin(p)
     _verbosity(p)
     p = sub.add_parser("report", help="Markdown report with plots from a results file")
-    bench.add_report_arguments(p)
+    add_report_arguments(p)
     _verbosity(p)
     p = sub.add_parser("reproduce", help="regenerate benchmarks/REPRODUCTION.md (the papers' claims vs our runs)")
-    bench.add_reproduce_arguments(p)
+    add_reproduce_arguments(p)
     _verbosity(p)
     from ..hunt import cli as hunt_cli
 
@@ -83,39 +89,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the JSON Schema of a family's instance files")
     tools.add_schema_arguments(p)
     return parser
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    from .. import bench
-
-    if getattr(args, "out", None) is not None:
-        # the path itself; whether an existing file is a results file is the store's check
-        check_output_path(args.out, "--out", inputs=[*args.paths, *_plugin_files(args)])
-    return bench.cli_bench(args)
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from .. import bench
-
-    for r in args.results:
-        check_results_file(r)
-    check_output_path(args.out, "--out", folder=True, inputs=args.results)
-    return bench.cli_report(args)
-
-
-def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .. import bench
-
-    if getattr(args, "out", None) is not None:
-        check_output_path(args.out, "--out", inputs=[getattr(args, "results", None)])
-        from ..bench.reproduce import check_report_file
-
-        check_report_file(args.out)
-    if getattr(args, "results", None) is not None:
-        check_output_path(args.results, "--results")
-    if getattr(args, "archive", None) is not None:
-        check_output_path(args.archive, "--archive")
-    return bench.cli_reproduce(args)
 
 
 def cmd_hunt(args: argparse.Namespace) -> int:
