@@ -46,22 +46,21 @@ def _pkg(*names: str) -> frozenset[str]:
 #: steps B1, B2, B5, B6, the Harmony step and C2 (branch i22b) removed RAR's two, Hare's cp/lowerbounds,
 #: kit/registry, hunt guided/search, Harmony's four-file circle, and took ``bench.reproduce``,
 #: ``hunt.evaluate``, ``hunt.guided``, ``hunt.search`` and Hare's claims out of the CLI circle (with
-#: package edges); left: the CLI circle (step C3), Hare's decomposition/relaxation, moldable cp/models
+#: package edges); step C3 (branch i22c: the ``cli/`` package) removed the CLI circle; left: Hare's
+#: decomposition/relaxation, moldable cp/models
 KNOWN_SCCS: tuple[frozenset[str], ...] = (
-    _pkg("cli", "cli.command", "hunt.cli"),
     _pkg("problems.hare.decomposition", "problems.hare.relaxation"),
     _pkg("problems.moldable.cp", "problems.moldable.models"),
 )
 
 #: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``
 #: or a module of it, with their number of import statements
-KNOWN_CLI_IMPORTERS: dict[str, int] = {
-    "dmlsched.hunt.cli": 5,
-}
+#: (none since step C3: ``plot``, ``bench.cli`` and ``hunt.cli`` imported it before)
+KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 
 #: import statements of dmlsched modules inside functions, per file under ``src/`` (261 in 64 files
 #: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
-#: steps B1, B2, B5, B6, the Harmony step and C2)
+#: steps B1, B2, B5, B6, the Harmony step and C2; 204 after C3, with cli.py split over the cli/ package)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 5,
     "dmlsched/bench/engines.py": 2,
@@ -72,15 +71,15 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/store.py": 1,
     "dmlsched/claims.py": 1,
     "dmlsched/cli/bench.py": 15,
-    "dmlsched/cli/command.py": 7,
+    "dmlsched/cli/command.py": 5,
     "dmlsched/cli/gantt.py": 8,
+    "dmlsched/cli/hunt.py": 10,
     "dmlsched/cli/paths.py": 6,
     "dmlsched/cli/solve.py": 6,
     "dmlsched/generate/hare.py": 3,
     "dmlsched/generate/hlas.py": 2,
     "dmlsched/generate/moldable.py": 6,
     "dmlsched/hunt/__init__.py": 5,
-    "dmlsched/hunt/cli.py": 15,
     "dmlsched/hunt/evaluate.py": 1,
     "dmlsched/hunt/guided.py": 9,
     "dmlsched/hunt/pool.py": 1,

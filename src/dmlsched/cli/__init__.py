@@ -26,6 +26,19 @@ any work starts (an input of the same command, a FIFO or a device is
 refused), and files are written atomically, so a bad input never changes or
 loses a file that was already there.  Standard output carries only what the
 command prints (:mod:`dmlsched.stdio`).
+
+Modules (this package imports the library; no library module imports it, only
+the ``__main__`` entry points do):
+
+command
+    :func:`build_parser`, the handlers, :func:`main` (re-exported here: the
+    entry point ``dmlsched = "dmlsched.cli:main"``).
+args, exits, paths
+    argument types and shared flags; exit codes (:data:`EXIT_CODES`); output
+    paths, results files, plugins and instance files.
+solve, gantt, bench, hunt
+    ``solve``/``check``/``methods``; ``gantt``; ``bench``/``report``/``reproduce``
+    (and ``python -m dmlsched.bench``); ``hunt``.
 """
 
 from ..errors import UsageError

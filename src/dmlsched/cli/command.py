@@ -20,6 +20,7 @@ from .bench import (
 )
 from .exits import EXIT_BAD_INPUT, exit_for
 from .gantt import cmd_gantt, gantt_arguments
+from .hunt import add_hunt_arguments, cli_hunt
 from .paths import _plugin_files, check_image_format, check_output_path, load_plugins
 from .solve import cmd_check, cmd_methods, cmd_solve
 
@@ -72,10 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="regenerate benchmarks/REPRODUCTION.md (the papers' claims vs our runs)")
     add_reproduce_arguments(p)
     _verbosity(p)
-    from ..hunt import cli as hunt_cli
-
     p = sub.add_parser("hunt", help="search for instances where a method is far from optimal or breaks its bound")
-    hunt_cli.add_hunt_arguments(p)
+    add_hunt_arguments(p)
     _plugin(p)
     _verbosity(p)
     from .. import tools
@@ -92,14 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_hunt(args: argparse.Namespace) -> int:
-    from ..hunt import cli as hunt_cli
-
     if args.out is not None:
         check_output_path(args.out, "--out", folder=True, inputs=[args.start, *_plugin_files(args)])
     if args.plot is not None:
         check_output_path(args.plot, "--plot", inputs=[args.start, *_plugin_files(args)])
         check_image_format(args.plot, "--plot")
-    return hunt_cli.cli_hunt(args)
+    return cli_hunt(args)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
