@@ -16,7 +16,8 @@ declares:
   ``"grows"``, ``"close"``, ``"value"``, ``"at most"``, ``"bound"``), the
   points it covers, and a **tolerance relative to the paper's effect size** (a
   factor 1.1x has effect 0.1; a 15% tolerance admits >= 1.085x, never < 1.0x:
-  a tolerance never turns a loss into a win);
+  a tolerance never turns a loss into a win; a percentage, a reduction or a
+  gap, has itself as its effect: 15% of 54.6% admits >= 46.4%);
 * **what each part covers** (:attr:`Part.covers`): ``"every"`` point when the
   paper says "always"/"every"/"at least", states a range ("|G| >= 24", "from
   10 to 20 servers") or a trend or comparison along a figure's axis without one
@@ -122,7 +123,8 @@ RULE: tuple[str, ...] = (
     "One evidence rule (`src/dmlsched/claims.py`) for every family, fixed before the numbers were seen. Each claim "
     "declares from the paper's text its parts (a comparison or a stated value, the paper's number and its kind), "
     "what each part covers, a tolerance relative to the paper's effect size (a factor 1.1x has effect 0.1; 15% "
-    "admits >= 1.085x, never < 1.0x: a tolerance never turns a loss into a win), its default reading with a reason "
+    "admits >= 1.085x, never < 1.0x: a tolerance never turns a loss into a win; a percentage, a reduction or a gap, "
+    "has itself as its effect: 15% of 54.6% admits >= 46.4%), its default reading with a reason "
     "from the text, and whether each setup is the paper's. Ceiling: a proven bound on what any schedule could "
     "achieve against the baseline in that setup.",
     "Coverage: every point when the paper says 'always'/'every'/'at least', states a range ('|G| >= 24', 'from 10 "

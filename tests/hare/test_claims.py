@@ -221,3 +221,26 @@ def test_quick_run_of_each_claim(key):
     assert isinstance(j, Judgement) and j.rows
     assert any(j.verdict.startswith(v) for v in VERDICTS) or j.verdict == "context", j.verdict
     assert not ceiling_violations(claim, records)
+
+
+def test_fig18_has_the_ceiling_of_hares_own_reduction():
+    """'Hare's weighted JCT decreases by only 31.2%' from 10 to 25 Gbps: no schedule on 25 Gbps goes
+    below its bound, so Hare's reduction is at most 1 - mean LB(25) / mean W(Hare, 10) (an independent
+    check found this ceiling missing while Figs. 14-16 had theirs)."""
+    def runs(hare, lb):
+        return {"list": {"status": "feasible", "objective": hare},
+                "lower-bound": {"status": "bound", "objective": lb}}
+
+    pts = {"10 Gbps": {"s0": runs(100.0, 80.0), "s1": runs(120.0, 90.0)},
+           "25 Gbps": {"s0": runs(95.0, 78.0), "s1": runs(110.0, 86.0)}}
+    faster, hare31 = C._fig18(pts, "list", {}, "objective")
+    p = hare31.points[0]
+    assert p.ours == pytest.approx(1 - 102.5 / 110.0)
+    assert p.ceiling == pytest.approx(1 - 82.0 / 110.0)
+    # 31.2% less its tolerance lies beyond a 25.5% ceiling: unreachable, whatever Hare reached
+    assert hare31.outcome == "unreachable"
+    # without bound records there is no ceiling, and the part is judged on its magnitude alone
+    for lab in pts:
+        for r in pts[lab].values():
+            del r["lower-bound"]
+    assert C._fig18(pts, "list", {}, "objective")[1].points[0].ceiling is None

@@ -212,3 +212,23 @@ def test_quick_scale_runs_on_the_bench_engine(claim, tmp_path):
     j = claim.judge(res.records, "quick")
     assert verdict_word(j.verdict), j.verdict
     assert not ceiling_violations(claim, res.records)
+
+
+def test_abstract_counts_the_setting_shared_by_figs_22_and_23_once():
+    """200 jobs on 160 GPUs is a point of Fig. 23 (jobs axis) and of Fig. 22 (GPUs axis): one setting,
+    one point of the abstract's geometric mean (an independent check found it counted twice)."""
+    from dmlsched.problems.hlas.claims import abstract_points
+
+    recs = []
+    for n in (100, 200, 300):
+        recs += point({"hlas": 100.0, "fifo": 150.0}, jobs=n, gpus=160)
+    for g in (100, 160, 180):
+        recs += point({"hlas": 100.0, "fifo": 150.0}, jobs=200, gpus=g)
+    pts = abstract_points(recs, "full")
+    assert sorted(pts) == sorted(["100 jobs", "200 jobs", "300 jobs", "100 GPUs", "180 GPUs"])
+    # one changed value at the shared setting moves the mean as one point of five, not two of six
+    recs = [dict(r, objective=50.0) if r["variant"] == "hlas" and r["size"] == {"jobs": 200, "gpus": 160,
+                                                                                  "groups": 40} else r for r in recs]
+    a = judge_abstract(recs, "full")
+    vs_fifo = next(p for p in a.readings[0].parts[0].points if p.label == "vs Gavel_FIFO")
+    assert vs_fifo.ours == pytest.approx((1.5 ** 4 * 3.0) ** (1 / 5))

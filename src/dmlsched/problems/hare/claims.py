@@ -607,7 +607,13 @@ def _fig18(pts, hare, bases, metric) -> list[PartResult]:
         faster.append(Point(f"{name}: {labs[0]} / {labs[-1]}", a / b))
     a = mean_or_nan([_value(i.get(hare), metric) for i in lo.values() if _value(i.get(hare), metric)])
     b = mean_or_nan([_value(i.get(hare), metric) for i in hi.values() if _value(i.get(hare), metric)])
-    return [PartResult(PARTS_18[0], faster), PartResult(PARTS_18[1], [Point(f"Hare {labs[0]} -> {labs[-1]}", 1 - b / a)])]
+    # ceiling: no schedule on the faster network beats the bound there, so Hare's reduction from its own
+    # mean on the slower one is at most 1 - mean LB(faster) / mean W(Hare, slower) (the rule's ceiling with
+    # Hare at 10 Gbps as the baseline)
+    lbs = [_lb(i, metric) for i in hi.values() if _value(i.get(hare), metric)]
+    cap = 1 - mean_or_nan(lbs) / a if lbs and all(x is not None for x in lbs) else None
+    return [PartResult(PARTS_18[0], faster),
+            PartResult(PARTS_18[1], [Point(f"Hare {labs[0]} -> {labs[-1]}", 1 - b / a, cap)])]
 
 
 PARTS_18 = (

@@ -23,8 +23,10 @@ from ...claims import record_variant as _variant
 from ...claims import records_by_instance as _by_instance
 
 PAPER = "Harmony (Lee, dissertation 2020, ch. 4)"
-#: "slightly worse by up to around 2%": what we accept as "around 2%"
-AROUND_2 = 0.025
+#: "slightly worse by up to around 2%": what we accept as "around 2%" (the rule's tolerance of 15%
+#: of the paper's number, as for every 'about' number; it was 25% with no reason given until an
+#: independent check of the report asked for one)
+AROUND_2 = 0.02 * 1.15
 
 L6_QUOTE = "n_G* <- argmin sum_{j in J_to_group} |T_cpu_j(n_G) - T_net_j|"
 READINGS = (
@@ -93,8 +95,8 @@ SETUP = Setup("workload model", False, "Fig. 4.9's per-job times are not in the 
 DEFAULT_REASON = ("L6 balances the group's CPU and network use ('balances the CPU and network usage of the jobs the "
                   "most', Section 4.3.2); every job admitted, as the evaluation runs all 80 jobs")
 PARTS_4_17 = tuple(
-    Part(k, f"Harmony worse than the Oracle in {what} by at most about 2%", "at most", AROUND_2 / 1.25,
-         "reduction", "every", tolerance=0.25,
+    Part(k, f"Harmony worse than the Oracle in {what} by at most about 2%", "at most", 0.02,
+         "reduction", "every", tolerance=0.15,
          source="We see that the results in Harmony is slightly worse by up to around 2%.")
     for k, what in (("utilisation", "utilisation"), ("avg-jct", "average JCT"), ("makespan", "makespan")))
 
@@ -146,7 +148,7 @@ def judge_fig_4_17(records: list[dict], scale: Scale) -> Judgement:
         "(models/harmony.md, 'The Oracle').",
         "Both run in the dissertation's execution model as we read it (models/harmony.md, 'Execution model'): "
         "jobs submitted at time 0, group iterations of length T_g (4.1), regrouping when a job finishes.",
-        "'around 2%' is read as at most 2.5% (a tolerance of 25% of the paper's 2%); 'up to' is over the three "
+        "'around 2%' is read as at most 2.3% (the rule's tolerance, 15% of the paper's 2%); 'up to' is over the three "
         "metrics of the one experiment; our seeds are its replicates (means over them, the aggregation rule). "
         "Negative gaps mean Harmony is better than the Oracle. No ceiling: the Oracle is not an optimum over runs.",
     ]

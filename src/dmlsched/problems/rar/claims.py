@@ -344,10 +344,17 @@ PARTS_6 = (
     Part("decrease", "the makespans of FF, LS and SJF-BCO fall from 10 to 20 servers", "always better", None, "factor",
          "every", source="as we increase the number of servers from 10 to 20, the makespan of FF, LS and SJF-BCO "
          "decrease", subject="context"),
-    Part("ff-largest", "FF's makespan reduction from 10 to 20 servers larger than LS's and SJF-BCO's (by how much "
-         "FF's exceeds each, relative to FF's)", "always better", None, "delta", "every",
+    # "FF has the largest makespan reduction" makes two comparisons: FF's against SJF-BCO's says something of the
+    # paper's method; FF's against LS's compares a baseline with a baseline (context, the Subject rule of
+    # dmlsched.claims, as hare-fig14's "Gavel-FIFO the largest")
+    Part("ff-vs-sjf-bco", "FF's makespan reduction from 10 to 20 servers larger than SJF-BCO's (by how much FF's "
+         "exceeds it, relative to FF's)", "always better", None, "delta", "every",
          source="The intuition that FF has the largest makespan reduction is that the average idle time for workers "
                 "drops dramatically"),
+    Part("ff-vs-ls", "FF's makespan reduction from 10 to 20 servers larger than LS's (by how much FF's exceeds it, "
+         "relative to FF's)", "always better", None, "delta", "every",
+         source="The intuition that FF has the largest makespan reduction is that the average idle time for workers "
+                "drops dramatically", subject="context"),
 )
 #: how "the largest makespan reduction" is measured: name -> (what, relative?)
 FIG6_MEASURES = {"absolute": ("the drop of the mean makespan, in time (what the figure of makespans shows; the "
@@ -376,20 +383,23 @@ def judge_fig6(records: list[dict], scale: Scale) -> Judgement:
                 rows.append(Row(f"{name}: {m.split('@')[0].upper()}",
                                 ", ".join(f"{n}: {v:.1f}" for n, v in zip(ns, means)), "",
                                 f"shape {_shape(means)}; drop {drop:.1f} ({100 * drop / means[0]:.1f}%)"))
-        ff = [Point(f"FF - {k.upper()}", (red["ff"] - red[k]) / max(abs(red["ff"]), 1e-9)) for k in ("ls", "sjf-bco")]
-        verdicts.append(ReadingVerdict(name, [PartResult(PARTS_6[0], dec), PartResult(PARTS_6[1], ff)],
+        ff = {k: [Point(f"FF - {k.upper()}", (red["ff"] - red[k]) / max(abs(red["ff"]), 1e-9))]
+              for k in ("sjf-bco", "ls")}
+        verdicts.append(ReadingVerdict(name, [PartResult(PARTS_6[0], dec), PartResult(PARTS_6[1], ff["sjf-bco"]),
+                                              PartResult(PARTS_6[2], ff["ls"])],
                                        SETUP.published, SETUP.why, default=name == "default"))
     d = verdicts[0].parts
-    return judgement(verdicts, ours=f"10/20-server makespan {d[0].ours_text()}; FF's drop vs others' "
-                                    f"{d[1].ours_text()}", ceiling="-",
+    return judgement(verdicts, ours=f"10/20-server makespan {d[0].ours_text()}; FF's drop vs SJF-BCO's "
+                                    f"{d[1].ours_text()}; vs LS's {d[2].ours_text()}", ceiling="-",
                      caveat="physical constants ours", rows=rows,
                      caveats=_errors(records) + [f"servers {ns}; reading {SERVERS_PREFIX.name}: the same jobs on the "
                                                  "first n servers of the 20-server draw",
                                                  "'FF has the largest makespan reduction': by default the drop of the "
                                                  "mean makespan in time (" + FIG6_MEASURES["absolute"][0] + "); the "
                                                  "relative drop is a reading beside it.",
-                                                 "The makespans of all three falling is a trend of every scheme: "
-                                                 "context, not part of the word."],
+                                                 "The makespans of all three falling is a trend of every scheme, "
+                                                 "and FF's drop against LS's compares two baselines: context, not "
+                                                 "part of the word."],
                      measured=f"{sum(len(v) for v in by.values())} instances")
 
 
