@@ -46,47 +46,47 @@ def _pkg(*names: str) -> frozenset[str]:
 #: steps B1, B2, B5, B6, the Harmony step and C2 (branch i22b) removed RAR's two, Hare's cp/lowerbounds,
 #: kit/registry, hunt guided/search, Harmony's four-file circle, and took ``bench.reproduce``,
 #: ``hunt.evaluate``, ``hunt.guided``, ``hunt.search`` and Hare's claims out of the CLI circle (with
-#: package edges); left: the CLI circle (step C3), Hare's decomposition/relaxation, moldable cp/models
+#: package edges); step C3 (branch i22c: the ``cli/`` package) removed the CLI circle; left: Hare's
+#: decomposition/relaxation, moldable cp/models
 KNOWN_SCCS: tuple[frozenset[str], ...] = (
-    _pkg("bench", "bench.cli", "bench.report", "cli", "hunt", "hunt.cli", "hunt.pool", "plot", "tools"),
     _pkg("problems.hare.decomposition", "problems.hare.relaxation"),
     _pkg("problems.moldable.cp", "problems.moldable.models"),
 )
 
-#: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``,
-#: with their number of import statements
-KNOWN_CLI_IMPORTERS: dict[str, int] = {
-    "dmlsched.bench.cli": 3,
-    "dmlsched.hunt.cli": 5,
-    "dmlsched.plot": 2,
-}
+#: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``
+#: or a module of it, with their number of import statements
+#: (none since step C3: ``plot``, ``bench.cli`` and ``hunt.cli`` imported it before)
+KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 
 #: import statements of dmlsched modules inside functions, per file under ``src/`` (261 in 64 files
 #: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
-#: steps B1, B2, B5, B6, the Harmony step and C2; 215 in 46 after C4)
+#: steps B1, B2, B5, B6, the Harmony step and C2; 204 after C3, with cli.py split over the cli/ package;
+#: 199 in 48 after C4)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
-    "dmlsched/bench/__init__.py": 2,
     "dmlsched/bench/child.py": 5,
-    "dmlsched/bench/cli.py": 11,
     "dmlsched/bench/engines.py": 2,
     "dmlsched/bench/execute.py": 10,
     "dmlsched/bench/report.py": 3,
-    "dmlsched/bench/reproduce.py": 18,
+    "dmlsched/bench/reproduce.py": 13,
     "dmlsched/bench/runner.py": 4,
     "dmlsched/claims.py": 1,
-    "dmlsched/cli.py": 25,
+    "dmlsched/cli/bench.py": 15,
+    "dmlsched/cli/command.py": 5,
+    "dmlsched/cli/gantt.py": 8,
+    "dmlsched/cli/hunt.py": 10,
+    "dmlsched/cli/paths.py": 6,
+    "dmlsched/cli/solve.py": 6,
     "dmlsched/generate/hare.py": 3,
     "dmlsched/generate/hlas.py": 2,
     "dmlsched/generate/moldable.py": 6,
     "dmlsched/hunt/__init__.py": 5,
-    "dmlsched/hunt/cli.py": 15,
     "dmlsched/hunt/evaluate.py": 1,
     "dmlsched/hunt/guided.py": 9,
     "dmlsched/hunt/pool.py": 1,
     "dmlsched/hunt/space.py": 1,
     "dmlsched/io.py": 2,
     "dmlsched/kit.py": 2,
-    "dmlsched/plot.py": 14,
+    "dmlsched/plot.py": 6,
     "dmlsched/problems/cruise/models.py": 10,
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
     "dmlsched/problems/gpugrouping/models.py": 10,
@@ -269,11 +269,11 @@ def strongly_connected(edges: list[Edge]) -> list[frozenset[str]]:
 
 
 def cli_importers(edges: list[Edge], cli: str) -> dict[str, int]:
-    """Modules outside ``cli`` (and not ``__main__``) importing it: number of statements each."""
+    """Modules outside ``cli`` (and not ``__main__``) importing it or a module of it: number of statements each."""
     seen = {
         (e.source, e.path, e.line)
         for e in edges
-        if e.target == cli and not e.implicit
+        if (e.target == cli or e.target.startswith(cli + ".")) and not e.implicit
         and e.source != cli and not e.source.startswith(cli + ".") and not e.source.endswith("__main__")
     }
     return dict(Counter(src for src, _, _ in seen))
@@ -391,3 +391,19 @@ def test_a_package_init_circle_is_caught(tmp_path):
     edges = import_edges(tmp_path, "pkg")
     # pkg.sub -> pkg.sub.n -> pkg.other -> pkg.sub (package edge of pkg.sub.m)
     assert strongly_connected(edges) == [frozenset({"pkg.sub", "pkg.sub.n", "pkg.other"})]
+
+
+def test_importing_a_module_of_a_cli_package_counts(tmp_path):
+    """With ``cli`` a package, importing one of its modules is importing the CLI; its own
+    modules and ``__main__`` may import each other."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/cli/__init__.py": "from .args import seed\n",
+        "pkg/cli/args.py": "from ..lib import x\ndef seed():\n    pass\n",
+        "pkg/cli/__main__.py": "from . import seed\n",
+        "pkg/lib.py": "x = 1\ndef f():\n    from .cli.args import seed\n",
+        "pkg/__main__.py": "from .cli.args import seed\n",
+    })
+    edges = import_edges(tmp_path, "pkg")
+    assert cli_importers(edges, "pkg.cli") == {"pkg.lib": 1}
+    assert strongly_connected(edges) == [frozenset({"pkg.cli", "pkg.cli.args", "pkg.lib"})]

@@ -25,7 +25,6 @@ can be drawn, plugins included.  Charts stay readable at scale (see
 
 from __future__ import annotations
 
-import argparse
 import functools
 import math
 import sys
@@ -122,7 +121,7 @@ def gantt_chart(instance: Any, solution: Any) -> GanttChart:
     from .registry import problem_of
 
     spec = problem_of(instance)
-    if isinstance(solution, _JsonTasks):
+    if isinstance(solution, JsonTasks):
         return GanttChart(list(solution.tasks), row_labels=_gpu_labels(instance), aggregate=_gpu_types(instance))
     if spec.name in _CONVERTERS:
         return _CONVERTERS[spec.name](instance, solution)
@@ -914,15 +913,6 @@ def save_atomic(fig: Any, path: str | Path, **kw: Any) -> None:
             tmp.unlink()
 
 
-# ---------------------------------------------------------------------------
-# dmlsched gantt
-def add_gantt_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``dmlsched gantt FILE --method M --out schedule.png`` (as in :mod:`dmlsched.cli`)."""
-    from .cli import gantt_arguments
-
-    gantt_arguments(parser)
-
-
 def supported_formats() -> set[str]:
     """File extensions matplotlib can write (``png``, ``pdf``, ``svg``, ...)."""
     from matplotlib.figure import Figure
@@ -930,78 +920,8 @@ def supported_formats() -> set[str]:
     return set(Figure().canvas.get_supported_filetypes())
 
 
-def _recorded_result(inst: Any, args: argparse.Namespace) -> Any:
-    """The :class:`~dmlsched.result.Result` of the run ``--method`` kept in
-    ``--results`` (``dmlsched bench --keep-solutions``), its solution rebuilt
-    and validated by the family's validator."""
-    from .registry import problem_of
-    from .result import Result, Status
-    from .tools import ToolError, recorded_run, solution_from_json
-
-    rec = recorded_run(args.results, inst, args.method, args.seed if args.seed else None)
-    spec = problem_of(inst)
-    sol = solution_from_json(inst, rec["solution"])
-    if sol is None:  # no from_json: draw the JSON's task bars as they are
-        tasks = rec["solution"].get("tasks") if isinstance(rec["solution"], dict) else None
-        if not isinstance(tasks, list):
-            raise ToolError(f"--results: cannot rebuild a {spec.name} solution from its JSON")
-        sol = _JsonTasks(tasks)
-    else:
-        spec.validate(inst, sol)
-    return Result(spec.name, rec["method"], Status(rec["status"]), objective=rec.get("objective"),
-                  bound=rec.get("bound"), solution=sol, sense=spec.sense, runtime_s=rec.get("runtime_s") or 0.0)
-
-
 @dataclass
-class _JsonTasks:
+class JsonTasks:
     """A recorded solution drawn from its JSON task list (a family without ``from_json``)."""
 
     tasks: list
-
-
-def cli_gantt(args: argparse.Namespace) -> int:
-    """Solve ``FILE`` with ``--method`` (any registered method, plugins
-    included, with its ``-o`` options) and draw the schedule.
-
-    Exit 2 on bad input (checked before solving: the output path and its
-    format), 1 when the method returns no schedule.
-    """
-    from pathlib import Path
-
-    from . import solve
-    from .cli import UsageError, _load, check_output_path, method_options, solver_log_to_stderr
-    from .progress import for_command
-    from .registry import problem_of
-
-    check_output_path(args.out, "--out", inputs=[args.file, getattr(args, "results", None),
-                                                 *(p for p in args.plugin if p.endswith(".py"))])
-    try:
-        formats = supported_formats()
-    except ImportError as e:
-        raise UsageError(f"gantt needs matplotlib ({e}): pip install 'dmlsched[plot]'") from None
-    ext = Path(args.out).suffix.lower().lstrip(".")
-    if ext and ext not in formats:
-        raise UsageError(f"--out {args.out}: cannot write .{ext} images (use one of {', '.join(sorted(formats))})")
-    inst = _load(args.file, args.method)
-    spec = problem_of(inst)
-    if spec.name in NOT_SCHEDULES:
-        raise UsageError(f"{args.file}: no Gantt chart for problem {spec.name!r}: {NOT_SCHEDULES[spec.name]}")
-    if getattr(args, "results", None):
-        res = _recorded_result(inst, args)
-    else:
-        with solver_log_to_stderr(args.display), for_command(args, f"{spec.name}/{args.method}", args.time_limit):
-            res = solve(inst, args.method, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
-                        **method_options(args))
-    if res.details.get("interrupted"):  # a cut run draws no chart (main reports the interruption)
-        raise KeyboardInterrupt
-    if res.solution is None:
-        msg = res.details.get("error")
-        print(f"dmlsched gantt: error: {res.problem}/{args.method} returned no schedule (status "
-              f"{res.status.value}{': ' + ' '.join(str(msg).split()) if msg else ''})", file=sys.stderr)
-        return 3 if res.status.value == "n/a" else 1
-    label = getattr(inst, "name", "") or Path(args.file).stem
-    ax = gantt(inst, res.solution, title=args.title or gantt_title(inst, res, label))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    savefig(ax, str(args.out))  # atomically
-    print(f"gantt: {args.out}")
-    return 0

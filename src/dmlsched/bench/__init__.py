@@ -7,10 +7,11 @@ Python API::
     outcome = run_sweep(load_suite("benchmarks/suites/quick.toml"), out="results.jsonl", workers=2)
     for rec in outcome.records: ...
 
-Command line (wired by :mod:`dmlsched.cli`): ``dmlsched bench`` and
-``dmlsched report`` (see :mod:`.cli`); ``dmlsched reproduce`` runs every
-family's claims (:func:`dmlsched.claims.all_claims`) and writes
-``benchmarks/REPRODUCTION.md`` (see :mod:`.reproduce`).
+Command line (:mod:`dmlsched.cli.bench`, which imports this package; nothing
+here imports the command line): ``dmlsched bench`` and ``dmlsched report``;
+``dmlsched reproduce`` runs every family's claims
+(:func:`dmlsched.claims.all_claims`) and writes ``benchmarks/REPRODUCTION.md``
+(see :mod:`.reproduce`).
 
 Modules
 -------
@@ -41,23 +42,8 @@ progress, summary, report, reproduce
 """
 
 from ..suites import Source, Suite, SuiteError, load_suite, materialize
-from .cli import add_bench_arguments, add_report_arguments, cli_bench, cli_report, suite_from_args
 from .runner import SweepOutcome, run_sweep
 from .store import ResultStore, latest_records, read_records, run_key
-
-
-def add_reproduce_arguments(parser):  # noqa: D103 - thin re-export (lazy import)
-    from .reproduce import add_reproduce_arguments as f
-
-    return f(parser)
-
-
-def cli_reproduce(args) -> int:
-    """``dmlsched reproduce --out benchmarks/REPRODUCTION.md`` (if the CLI wires it)."""
-    from .reproduce import cli_reproduce as f
-
-    return f(args)
-
 
 __all__ = [
     "ResultStore",
@@ -65,17 +51,10 @@ __all__ = [
     "Suite",
     "SuiteError",
     "SweepOutcome",
-    "add_bench_arguments",
-    "add_reproduce_arguments",
-    "add_report_arguments",
-    "cli_bench",
-    "cli_report",
-    "cli_reproduce",
     "latest_records",
     "load_suite",
     "materialize",
     "read_records",
     "run_key",
     "run_sweep",
-    "suite_from_args",
 ]

@@ -40,7 +40,6 @@ written; the report then says so and gives the command and its cost.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import sys
@@ -651,86 +650,7 @@ def check_report_file(path: str | os.PathLike) -> None:
                          f"{REPORT_TITLE!r}); refusing to overwrite it: give another --out")
 
 
-# ---------------------------------------------------------------------------
-# command line
-def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``dmlsched reproduce``."""
-    parser.add_argument("--out", default=None, metavar="FILE",
-                        help=f"Markdown file to write (default {DEFAULT_OUT}; with --quick {DEFAULT_QUICK_OUT})")
-    parser.add_argument("--quick", action="store_true",
-                        help="the quick scale of every claim (a smoke test for CI, not the result)")
-    parser.add_argument("--results", default=None, metavar="FILE",
-                        help="keep the runs in this JSON-lines file: a rerun resumes (default: a temporary file); "
-                             "a .xz/.gz archive of run records (as shipped next to the report) is read, not changed")
-    parser.add_argument("--archive", default=None, metavar="FILE",
-                        help="ship the run records as xz-compressed JSON lines in FILE (default at full scale: "
-                             "<report>-runs.jsonl.xz next to the report)")
-    parser.add_argument("--no-archive", action="store_true", help="do not write the run-record archive")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="local worker processes (default: number of cores; 0: in this process, no limits)")
-    parser.add_argument("--dask", default=None, metavar="ADDRESS",
-                        help="run on a Dask cluster at ADDRESS, or 'local' for a LocalCluster of --workers workers")
-    parser.add_argument("--dashboard", default=None, metavar="ADDRESS", nargs="?", const=":8787",
-                        help="serve the local Dask cluster's dashboard (default address :8787)")
-    parser.add_argument("--family", default=None, metavar="F,...", help="only the claims of these families")
-    parser.add_argument("--claim", default=None, metavar="KEY,...", help="only these claims (by key)")
-    parser.add_argument("--retry", default=None, metavar="WHAT",
-                        help="re-run recorded runs that ended so (errors, killed, not-reproducible)")
-    parser.add_argument("--progress", action="store_true",
-                        help="show each sweep's progress on stderr also when it is not a terminal (on a "
-                             "terminal it is shown unless --no-progress)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress display")
-
-
-def _tty() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def cli_reproduce(args: argparse.Namespace) -> int:
-    """``dmlsched reproduce``: 0 when the report was written, 2 on bad input."""
-    from ..errors import DmlschedError
-    from ..suites import SuiteError
-    from .runner import parse_retry
-
-    try:
-        if args.workers is not None and args.workers < 0:
-            raise SuiteError("--workers: must be >= 0")
-        if args.dask and args.workers == 0:
-            raise SuiteError("--workers 0 (in-process) cannot be combined with --dask")
-        if args.dask:
-            from .engines import check_dask_available
-
-            check_dask_available()
-        retry = parse_retry(args.retry)
-        split = (lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None)
-        if args.out is not None and Path(args.out).is_dir():
-            raise SuiteError(f"--out {args.out}: is a folder, expected a file")
-        p, runs = generate(args.out, scale="quick" if args.quick else "full", workers=args.workers,
-                           dask=args.dask, dashboard=args.dashboard, results=args.results,
-                           families=split(args.family), claim_keys=split(args.claim), retry=retry,
-                           progress=(args.progress or _tty()) and not getattr(args, "no_progress", False),
-                           archive=False if args.no_archive else (args.archive or True))
-    except KeyboardInterrupt:
-        from .. import interrupt
-
-        print(f"\nreproduce: interrupted by {interrupt.signal_name(interrupt.last_signal() or 2)}; no report "
-              "written; with --results FILE a rerun resumes", file=sys.stderr)
-        return interrupt.exit_code()
-    except (DmlschedError, OSError) as e:
-        print(f"dmlsched reproduce: error: {e}", file=sys.stderr)
-        return 2
-    print(f"reproduction report: {p} ({len(runs)} claim(s))")
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m dmlsched.bench.reproduce", description=__doc__.split("\n")[0])
-    add_reproduce_arguments(ap)
-    return cli_reproduce(ap.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # its command line moved to dmlsched.cli.bench, which a library module must not import
+    print("python -m dmlsched.bench.reproduce: the command is `dmlsched reproduce` "
+          "(or python -m dmlsched.cli reproduce)", file=sys.stderr)
+    sys.exit(2)

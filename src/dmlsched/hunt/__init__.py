@@ -17,7 +17,7 @@ Candidates are scored a batch at a time, in this process or on the bench
 engine (:mod:`dmlsched.hunt.pool`: local worker processes, Dask), and
 consumed in proposal order: a hunt is determined by its seed, batch size and
 evaluation budget, not by the engine or the number of workers.  The command
-line is ``dmlsched hunt`` (:mod:`dmlsched.hunt.cli`).
+line is ``dmlsched hunt`` (:mod:`dmlsched.cli.hunt`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""``dmlsched bench`` and ``dmlsched report``: argument definitions and handlers.
+"""``dmlsched bench``, ``dmlsched report`` and ``dmlsched reproduce``: arguments, checks and handlers.
 
-``dmlsched.cli`` wires these into its sub-commands; they also run standalone
-as ``python -m dmlsched.bench ...``.
+:func:`main` is ``python -m dmlsched.bench bench|report ...`` (the same as ``dmlsched ...``).
+The engine, the store, the reports and the claims runner are :mod:`dmlsched.bench`'s.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 from ..errors import DmlschedError
-from ..suites import Source, Suite, SuiteError, load_suite, parse_reference, parse_time_limit
+from ..suites import MAX_REPETITIONS, Source, Suite, SuiteError, load_suite, parse_reference, parse_time_limit
+from .args import _int_in, _seed
+from .paths import _plugin_files, check_output_path, check_results_file
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,22 +59,11 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-rows", type=_rows, default=1000, help="rows of the per-run summary table (default 1000)")
 
 
-def _seed(text: str) -> int:
-    from ..cli import _seed as seed
-
-    return seed(text)
-
-
 def _repetitions(text: str) -> int:
-    from ..cli import _int_in
-    from ..suites import MAX_REPETITIONS
-
     return _int_in(text, 1, MAX_REPETITIONS + 1, f"must be an integer in 1..{MAX_REPETITIONS}")
 
 
 def _rows(text: str) -> int:
-    from ..cli import _int_in
-
     return _int_in(text, 0, None, "must be an integer >= 0")
 
 
@@ -121,10 +112,10 @@ def cli_bench(args: argparse.Namespace) -> int:
     in ``error`` (a real failure), 2 on bad input, 128 + the signal on Ctrl-C
     (130) or SIGTERM (143).
     """
+    from ..bench.runner import parse_retry, run_sweep
+    from ..bench.store import StoreLockedError
+    from ..bench.summary import exit_code, summary_text
     from ..solvers import check_solver_name
-    from .runner import parse_retry, run_sweep
-    from .store import StoreLockedError
-    from .summary import exit_code, summary_text
 
     try:
         suite = suite_from_args(args)
@@ -173,8 +164,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def cli_report(args: argparse.Namespace) -> int:
     """Write ``DIR/report.md`` and its plots from results files."""
-    from .report import write_report
-    from .store import latest_records
+    from ..bench.report import write_report
+    from ..bench.store import latest_records
 
     for p in args.results:
         if not Path(p).is_file():
@@ -196,6 +187,109 @@ def cli_report(args: argparse.Namespace) -> int:
         print(f"dmlsched report: error: --out {args.out}: {e}", file=sys.stderr)
         return 2
     print(f"report: {path}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if getattr(args, "out", None) is not None:
+        # the path itself; whether an existing file is a results file is the store's check
+        check_output_path(args.out, "--out", inputs=[*args.paths, *_plugin_files(args)])
+    return cli_bench(args)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    for r in args.results:
+        check_results_file(r)
+    check_output_path(args.out, "--out", folder=True, inputs=args.results)
+    return cli_report(args)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    if getattr(args, "out", None) is not None:
+        check_output_path(args.out, "--out", inputs=[getattr(args, "results", None)])
+        from ..bench.reproduce import check_report_file
+
+        check_report_file(args.out)
+    if getattr(args, "results", None) is not None:
+        check_output_path(args.results, "--results")
+    if getattr(args, "archive", None) is not None:
+        check_output_path(args.archive, "--archive")
+    return cli_reproduce(args)
+
+
+def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``dmlsched reproduce``."""
+    from ..bench.reproduce import DEFAULT_OUT, DEFAULT_QUICK_OUT
+
+    parser.add_argument("--out", default=None, metavar="FILE",
+                        help=f"Markdown file to write (default {DEFAULT_OUT}; with --quick {DEFAULT_QUICK_OUT})")
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick scale of every claim (a smoke test for CI, not the result)")
+    parser.add_argument("--results", default=None, metavar="FILE",
+                        help="keep the runs in this JSON-lines file: a rerun resumes (default: a temporary file); "
+                             "a .xz/.gz archive of run records (as shipped next to the report) is read, not changed")
+    parser.add_argument("--archive", default=None, metavar="FILE",
+                        help="ship the run records as xz-compressed JSON lines in FILE (default at full scale: "
+                             "<report>-runs.jsonl.xz next to the report)")
+    parser.add_argument("--no-archive", action="store_true", help="do not write the run-record archive")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="local worker processes (default: number of cores; 0: in this process, no limits)")
+    parser.add_argument("--dask", default=None, metavar="ADDRESS",
+                        help="run on a Dask cluster at ADDRESS, or 'local' for a LocalCluster of --workers workers")
+    parser.add_argument("--dashboard", default=None, metavar="ADDRESS", nargs="?", const=":8787",
+                        help="serve the local Dask cluster's dashboard (default address :8787)")
+    parser.add_argument("--family", default=None, metavar="F,...", help="only the claims of these families")
+    parser.add_argument("--claim", default=None, metavar="KEY,...", help="only these claims (by key)")
+    parser.add_argument("--retry", default=None, metavar="WHAT",
+                        help="re-run recorded runs that ended so (errors, killed, not-reproducible)")
+    parser.add_argument("--progress", action="store_true",
+                        help="show each sweep's progress on stderr also when it is not a terminal (on a "
+                             "terminal it is shown unless --no-progress)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def _tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def cli_reproduce(args: argparse.Namespace) -> int:
+    """``dmlsched reproduce``: 0 when the report was written, 2 on bad input."""
+    from ..bench.reproduce import generate
+    from ..bench.runner import parse_retry
+    from ..errors import DmlschedError
+    from ..suites import SuiteError
+
+    try:
+        if args.workers is not None and args.workers < 0:
+            raise SuiteError("--workers: must be >= 0")
+        if args.dask and args.workers == 0:
+            raise SuiteError("--workers 0 (in-process) cannot be combined with --dask")
+        if args.dask:
+            from ..bench.engines import check_dask_available
+
+            check_dask_available()
+        retry = parse_retry(args.retry)
+        split = (lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None)
+        if args.out is not None and Path(args.out).is_dir():
+            raise SuiteError(f"--out {args.out}: is a folder, expected a file")
+        p, runs = generate(args.out, scale="quick" if args.quick else "full", workers=args.workers,
+                           dask=args.dask, dashboard=args.dashboard, results=args.results,
+                           families=split(args.family), claim_keys=split(args.claim), retry=retry,
+                           progress=(args.progress or _tty()) and not getattr(args, "no_progress", False),
+                           archive=False if args.no_archive else (args.archive or True))
+    except KeyboardInterrupt:
+        from .. import interrupt
+
+        print(f"\nreproduce: interrupted by {interrupt.signal_name(interrupt.last_signal() or 2)}; no report "
+              "written; with --results FILE a rerun resumes", file=sys.stderr)
+        return interrupt.exit_code()
+    except (DmlschedError, OSError) as e:
+        print(f"dmlsched reproduce: error: {e}", file=sys.stderr)
+        return 2
+    print(f"reproduction report: {p} ({len(runs)} claim(s))")
     return 0
 
 

@@ -22,7 +22,9 @@ import math
 import sys
 from typing import Any
 
-from .space import HuntError
+from ..hunt.space import HuntError
+from .args import _int_in, _option, _positive, _seed
+from .exits import _fmt
 
 
 def _size(text: str) -> tuple[str, Any]:
@@ -40,21 +42,15 @@ def _size(text: str) -> tuple[str, Any]:
 
 
 def _count(text: str) -> int:
-    from ..cli import _int_in
-
     return _int_in(text, 1, None, "must be a positive integer")
 
 
 def _workers(text: str) -> int:
-    from ..cli import _int_in
-
     return _int_in(text, 0, None, "must be 0 (in this process) or more")
 
 
 def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``dmlsched hunt`` (the common ``-v`` and ``--plugin`` are added by the caller)."""
-    from ..cli import _option, _positive, _seed
-
     p.add_argument("problem", help="problem family (see `dmlsched methods`)")
     p.add_argument("--method", "-m", required=True, help="the hunted method")
     p.add_argument("--reference", "-r", default=None,
@@ -102,10 +98,9 @@ def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
 
 def cli_hunt(args: argparse.Namespace) -> int:
     """Run ``dmlsched hunt`` (output paths already checked by the caller)."""
-    from ..cli import _fmt
     from ..errors import UnknownMethodError
+    from ..hunt import STRATEGIES, get_space, plot_progress
     from ..registry import get_method, get_problem
-    from . import STRATEGIES, get_space, plot_progress
 
     try:
         get_problem(args.problem)
@@ -123,7 +118,7 @@ def cli_hunt(args: argparse.Namespace) -> int:
     if args.strategy not in STRATEGIES:
         raise HuntError(f"--strategy: unknown strategy {args.strategy!r}; known: {', '.join(STRATEGIES)}")
     if args.strategy == "guided":
-        from .guided import GUIDED
+        from ..hunt.guided import GUIDED
 
         if (args.problem, args.method) not in GUIDED and (args.problem, "*") not in GUIDED:
             have = ", ".join(f"{p}/{m}" for p, m in sorted(GUIDED)) or "none"
@@ -149,7 +144,6 @@ def cli_hunt(args: argparse.Namespace) -> int:
     start = None
     if args.start is not None:
         from .. import io
-
         from ..registry import problem_of
 
         start = io.load(args.start)
@@ -200,7 +194,7 @@ def cli_hunt(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: Any, start: Any) -> Any:
-    from . import hunt
+    from ..hunt import hunt
 
     return hunt(
         args.problem, args.method, reference=args.reference, strategy=args.strategy, budget=budget,
@@ -213,8 +207,6 @@ def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: A
 
 
 def _print(args: argparse.Namespace, res: Any) -> int:
-    from ..cli import _fmt
-
     if args.json:
         print(json.dumps(res.to_json(), allow_nan=False, default=str))
         return 0
