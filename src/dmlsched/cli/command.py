@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from .. import interrupt
 from ..stdio import command_stdout
+from ..version import __version__
 from .args import _method_args, _Parser, _plugin, _verbosity
 from .bench import (
     add_bench_arguments,
@@ -27,8 +28,6 @@ from .solve import cmd_check, cmd_methods, cmd_solve
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``dmlsched`` argument parser."""
-    from .. import __version__
-
     parser = _Parser(
         prog="dmlsched",
         description="Exact models, heuristics and bound checkers for scheduling distributed ML jobs.",
