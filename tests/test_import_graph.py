@@ -46,10 +46,9 @@ def _pkg(*names: str) -> frozenset[str]:
 #: steps B1, B2, B5, B6, the Harmony step and C2 (branch i22b) removed RAR's two, Hare's cp/lowerbounds,
 #: kit/registry, hunt guided/search, Harmony's four-file circle, and took ``bench.reproduce``,
 #: ``hunt.evaluate``, ``hunt.guided``, ``hunt.search`` and Hare's claims out of the CLI circle (with
-#: package edges); step C3 (branch i22c: the ``cli/`` package) removed the CLI circle; left: Hare's
-#: decomposition/relaxation, moldable cp/models
+#: package edges); step C3 (branch i22c: the ``cli/`` package) removed the CLI circle; branch i22e removed
+#: Hare's decomposition/relaxation (``check_relaxed`` to ``hare/relaxcheck.py``); left: moldable cp/models
 KNOWN_SCCS: tuple[frozenset[str], ...] = (
-    _pkg("problems.hare.decomposition", "problems.hare.relaxation"),
     _pkg("problems.moldable.cp", "problems.moldable.models"),
 )
 
@@ -61,7 +60,7 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: import statements of dmlsched modules inside functions, per file under ``src/`` (261 in 64 files
 #: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
 #: steps B1, B2, B5, B6, the Harmony step and C2; 204 after C3, with cli.py split over the cli/ package;
-#: 198 in 48 after C4)
+#: 198 in 48 after C4; 197 in 47 after i22e's Hare decomposition/relaxation step)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 5,
     "dmlsched/bench/engines.py": 2,
@@ -91,7 +90,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
     "dmlsched/problems/gpugrouping/models.py": 10,
     "dmlsched/problems/gpugrouping/strategies.py": 1,
-    "dmlsched/problems/hare/decomposition.py": 1,
     "dmlsched/problems/hare/gpupoint.py": 1,
     "dmlsched/problems/hare/heuristics.py": 1,
     "dmlsched/problems/hare/instance.py": 1,

@@ -5,7 +5,8 @@ Files (no import cycle; pyomo is imported only inside model builders):
 ``instance.py``, ``solution.py`` (validator, evaluator), ``listsched.py``
 (Algorithm 1's list phase) <- ``box.py`` (start-time box; the type tables and
 list incumbents of ``cp.py`` and ``lowerbounds.py``) <- ``formulation.py``
-(the Pyomo builder) <- ``relaxation.py`` (Hare_Sched_RL (9) or the Queyranne
+(the Pyomo builder) <- ``relaxcheck.py`` (the plain check of a relaxed
+solution) <- ``relaxation.py`` (Hare_Sched_RL (9) or the Queyranne
 relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``pricing.py`` and ``gpupoint.py``, ``models/hare-decomposition.md``) <- ``models.py`` (the exact MIP,
 ``exact``); ``heuristics.py`` (``list``, ``list-queyranne``, ``list-eft``,

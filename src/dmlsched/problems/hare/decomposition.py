@@ -16,7 +16,7 @@ completion time free in an interval); the tasks of each type are dealt to
 that type's GPUs (:mod:`.gpupoint`), and the fixed-assignment LP (RL with
 the assignment fixed is an LP in the completion times once every task is
 right-justified) re-times them.  The result is a GPU-level point of RL,
-checked by :func:`~.relaxation.check_relaxed`; its value minus the bound,
+checked by :func:`~.relaxcheck.check_relaxed`; its value minus the bound,
 over its value, is the certified gap.
 
 **Determinism.**  Every stop is a count (pricing rounds, simplex iterations,
@@ -37,6 +37,7 @@ from ...kit import Deadline
 from .instance import HareInstance
 from .gpupoint import DEFAULT_SEARCH_LPS, DEFAULT_SEARCH_MOVES, Retimed, improve_assignment, quiet_highs, retime
 from .pricing import JobTable, Segment, job_cost, price, segment, sequence_counts
+from .relaxcheck import check_relaxed
 
 #: default deterministic work limits (options of ``relaxation`` and ``list``)
 DEFAULT_PRICING_ROUNDS = 400
@@ -540,8 +541,6 @@ def solve_decomposition(inst: HareInstance, c_up: np.ndarray, incumbent_gpu: np.
     docstring; ``details`` records each step (rounds, columns, rows, what
     stopped it, the values of the intermediate points).
     """
-    from .relaxation import check_relaxed
-
     dl = deadline or Deadline(None)
     tab = JobTable.of(inst, c_up)
     details: dict[str, Any] = {}

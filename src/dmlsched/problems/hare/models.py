@@ -16,7 +16,7 @@ method may use or more time than is left, with the estimate.
 For compatibility this module also re-exports the box (:func:`horizon`,
 :func:`heuristic_incumbent`) and the relaxations' interface
 (:func:`solve_relaxation`, :func:`check_relaxed`, ...), which live in
-:mod:`.box` and :mod:`.relaxation`.
+:mod:`.box`, :mod:`.relaxation` and :mod:`.relaxcheck`.
 """
 
 from __future__ import annotations
@@ -43,12 +43,11 @@ from .relaxation import (
     RelaxationResult,
     build_relaxation_master,
     build_rl_miqcp,
-    check_relaxed,
     fixed_assignment_point,
-    queyranne_violation,
     separate,
     solve_relaxation,
 )
+from .relaxcheck import check_relaxed, queyranne_violation
 from .solution import HareSchedule, evaluate, weighted_flow
 
 __all__ = [
