@@ -47,7 +47,7 @@ from ...kit import Option, Run, method
 from ...result import Result
 from .bounds import preemptive_lower_bound
 from .instance import MoldableInstance
-from .models import Choice, choices
+from .models import Choice, choices, memory_scale
 from .solution import MoldableSchedule, evaluate
 
 #: largest scaled time CP-SAT is given (keeps every sum far from 2^63)
@@ -120,21 +120,6 @@ def share_capacity(inst: MoldableInstance) -> int:
         for n in range(2, t.pmin_den + 1):
             L = L * n // math.gcd(L, n)
     return L
-
-
-#: largest scaled memory capacity given to CP-SAT
-MAX_SCALED_MEMORY = 2**40
-
-
-def memory_scale(inst: MoldableInstance) -> tuple[int, bool]:
-    """``(scale, exact)`` of the memories and the GPU's capacity by the one scaling rule
-    (:func:`dmlsched.cpsat.grid_scale`): exact when every memory and the capacity are
-    multiples of ``1/scale`` (``0.3333334`` has its seven decimals: 3 tasks of it do not fit
-    in 1); otherwise memories and capacity are rounded down, a relaxation (an integer sum
-    of floors below a real capacity is below its floor)."""
-    vals = [inst.gpu_memory] + [t.memory for t in inst.tasks]
-    g = grid_scale(vals, max_scaled=MAX_SCALED_MEMORY, extra_factor=max(1, inst.num_tasks))
-    return g.scale, g.exact
 
 
 def memory_binds(inst: MoldableInstance) -> bool:

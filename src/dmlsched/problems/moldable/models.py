@@ -18,7 +18,9 @@ Size: the grid has one slot per second of the horizon, so data in seconds
 variables.  :func:`estimate_size` counts them *before* anything is built and
 the method refuses (status ``n/a``, with the estimate) what would not fit in
 its memory limit; ``exact-cp`` (:mod:`.cp`) has no grid.  Pyomo is imported
-only inside the model builders.
+only inside the model builders.  The admissible amounts (:func:`choices`) and
+the memory scaling (:func:`memory_scale`) are shared with :mod:`.cp`, which
+imports them from here.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ...cpsat import grid_scale, to_int
 from ...kit import Option, Run, method
 from ...result import Result
 from .instance import MoldableInstance
@@ -269,16 +272,28 @@ def _share_capacity(m) -> None:
     )
 
 
+#: largest scaled memory capacity (the CP-SAT model of :mod:`.cp` and the memory units of the MIP)
+MAX_SCALED_MEMORY = 2**40
+
+
+def memory_scale(inst: MoldableInstance) -> tuple[int, bool]:
+    """``(scale, exact)`` of the memories and the GPU's capacity by the one scaling rule
+    (:func:`dmlsched.cpsat.grid_scale`): exact when every memory and the capacity are
+    multiples of ``1/scale`` (``0.3333334`` has its seven decimals: 3 tasks of it do not fit
+    in 1); otherwise memories and capacity are rounded down, a relaxation (an integer sum
+    of floors below a real capacity is below its floor)."""
+    vals = [inst.gpu_memory] + [t.memory for t in inst.tasks]
+    g = grid_scale(vals, max_scaled=MAX_SCALED_MEMORY, extra_factor=max(1, inst.num_tasks))
+    return g.scale, g.exact
+
+
 def memory_units(inst: MoldableInstance) -> tuple[list[int], int, bool]:
     """Memories and capacity in integer units by the one scaling rule
-    (:func:`.cp.memory_scale`): exact on their grid (``0.5000001`` is 5000001 units of
+    (:func:`memory_scale`): exact on their grid (``0.5000001`` is 5000001 units of
     1e-7: two such tasks do not fit in 1), otherwise demands rounded up and the capacity
     down (every schedule of the model fits the real memory: a restriction, and the method
     then never says optimal).  A solver's absolute tolerance (1e-6) is then far below one
     unit: it let two tasks of 0.5000001 share a GPU of memory 1."""
-    from ...cpsat import to_int
-    from .cp import memory_scale
-
     ms, exact = memory_scale(inst)
     return ([to_int(t.memory, ms, "up") for t in inst.tasks], to_int(inst.gpu_memory, ms, "down"), exact)
 
