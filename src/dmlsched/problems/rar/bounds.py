@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from ...budget import Budget
 from .counts import count_vectors, count_vectors_size
 from .instance import RarInstance
 
@@ -126,9 +127,9 @@ class Pricer:
     def config_rates(self, placed: list[tuple[int, tuple[int, ...]]]) -> dict[int, float]:
         return dict(zip((j for j, _ in placed), config_rates(placed, self.inst.num_servers, self.rate)))
 
-    def price(self, pi: np.ndarray, stop=None) -> tuple[float, dict[int, float] | None, bool]:
+    def price(self, pi: np.ndarray, budget: Budget | None = None) -> tuple[float, dict[int, float] | None, bool]:
         """``(z*, rates of the best configuration, complete)``; ``complete`` is false
-        when the node limit or ``stop()`` (asked every 1000 nodes) ended the search
+        when the node limit or ``budget.stop()`` (asked every 1000 nodes) ended the search
         (then ``z*`` is only an upper bound, which keeps Farley's bound valid)."""
         inst = self.inst
         S = inst.num_servers
@@ -168,7 +169,7 @@ class Pricer:
 
         def dfs(k: int) -> None:
             nodes[0] += 1
-            if nodes[0] > self.max_nodes or (stop is not None and nodes[0] % 1000 == 0 and stop()):
+            if nodes[0] > self.max_nodes or (budget is not None and nodes[0] % 1000 == 0 and budget.stop()):
                 complete[0] = False
                 return
             rates = self.config_rates(placed)
@@ -200,7 +201,7 @@ class Pricer:
 
 
 def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes: int = 200_000,
-                      stop=None, keep_duals: bool = False) -> dict:
+                      budget: Budget | None = None, keep_duals: bool = False) -> dict:
     """The configuration LP bound (``models/rar.md``, "fluid bound").
 
     Variables ``x_c >= 0``: slots spent in configuration ``c`` (a capacity-feasible
@@ -236,7 +237,7 @@ def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes
         lp = float(res.fun)
         pi = np.maximum(0.0, -np.asarray(res.ineqlin.marginals, dtype=float))
         duals = pi
-        z, rates, exact = pr.price(pi, stop)
+        z, rates, exact = pr.price(pi, budget)
         if z > 0:
             best = max(best, float(np.dot(pi, F)) / z)
             if keep_duals and exact:
@@ -248,7 +249,7 @@ def fluid_lower_bound(inst: RarInstance, *, max_iterations: int = 200, max_nodes
         for j, r in rates.items():
             col[j] = r
         cols.append(col)
-        if stop is not None and stop():
+        if budget is not None and budget.stop():
             break
     value = float(best) * (1 - 1e-9)
     return {"bound": int(math.ceil(value - 1e-9)) if value > 0 else 0, "value": value, "lp": lp,
@@ -291,10 +292,10 @@ ENERGETIC_MAX_WORK = 5e7
 
 
 def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps: int = 10_000,
-                          stop=None) -> int:
+                          budget: Budget | None = None) -> int:
     """The smallest makespan ``C >= start`` (default: the load bound) that energetic
     reasoning with ``rho_min`` does not rule out (a valid lower bound).  When
-    ``stop()`` ends the search early, the ``C`` reached is returned: every smaller
+    ``budget.stop()`` ends the search early, the ``C`` reached is returned: every smaller
     makespan was ruled out, so it is still a lower bound."""
     G = inst.G.astype(float)
     rho = inst.rho_range[0].astype(float)
@@ -303,7 +304,7 @@ def energetic_lower_bound(inst: RarInstance, start: int | None = None, max_steps
     if (2 * n + 2) ** 2 / 2 * n > ENERGETIC_MAX_WORK:  # intervals x distinct durations per candidate
         return C
     for _ in range(max_steps):
-        if stop is not None and stop():
+        if budget is not None and budget.stop():
             return C
         if not energetic_infeasible(G, rho, inst.num_gpus, C):
             return C
@@ -343,31 +344,31 @@ def count_vectors_upto(inst: RarInstance, cap: int = FLUID_MAX_VECTORS) -> int:
     return n
 
 
-def best_lower_bound(inst: RarInstance, stop=None) -> tuple[int, str, dict]:
+def best_lower_bound(inst: RarInstance, budget: Budget | None = None) -> tuple[int, str, dict]:
     """The best of the solver-free lower bounds: ``(value, name, details)``.
 
     The load bound, energetic reasoning from it, and (when the jobs have at most
     :data:`FLUID_MAX_VECTORS` count vectors in all) the fluid configuration LP.
-    Deterministic (work limits only) unless ``stop()`` (a deadline) ends a search
+    Deterministic (work limits only) unless ``budget.stop()`` (a deadline) ends a search
     early: the bound is then still valid, and ``details["stopped"]`` is true so
     that the caller marks its result as cut by the wall clock."""
     load = load_lower_bound(inst)
     out = {"load": load}
     best, name = load, "load"
-    en = energetic_lower_bound(inst, load, stop=stop)
+    en = energetic_lower_bound(inst, load, budget=budget)
     out["energetic"] = en
     if en > best:
         best, name = en, "energetic"
     nvec = count_vectors_upto(inst)
-    if nvec <= FLUID_MAX_VECTORS and (stop is None or not stop()):
-        fl = fluid_lower_bound(inst, stop=stop, keep_duals=True)
+    if nvec <= FLUID_MAX_VECTORS and (budget is None or not budget.stop()):
+        fl = fluid_lower_bound(inst, budget=budget, keep_duals=True)
         out["fluid"] = fl["bound"]
         out["_duals"] = fl["duals"]  # popped by exact-cp (its cuts); not a detail
         out["_dual_pairs"] = fl["dual_pairs"]  # popped by exact-cp / exact-dp (the DP's pruning)
         out["fluid_converged"] = fl["converged"]
         if fl["bound"] > best:
             best, name = fl["bound"], "fluid"
-    if stop is not None and stop():
+    if budget is not None and budget.stop():
         out["stopped"] = True
     return int(best), name, out
 

@@ -443,13 +443,13 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     are used only if they are feasible (the DP is exact in both)."""
     run.solver = "cpsat"
     with run.stage("bound"):
-        lb, lb_name, lb_all = best_lower_bound(inst, stop=run.expired)
+        lb, lb_name, lb_all = best_lower_bound(inst, budget=run.budget)
         if lb_all.pop("stopped", False):
             run.cut("the lower bounds")
         duals = lb_all.pop("_duals", None)
         pairs = lb_all.pop("_dual_pairs", [])
     with run.stage("incumbent"):
-        inc = best_heuristic_schedule(inst, stop=run.expired)
+        inc = best_heuristic_schedule(inst, budget=run.budget)
     if inc is not None:
         run.incumbent(inc[1], bound=lb)
     H = int(min(inc[0], inst.horizon)) if inc is not None else int(inst.horizon)
@@ -470,7 +470,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         if inc is not None:
             hint(rx, inst, inc[1].start.tolist(), counts_of(inst, inc[1]), completion(inst, inc[1]))
     rout = run.solve_cpsat(rx.model, work_limit=None if wl is None else wl * RELAX_SHARE,
-                           deadline=run.deadline.share(RELAX_SHARE), what="CP-SAT relaxation")
+                           deadline=run.budget.share(RELAX_SHARE), what="CP-SAT relaxation")
     details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
     relax_lb = int(math.ceil(rout.bound - 1e-9)) if rout.bound is not None else 0
     lb = max(lb, relax_lb)
@@ -487,16 +487,16 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     if (run.options["dp"] and dp_applies(inst)[0] and run.best_value is not None and fluid_lb is not None
             and fluid_lb >= relax_lb):
         with run.stage("dp"):
-            dl = run.deadline.share(DP_SHARE)
+            dl = run.budget.share(DP_SHARE)
             dout = solve_dp(inst, int(run.best_value), pairs, max_states=run.options["max_states"],
-                            stop=dl.expired)
+                            budget=dl)
         details["dp"] = {"states": dout["states"], "complete": dout["complete"]}
         if dout["sched"] is not None:
             run.incumbent(dp_schedule(inst, dout["sched"]))
         if dout["complete"]:
             return run.result(bound=[lb, run.best_value], status=Status.OPTIMAL,
                               closed="the dynamic program exhausted the space", **details)
-        if dl.expired():
+        if dl.stop():
             run.cut("dynamic program phase")
         H = int(min(H, run.best_value))
     # phase 3: the exact model, hinted with the best schedule so far

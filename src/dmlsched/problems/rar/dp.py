@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ...budget import Budget
 from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
@@ -60,7 +61,7 @@ def _vectors(inst: RarInstance) -> list[list[tuple[int, ...]]]:
 
 
 def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], *, max_states: int,
-             stop=None) -> dict:
+             budget: Budget | None = None) -> dict:
     """The DP with incumbent ``ub`` (a schedule of makespan ``ub`` exists).
 
     Returns ``{"best": makespan < ub or None, "sched": ((job, start slot, count
@@ -109,7 +110,8 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
             def rec(k: int, acc: list, fr: list, us: list) -> None:
                 if k == len(waiting):
                     choices.append(tuple(acc))
-                    if len(choices) > max_states or (len(choices) % 10_000 == 0 and stop is not None and stop()):
+                    if len(choices) > max_states or (
+                            len(choices) % 10_000 == 0 and budget is not None and budget.stop()):
                         raise _TooMany
                     return
                 rec(k + 1, acc, fr, us)
@@ -134,9 +136,9 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
                 pmap = dict(zip((j for j, _ in running), prog))
                 for add in choices:
                     work += 1
-                    if stop is not None and work >= next_check:
+                    if budget is not None and work >= next_check:
                         next_check = work + 500
-                        if stop():
+                        if budget.stop():
                             return {"best": best, "sched": best_sched, "complete": False, "states": states}
                     config = tuple(sorted(running + add))
                     if not config:
@@ -178,7 +180,7 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
                     states += 1
                     if states > max_states:
                         return {"best": best, "sched": best_sched, "complete": False, "states": states}
-            if stop is not None and stop():
+            if budget is not None and budget.stop():
                 return {"best": best, "sched": best_sched, "complete": False, "states": states}
         frontier = nxt
         t += 1
@@ -227,13 +229,13 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
     if not small:
         raise NotApplicable(f"exact-dp is for small instances: {why}; use exact-cp")
     with run.stage("bound"):
-        lb, name, parts = best_lower_bound(inst, stop=run.expired)
+        lb, name, parts = best_lower_bound(inst, budget=run.budget)
         if parts.pop("stopped", False):
             run.cut("the lower bounds")
         parts.pop("_duals", None)
         pairs = parts.pop("_dual_pairs", [])
     with run.stage("incumbent"):
-        inc = best_heuristic_schedule(inst, stop=run.expired)
+        inc = best_heuristic_schedule(inst, budget=run.budget)
     ub = inc[0] if inc is not None else inst.horizon + 1
     if inc is not None:
         run.incumbent(inc[1], bound=lb)
@@ -241,12 +243,12 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
     if inc is not None and inc[0] <= lb:
         return run.result(bound=lb, closed="heuristic meets the lower bound", **details)
     with run.stage("search"):
-        out = solve_dp(inst, ub, pairs, max_states=run.options["max_states"], stop=run.expired)
+        out = solve_dp(inst, ub, pairs, max_states=run.options["max_states"], budget=run.budget)
     details["states"] = out["states"]
     if out["sched"] is not None:
         run.incumbent(dp_schedule(inst, out["sched"]))
     if not out["complete"]:
-        if run.expired():
+        if run.budget.stop():
             run.cut("dynamic program")
         else:
             details["stopped"] = f"max_states ({fmt_count(run.options['max_states'])}) reached"

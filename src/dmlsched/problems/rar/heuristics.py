@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...budget import Budget
 from ...kit import Option, Run, method
 from ...result import Result, Status
 from .bounds import load_lower_bound, rho_hat, theorem5_ratio
@@ -278,13 +279,13 @@ def job_order(inst: RarInstance, order: str, ties: str = "input") -> np.ndarray:
 
 def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Chooser]]] | None,
               order: np.ndarray, rhat: np.ndarray, theta_range: tuple[int, int] | None = None,
-              inner: Callable | None = None, stop: Callable[[], bool] | None = None) -> dict:
+              inner: Callable | None = None, budget: Budget | None = None) -> dict:
     """Lines 5-31 of Algorithm 1: bisection on integer ``theta_u`` over ``[1, T]``.
 
     ``rules(theta)`` lists the inner runs (one per ``kappa``), or ``inner(theta,
     m)`` performs them and returns ``(m_theta, schedule, index, T, runs)``.  A
     run counts only if it places every job and finishes by the horizon (``m <= T``).
-    ``stop()`` is asked before every probe after the first (the method's
+    ``budget.stop()`` is asked before every probe after the first (the method's
     deadline); when it says stop, ``best["cut"]`` is ``True``.
     """
     T = inst.horizon
@@ -293,7 +294,7 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
     runs = 0
     trail: list[tuple[int, int | None]] = []
     while left <= right:
-        if trail and stop is not None and stop():
+        if trail and budget is not None and budget.stop():
             best["cut"] = True
             break
         theta = (left + right) // 2
@@ -319,7 +320,7 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
 
 
 def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0,
-                   stop: Callable[[], bool] | None = None, ties: str = "input") -> dict:
+                   budget: Budget | None = None, ties: str = "input") -> dict:
     """Algorithm 1 (SJF-BCO) with FA-FFP for ``G_j <= kappa`` and LBSGF otherwise."""
     rhat = rho_hat(inst)
     order = job_order(inst, "sjf", ties)
@@ -370,7 +371,7 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
                 break
         return m_theta, y_theta, idx_theta, T_theta, n
 
-    best = bisection(inst, None, order, rhat, inner=inner, stop=stop)
+    best = bisection(inst, None, order, rhat, inner=inner, budget=budget)
     best["kappa"] = kappas[best["index"]] if best["index"] is not None else None
     return best
 
@@ -420,7 +421,7 @@ def solve_sjf_bco(inst: RarInstance, run: Run) -> Result:
     deadline (then ``details["reproducible"]`` is false)."""
     kappa, lam, ties = run.options["kappa"], run.options["lam"], run.options["ties"]
     with run.stage("search"):
-        best = sjf_bco_search(inst, kappa=kappa, lam=lam, stop=run.expired, ties=ties)
+        best = sjf_bco_search(inst, kappa=kappa, lam=lam, budget=run.budget, ties=ties)
     return _finish(run, inst, best, kappa=best.get("kappa"), ties=ties, **{"lambda": lam})
 
 
@@ -429,7 +430,7 @@ def _baseline(run: Run, rule: Callable[[float], Chooser], inst: RarInstance) -> 
     order = run.options["order"]
     with run.stage("search"):
         best = bisection(inst, lambda theta: [lambda j, c=rule(theta): c], job_order(inst, order), rhat,
-                         stop=run.expired)
+                         budget=run.budget)
     return _finish(run, inst, best, order=order)
 
 
@@ -493,25 +494,25 @@ def solve_rand(inst: RarInstance, run: Run) -> Result:
                    makespan_reached=reached)
 
 
-def best_heuristic_schedule(inst: RarInstance, stop: Callable[[], bool] | None = None
+def best_heuristic_schedule(inst: RarInstance, budget: Budget | None = None
                             ) -> tuple[int, RarSchedule] | None:
     """The best schedule of SJF-BCO, the FF and LS baselines in both job orders and
     ``greedy``'s rules (the incumbent exact methods start from); ``None`` if none finds
     one within ``T``."""
     rhat = rho_hat(inst)
     found: list[tuple[int, RarSchedule]] = []
-    b = sjf_bco_search(inst, stop=stop)
+    b = sjf_bco_search(inst, budget=budget)
     if b["sched"] is not None:
         found.append((int(b["m"]), b["sched"]))
     for rule in (first_fit, least_loaded):
         for order in ("sjf", "input"):
-            if stop is not None and stop():
+            if budget is not None and budget.stop():
                 break
             b = bisection(inst, lambda theta, r=rule: [lambda j, c=r(theta): c], job_order(inst, order), rhat,
-                          stop=stop)
+                          budget=budget)
             if b["sched"] is not None:
                 found.append((int(b["m"]), b["sched"]))
-    if stop is None or not stop():
+    if budget is None or not budget.stop():
         g = greedy_search(inst, GREEDY_RULES, 0, 0)
         if g["sched"] is not None:
             found.append((int(g["m"]), g["sched"]))
@@ -606,7 +607,7 @@ def _order(inst: RarInstance, key: np.ndarray, tie: np.ndarray) -> np.ndarray:
 
 
 def greedy_search(inst: RarInstance, rules: list[tuple[str, bool]], iterations: int, seed: int,
-                  stop: Callable[[], bool] | None = None) -> dict:
+                  budget: Budget | None = None) -> dict:
     """Best of :func:`list_schedule` over the ``(priority, reserve)`` rules, then
     ``iterations`` runs of the best rule with its priorities multiplied by seeded
     log-normal noise (sigma 0.15).  Deterministic for a seed."""
@@ -632,7 +633,7 @@ def greedy_search(inst: RarInstance, rules: list[tuple[str, bool]], iterations: 
         for _ in range(iterations):
             if best["m"] <= lb:  # provably optimal: more runs cannot improve
                 break
-            if stop is not None and stop():
+            if budget is not None and budget.stop():
                 best["cut"] = True
                 break
             noisy = np.asarray(key, float) * np.exp(rng.normal(0.0, 0.15, inst.num_jobs))
@@ -661,7 +662,7 @@ def solve_greedy(inst: RarInstance, run: Run) -> Result:
     rule = run.options["rule"]
     rules = GREEDY_RULES if rule == "portfolio" else [(rule.removesuffix("-reserve"), rule.endswith("-reserve"))]
     with run.stage("search"):
-        best = greedy_search(inst, rules, run.options["iterations"], run.seed, stop=run.expired)
+        best = greedy_search(inst, rules, run.options["iterations"], run.seed, budget=run.budget)
     if best["cut"]:
         run.cut("greedy perturbation runs")
     if best["sched"] is None:

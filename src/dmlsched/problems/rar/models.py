@@ -30,8 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...budget import Budget
 from ...errors import InvalidSolutionError, NotApplicable
-from ...kit import Deadline, Option, Run, fmt_count, method
+from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
 from .bounds import best_lower_bound, load_lower_bound, rho_hat
 from .counts import assign_gpus, capacity_ok, count_vectors, count_vectors_size, servers_of, simulate_counts
@@ -133,7 +134,8 @@ def all_count(inst: RarInstance, ub: int) -> int:
     return starts * placement_combos_count(inst)
 
 
-def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000, stop=None) -> ScheduleSet:
+def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000,
+                       budget: Budget | None = None) -> ScheduleSet:
     """``Y_nd``: in-order non-delay dispatch over all job orders x count vectors.
 
     Only schedules finishing by the horizon are kept; duplicates are removed.
@@ -148,7 +150,7 @@ def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000, stop=Non
     for vecs in itertools.product(*per_job):
         for order in itertools.permutations(range(inst.num_jobs)):
             out.enumerated += 1
-            if stop is not None and out.enumerated % 1024 == 0 and stop():
+            if budget is not None and out.enumerated % 1024 == 0 and budget.stop():
                 raise EnumerationCut(out)
             res = _dispatch_counts(inst, order, vecs)
             if res is None:
@@ -189,7 +191,8 @@ def _dispatch_counts(inst: RarInstance, order, vecs):
     return tuple(starts), np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
 
 
-def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000, stop=None) -> ScheduleSet:
+def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000,
+                  budget: Budget | None = None) -> ScheduleSet:
     """``Y_all(ub)``: every capacity-feasible schedule with starts in ``0..ub-1`` and makespan ``<= ub``."""
     ub = min(int(ub), inst.horizon)
     count = all_count(inst, ub)
@@ -203,7 +206,7 @@ def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000, stop
     for vecs in itertools.product(*per_job):
         for starts in itertools.product(*ranges):
             out.enumerated += 1
-            if stop is not None and out.enumerated % 1024 == 0 and stop():
+            if budget is not None and out.enumerated % 1024 == 0 and budget.stop():
                 raise EnumerationCut(out)
             try:
                 T = simulate_counts(inst, starts, vecs)
@@ -311,8 +314,7 @@ def solve_ilp_bound(inst: RarInstance, run: Run) -> Result:
         run.cut("ILP (14)-(16) before the solver started")
         return run.result(bound=load, objective=load, status=Status.FEASIBLE, load_bound=load)
     # Pyomo hands the model over and reads it back after the solver's own limit: keep that time
-    dl = None if rem is None else Deadline(rem - overhead)
-    out = run.solve_model(m, what="ILP (14)-(16)", deadline=dl)
+    out = run.solve_model(m, what="ILP (14)-(16)", deadline=run.budget.less(overhead))
     bound = max(load, float(out.bound)) if out.bound is not None and math.isfinite(out.bound) else load
     status = Status.OPTIMAL if out.status == Status.OPTIMAL else Status.FEASIBLE
     extra = {"load_bound": load}
@@ -361,7 +363,7 @@ def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, *, complete: bool = F
         run.cut("ILP (10)-(13) before the solver started")
         return run.result(bound=[float(spans.min()), float(load_lower_bound(inst))],
                           ilp="not solved: no time left; the enumeration's minimum is the optimum over Y", **details)
-    out = run.solve_model(m, what="ILP (10)-(13)", deadline=None if rem is None else Deadline(rem - overhead))
+    out = run.solve_model(m, what="ILP (10)-(13)", deadline=run.budget.less(overhead))
     sched = None
     if out.has_solution:
         with run.stage("extract"):
@@ -387,15 +389,15 @@ def solve_exact_nd(inst: RarInstance, run: Run) -> Result:
     Optimal over ``Y_nd`` only (``space``): a delayed start can beat every schedule of
     ``Y_nd`` (``models/rar.md``), so ``check`` uses it as a feasible value, never as a
     proven optimum, for methods outside that space."""
-    budget = run.options["max_schedules"]
+    cap = run.options["max_schedules"]
     count = nondelay_count(inst)
-    if count > budget:
+    if count > cap:
         raise NotApplicable(f"Y_nd would enumerate {fmt_count(count)} (job order, count vectors) "
-                            f"combinations, more than max_schedules = {fmt_count(budget)}")
+                            f"combinations, more than max_schedules = {fmt_count(cap)}")
     _enumerate_checked(run, count, "Y_nd")
     try:
         with run.stage("enumerate"):
-            Y = nondelay_schedules(inst, budget, stop=run.expired)
+            Y = nondelay_schedules(inst, cap, budget=run.budget)
     except EnumerationCut as e:
         return _cut(run, inst, e.partial, "enumeration of Y_nd")
     return _from_set(run, inst, Y, space_note="non-delay in-order (optimal over Y_nd only)")
@@ -415,15 +417,15 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
     ``Y_all(UB)`` holds every capacity-feasible (start, count-vector) schedule with
     makespan ``<= UB``, so it contains an optimal schedule.  ``exact-cp`` answers
     far larger instances; this method is the paper's ILP over an explicit set."""
-    budget = run.options["max_schedules"]
+    cap = run.options["max_schedules"]
     count = nondelay_count(inst)
-    if count > budget:
+    if count > cap:
         raise NotApplicable(f"Y_nd (for UB) would enumerate {fmt_count(count)} combinations, more than "
-                            f"max_schedules = {fmt_count(budget)}; use exact-cp")
+                            f"max_schedules = {fmt_count(cap)}; use exact-cp")
     _enumerate_checked(run, count, "Y_nd, for UB")
     try:
         with run.stage("enumerate"):
-            Ynd = nondelay_schedules(inst, budget, stop=run.expired)
+            Ynd = nondelay_schedules(inst, cap, budget=run.budget)
     except EnumerationCut as e:
         return _cut(run, inst, e.partial, "enumeration of Y_nd")
     if len(Ynd):
@@ -431,13 +433,13 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
         run.incumbent(assign_gpus(inst, Ynd.starts[k], Ynd.vecs[k], Ynd.T[k]))
     ub = int(Ynd.makespans().min()) if len(Ynd) else inst.horizon
     count = all_count(inst, ub)
-    if count > budget:
+    if count > cap:
         raise NotApplicable(f"Y_all(UB = {ub}) would enumerate {fmt_count(count)} schedules, more than "
-                            f"max_schedules = {fmt_count(budget)}; use exact-cp")
+                            f"max_schedules = {fmt_count(cap)}; use exact-cp")
     _enumerate_checked(run, count, f"Y_all(UB = {ub})")
     try:
         with run.stage("enumerate"):
-            Y = all_schedules(inst, ub, budget, stop=run.expired)
+            Y = all_schedules(inst, ub, cap, budget=run.budget)
     except EnumerationCut as e:
         return _cut(run, inst, e.partial, "enumeration of Y_all(UB)")
     return _from_set(run, inst, Y, complete=not len(Ynd), space_note="all schedules with makespan <= UB",
@@ -454,7 +456,7 @@ def solve_lower_bound(inst: RarInstance, run: Run) -> Result:
     ``bounds.FLUID_MAX_VECTORS`` count vectors) the fluid configuration LP; proofs in
     ``models/rar.md``.  Deterministic (work limits only)."""
     with run.stage("bound"):
-        value, name, parts = best_lower_bound(inst, stop=run.expired)
+        value, name, parts = best_lower_bound(inst, budget=run.budget)
     parts.pop("_duals", None)
     parts.pop("_dual_pairs", None)
     if parts.pop("stopped", False):
