@@ -55,7 +55,7 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
 #: steps B1, B2, B5, B6, the Harmony step and C2; 204 after C3, with cli.py split over the cli/ package;
 #: 198 in 48 after C4; 197 in 47 after i22e's Hare decomposition/relaxation step, 195 in 47 after its
-#: moldable cp/models step)
+#: moldable cp/models step; 185 in 46 after i22f's B3, the split of cruise/models.py)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 5,
     "dmlsched/bench/engines.py": 2,
@@ -81,7 +81,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/io.py": 2,
     "dmlsched/kit.py": 2,
     "dmlsched/plot.py": 6,
-    "dmlsched/problems/cruise/models.py": 10,
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
     "dmlsched/problems/gpugrouping/models.py": 10,
     "dmlsched/problems/gpugrouping/strategies.py": 1,

@@ -13,9 +13,8 @@ import pytest
 from hypothesis import given, settings
 
 import dmlsched
+from dmlsched.problems.hare.allox import allox_matching, allox_slots
 from dmlsched.problems.hare.baselines import (
-    allox_matching,
-    allox_slots,
     best_round_time,
     best_round_times,
     homo_estimate,

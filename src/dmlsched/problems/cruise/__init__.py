@@ -3,10 +3,11 @@ integer data/model partitions of a parameter-server job to minimise the epoch
 time (3.1)-(3.4).
 
 Files: ``instance.py`` (machines, bandwidths, the job), ``solution.py``
-(validator, evaluator: the epoch time), ``models.py`` (``exact``: the MIP of
-Figure 3.2, or its reformulation over machine types with counts, HiGHS/Gurobi;
-``relaxation``: the continuous relaxation, equal bandwidths),
-``heuristics.py`` (``closed-form``: (3.5), homogeneous clusters;
+(validator, evaluator: the epoch time), ``formulation.py`` (the MIP of
+Figure 3.2, one variable per machine) and ``typemodel.py`` (its reformulation
+over machine types with counts) <- ``models.py`` (``exact``: either model over
+every number of workers, HiGHS/Gurobi), ``relaxation.py`` (``relaxation``: the
+continuous relaxation, equal bandwidths), ``heuristics.py`` (``closed-form``: (3.5), homogeneous clusters;
 ``proportional``: Section 3.4.2's rule of the grid-search ground truth),
 ``bruteforce.py`` (``brute-force``: enumeration over machines or machine
 types), ``bounds.py`` (``lower-bound``), ``strategies.py`` (hypothesis),
@@ -29,7 +30,7 @@ SPEC = register_family(
     default_reference="exact",
 )
 
-from . import bounds, bruteforce, heuristics, models  # noqa: E402,F401  (register methods)
+from . import bounds, bruteforce, heuristics, models, relaxation  # noqa: E402,F401  (register methods)
 from .bounds import continuous_lower_bound, lower_bound, lower_bound_for_workers  # noqa: E402
 
 __all__ = [

@@ -43,7 +43,7 @@ def comm_floor(inst: CruiseInstance, W: int) -> np.ndarray:
     return _tau(inst, W)
 
 
-def _max_samples(p: float, tau: float, B: int, C: float, D: int) -> int:
+def max_samples(p: float, tau: float, B: int, C: float, D: int) -> int:
     """``f(C) = max{d in 0..D : p d + ceil(d / B) tau <= C}``."""
     if C < 0:
         return -1
@@ -78,7 +78,7 @@ def lower_bound_for_workers(inst: CruiseInstance, W: int) -> float:
     p = inst.p
 
     def enough(C: float) -> bool:
-        f = sorted((_max_samples(float(p[i]), float(tau[i]), B, C, D) for i in range(n)), reverse=True)
+        f = sorted((max_samples(float(p[i]), float(tau[i]), B, C, D) for i in range(n)), reverse=True)
         return sum(f[:W]) >= D
 
     # bisection on C (enough() is monotone), then snap to the exact jump point
@@ -95,7 +95,7 @@ def lower_bound_for_workers(inst: CruiseInstance, W: int) -> float:
     # the smallest next jump c1 above lo satisfies c1 <= C*, so c1 is exact when enough(c1).
     cands = []
     for i in range(n):
-        q = _max_samples(float(p[i]), float(tau[i]), B, lo, D) + 1
+        q = max_samples(float(p[i]), float(tau[i]), B, lo, D) + 1
         if q <= D:
             cands.append(float(p[i]) * q + math.ceil(q / B) * float(tau[i]))
     c1 = min((c for c in cands if c > lo), default=math.inf)

@@ -16,7 +16,7 @@ Two enumerations, both exact (``models/cruise.md``, "Brute force"):
   feasible epoch time ``C`` (Lemma T of ``proofs/cruise.md``).  The least ``C``
   is found for all compositions at once by vectorised bisection, then every
   composition whose bracket could hold the optimum is re-solved exactly (the
-  jump point of :func:`.bounds._max_samples`) and its configuration evaluated
+  jump point of :func:`.bounds.max_samples`) and its configuration evaluated
   by the family's evaluator.
 
 Both refuse (status ``n/a``) before enumerating when the count exceeds
@@ -35,7 +35,7 @@ import numpy as np
 from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
-from .bounds import _max_samples, lower_bound_for_workers
+from .bounds import lower_bound_for_workers, max_samples
 from .heuristics import apportion, proportional
 from .instance import CruiseInstance
 from .solution import CruiseConfig, evaluate
@@ -142,7 +142,7 @@ def count_type_pairs(inst: CruiseInstance) -> int:
 
 
 def _f_vec(p: float, T: np.ndarray, B: int, C: np.ndarray, D: int) -> np.ndarray:
-    """Vectorised :func:`.bounds._max_samples` (may be 1 too small at float ties;
+    """Vectorised :func:`.bounds.max_samples` (may be 1 too small at float ties;
     only used to bracket, never to decide)."""
     x = np.floor(C / (p * B + T))
     best = np.zeros_like(C)
@@ -157,12 +157,12 @@ def _f_vec(p: float, T: np.ndarray, B: int, C: np.ndarray, D: int) -> np.ndarray
     return best
 
 
-def _least_epoch_exact(ps, Ts, counts, B: int, D: int) -> tuple[float, list[int]]:
+def least_epoch_exact(ps, Ts, counts, B: int, D: int) -> tuple[float, list[int]]:
     """Exact least ``C`` with ``sum_t counts_t f_t(C) >= D`` and the per-worker caps ``f_t(C)``."""
     lo, hi = 0.0, max(p * D + math.ceil(D / B) * T for p, T in zip(ps, Ts))
 
     def enough(C: float) -> bool:
-        return sum(c * _max_samples(p, T, B, C, D) for p, T, c in zip(ps, Ts, counts)) >= D
+        return sum(c * max_samples(p, T, B, C, D) for p, T, c in zip(ps, Ts, counts)) >= D
 
     for _ in range(200):
         mid = (lo + hi) / 2
@@ -174,12 +174,12 @@ def _least_epoch_exact(ps, Ts, counts, B: int, D: int) -> tuple[float, list[int]
             lo = mid
     cands = []
     for p, T in zip(ps, Ts):
-        q = _max_samples(p, T, B, lo, D) + 1
+        q = max_samples(p, T, B, lo, D) + 1
         if q <= D:
             cands.append(p * q + math.ceil(q / B) * T)
     c1 = min((c for c in cands if c > lo), default=math.inf)
     C = c1 if (c1 <= hi and enough(c1)) else hi
-    return C, [_max_samples(p, T, B, C, D) for p, T in zip(ps, Ts)]
+    return C, [max_samples(p, T, B, C, D) for p, T in zip(ps, Ts)]
 
 
 def solve_by_types(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["types"],
@@ -240,7 +240,7 @@ def solve_by_types(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["types"],
         # rows whose bracket may hold something better than the best exact value so far
         cutoff = min(best_val, float(hi.min()) * (1 + 1e-9))
         for r in np.flatnonzero(lo <= cutoff * (1 + 1e-12)):
-            C, caps = _least_epoch_exact(ps, [float(T[r]) for T in Tw], cs, B, D)
+            C, caps = least_epoch_exact(ps, [float(T[r]) for T in Tw], cs, B, D)
             if C > best_val:
                 continue
             cfg = _build(inst, types, counts, wt, st, comps[r], caps)

@@ -11,7 +11,7 @@ relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``pricing.py`` and ``gpupoint.py``, ``models/hare-decomposition.md``) <- ``models.py`` (the exact MIP,
 ``exact``); ``heuristics.py`` (``list``, ``list-queyranne``, ``list-eft``,
 ``smith-eft``); ``baselines.py`` (``fifo``, ``srtf``, ``fifo-round``,
-``srtf-round``, ``homo``, ``allox``); ``cp.py`` (``exact-cp``,
+``srtf-round``, ``homo``) <- ``allox.py`` (``allox``); ``cp.py`` (``exact-cp``,
 ``models/hare-cp.md``); ``lowerbounds.py`` (``lower-bound``); ``bounds.py``
 (Theorem 4's ratio, the mended ratio); ``bruteforce.py`` (left-shifted timing
 and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
@@ -37,7 +37,8 @@ SPEC = register_family(
 # the module layout is in the docstring above
 from . import models  # noqa: E402,F401  (registers exact, relaxation)
 from . import heuristics  # noqa: E402,F401  (registers list, list-queyranne, list-eft, smith-eft)
-from . import baselines  # noqa: E402,F401  (registers fifo, srtf, fifo-round, srtf-round, homo, allox)
+from . import baselines  # noqa: E402,F401  (registers fifo, srtf, fifo-round, srtf-round, homo)
+from . import allox  # noqa: E402,F401  (registers allox)
 from . import cp, lowerbounds  # noqa: E402,F401  (registers exact-cp, lower-bound; models/hare-cp.md)
 
 __all__ = ["HareInstance", "HareJob", "HareSchedule", "alpha", "theorem4_ratio", "completion_times"]

@@ -2,7 +2,7 @@
 
 The original matching (kept here as :func:`_reference_labels`) solved the
 assignment over every slot of :func:`allox_slots` at every arrival; the fast
-one (:func:`dmlsched.problems.hare.baselines._allox_labels`) takes an exact
+one (:func:`dmlsched.problems.hare.allox._allox_labels`) takes an exact
 shortcut or solves it over :func:`allox_columns` (a subset that holds every
 optimum).  Both feed the same canonical placement (``_allox_arrange``), so
 wherever the optimal matching is unique up to the ties that placement breaks,
@@ -16,7 +16,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 import dmlsched
-from dmlsched.problems.hare import baselines as B
+from dmlsched.problems.hare import allox as B
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 
 
