@@ -122,7 +122,7 @@ import numpy as np
 
 from ..errors import DmlschedError
 from .evaluate import Scored
-from .search import GUIDED, Annealing, BudgetSpent, Context, register_guided  # noqa: F401  (GUIDED re-exported)
+from .search import GUIDED, Annealing, Context, register_guided  # noqa: F401  (GUIDED re-exported)
 
 # ---------------------------------------------------------------------------
 # Hare: the list phase replayed with its decision trace
@@ -608,8 +608,7 @@ def hare_lp_step(ctx: Context, s: Scored) -> LPStep:
         return LPStep("skipped", detail="no finite ratio")
     # an LP step re-solves, replays and solves an LP: none of it starts once the budget
     # is spent (a step is not a scored candidate, so Context.score_many would not stop it)
-    if ctx.spent():
-        raise BudgetSpent
+    ctx.check()
     inst = from_dict(s.data)
     res, ref = ev.results(s.data)
     if not isinstance(ref.solution, HareSchedule) or ref.objective is None:
@@ -619,13 +618,11 @@ def hare_lp_step(ctx: Context, s: Scored) -> LPStep:
     if (abs(res.objective - (s.objective or 0.0)) > 1e-9 * max(1.0, abs(res.objective))
             or abs(ref.objective - (s.reference or 0.0)) > 1e-9 * max(1.0, abs(ref.objective))):
         return LPStep("trace_mismatch", detail="re-solving gave other objectives than the score")
-    if ctx.spent():
-        raise BudgetSpent
+    ctx.check()
     trace = hare_trace(inst, ev.method, ev.options, solver=ev.solver, seed=ev.seed, time_limit=ev.time_limit)
     if trace is None or not same_schedule(inst, trace, res.solution):
         return LPStep("trace_mismatch", detail="the replica does not reproduce the method's schedule")
-    if ctx.spent():
-        raise BudgetSpent
+    ctx.check()
     all_thetas = tuple(t for stage in THETAS for t in stage)
     status, value, props = hare_lp(inst, trace, ref.solution, ref.objective, thetas=all_thetas)
     if props is None:

@@ -102,6 +102,12 @@ class Context:
             return True
         return self.seconds is not None and self.elapsed() >= self.seconds
 
+    def check(self) -> None:
+        """Raise :class:`BudgetSpent` when the budget is spent (for work that is not a scored
+        candidate, e.g. the guided strategy's LP steps)."""
+        if self.spent():
+            raise BudgetSpent
+
     def value(self, s: Scored | None) -> float:
         """The search objective of a scored candidate."""
         if s is None or s.score == -math.inf:

@@ -23,10 +23,6 @@ from ...claims import record_variant as _variant
 from ...claims import records_by_instance as _by_instance
 
 PAPER = "Harmony (Lee, dissertation 2020, ch. 4)"
-#: "slightly worse by up to around 2%": what we accept as "around 2%" (the rule's tolerance of 15%
-#: of the paper's number, as for every 'about' number; it was 25% with no reason given until an
-#: independent check of the report asked for one)
-AROUND_2 = 0.02 * 1.15
 
 L6_QUOTE = "n_G* <- argmin sum_{j in J_to_group} |T_cpu_j(n_G) - T_net_j|"
 READINGS = (
