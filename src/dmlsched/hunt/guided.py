@@ -115,12 +115,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from ..errors import DmlschedError
+from ..kit import Run
 from .evaluate import Scored
 from .search import GUIDED, Annealing, Context, register_guided  # noqa: F401  (GUIDED re-exported)
 
@@ -238,34 +238,25 @@ def same_schedule(inst: Any, trace: ListTrace, sched: Any) -> bool:
     return bool(np.allclose(np.asarray(sched.start, dtype=float), trace.start, rtol=0.0, atol=1e-9 * scale))
 
 
-def hare_method_setup(problem: str, method: str, options: dict) -> tuple[str, str, dict]:
-    """``(relaxation kind, placement, relaxation kwargs)`` of a Hare Algorithm 1 method with ``options``."""
-    from ..kit import check_options
-    from ..problems.hare.relaxation import relaxation_kwargs
-    from ..registry import get_method
-
-    m = get_method(problem, method)
-    mine, kit = check_options(problem, method, m.options, dict(options))
-    merged = {**kit, **mine}
-    kind = "queyranne" if method == "list-queyranne" else merged.get("relaxation", "rl")
-    placement = merged.get("placement", "earliest-start")
-    return kind, placement, relaxation_kwargs(SimpleNamespace(options=merged))
-
-
 def hare_trace(inst: Any, method: str, options: dict, *, solver: str = "highs", seed: int = 0,
                time_limit: float | None = None) -> ListTrace | None:
     """The decision trace of Algorithm 1 (``method`` with ``options``) on ``inst``:
     the relaxation solved as the method solves it, ``pi`` from its ``x̂``, the
-    list phase replayed (``None`` when the relaxation gives no point)."""
-    from ..problems.hare.listsched import middle_completion_priority, priority_order
-    from ..problems.hare.relaxation import solve_relaxation
+    list phase replayed (``None`` when the relaxation gives no point).
 
-    kind, placement, kw = hare_method_setup("hare", method, options)
-    rel = solve_relaxation(inst, kind=kind, solver=solver, seed=seed, time_limit=time_limit, **kw)
+    ``options`` are checked against ``method``'s declarations
+    (:meth:`~dmlsched.kit.Run.standalone`, whose run also carries ``solver``,
+    ``seed`` and a budget of ``time_limit`` seconds)."""
+    from ..problems.hare.listsched import middle_completion_priority, priority_order
+    from ..problems.hare.relaxation import relaxation_kwargs, solve_relaxation
+
+    run = Run.standalone("hare", method, options=options, solver=solver, seed=seed, time_limit=time_limit)
+    kind = "queyranne" if method == "list-queyranne" else run.options.get("relaxation", "rl")
+    rel = solve_relaxation(inst, kind=kind, solver=solver, seed=seed, deadline=run.budget, **relaxation_kwargs(run))
     if rel.x_hat is None:
         return None
     order = priority_order(inst, middle_completion_priority(inst, rel.x_hat))
-    tr = trace_list(inst, order, placement)
+    tr = trace_list(inst, order, run.options.get("placement", "earliest-start"))
     tr.x_hat = np.asarray(rel.x_hat, dtype=float).copy()
     return tr
 

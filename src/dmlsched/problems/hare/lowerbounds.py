@@ -37,7 +37,8 @@ import numpy as np
 if TYPE_CHECKING:  # scipy is imported where the LP is built (import dmlsched stays fast)
     import scipy.sparse as sp
 
-from ...kit import Deadline, Option, Run, method
+from ...budget import Budget
+from ...kit import Option, Run, method
 from ...result import Result, Status
 from .box import chain_horizon, list_incumbent, type_tables
 from .instance import HareInstance
@@ -231,7 +232,11 @@ def safe_dual_bound(lp: FluidLP, y: np.ndarray) -> float:
     return math.fsum(terms.tolist()) - 1e-9 * float(np.abs(terms).sum())
 
 
-def _solve_ipm(lp: FluidLP, iteration_limit: int, time_limit: float | None) -> tuple[np.ndarray | None, np.ndarray | None, dict]:
+def _solve_ipm(lp: FluidLP, iteration_limit: int,
+               budget: Budget | None = None) -> tuple[np.ndarray | None, np.ndarray | None, dict]:
+    """HiGHS's interior point on ``lp`` (no crossover, ``iteration_limit`` iterations;
+    HiGHS's ``time_limit`` is ``budget.remaining()``, at least 0.01 s):
+    ``(duals, primal, info)``."""
     import highspy
 
     h = highspy.Highs()
@@ -241,8 +246,9 @@ def _solve_ipm(lp: FluidLP, iteration_limit: int, time_limit: float | None) -> t
     h.setOptionValue("run_crossover", "off")
     h.setOptionValue("ipm_iteration_limit", int(iteration_limit))
     h.setOptionValue("random_seed", 0)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    rem = budget.remaining() if budget is not None else None
+    if rem is not None:
+        h.setOptionValue("time_limit", max(float(rem), 0.01))
     m = highspy.HighsLp()
     m.num_col_, m.num_row_ = lp.A.shape[1], lp.A.shape[0]
     inf = highspy.kHighsInf
@@ -295,12 +301,13 @@ def lp_priority(inst: HareInstance, lp: FluidLP, x: np.ndarray) -> np.ndarray:
 
 def fluid_lp_bound(inst: HareInstance, *, horizon: float | None = None, c_upper: np.ndarray | None = None,
                    eps: float = 0.05, max_slots: int = 150, iteration_limit: int = 200,
-                   deadline: Deadline | None = None) -> Bound:
+                   budget: Budget | None = None) -> Bound:
     """The fluid LP bound (``models/hare-cp.md``, Theorem F), with a safe dual bound.
 
     ``horizon`` (default: the makespan of :func:`.box.list_incumbent`'s
     schedule) ends the finite slots; ``c_upper`` caps ``C_n`` (default: the
-    chain bound of Lemma B, valid for semi-active schedules).
+    chain bound of Lemma B, valid for semi-active schedules); ``budget``: the
+    wall clock of the LP solve (a safety net; ``Bound.cut`` when it stops it).
     """
     t0 = time.perf_counter()
     if horizon is None:
@@ -311,8 +318,7 @@ def fluid_lp_bound(inst: HareInstance, *, horizon: float | None = None, c_upper:
     taus = slot_grid(inst, horizon, eps=eps, max_slots=max_slots)
     lp = build_fluid_lp(inst, taus, c_upper)
     t_build = time.perf_counter() - t0
-    rem = deadline.remaining() if deadline is not None else None
-    y, x, info = _solve_ipm(lp, iteration_limit, rem)
+    y, x, info = _solve_ipm(lp, iteration_limit, budget)
     cp_val = critical_path_bound(inst)
     value = safe_dual_bound(lp, y) if y is not None else -math.inf
     solved = info["lp_status"] == "Optimal"
@@ -330,10 +336,10 @@ def fluid_lp_memory(inst: HareInstance, max_slots: int = 150) -> float:
     return 6 * 200.0 * inst.num_jobs * len(inst.gpu_types) * max_slots + 32 * 2**20
 
 
-def best_lower_bound(inst: HareInstance, *, deadline: Deadline | None = None, eps: float = 0.05,
+def best_lower_bound(inst: HareInstance, *, budget: Budget | None = None, eps: float = 0.05,
                      max_slots: int = 150, iteration_limit: int = 200, which: str = "best",
                      horizon: float | None = None) -> Bound:
-    """The best of the bounds of this module that fit the deadline (always at
+    """The best of the bounds of this module that fit the budget (always at
     least the critical path); ``which`` restricts to one (:data:`BOUNDS`);
     ``horizon`` as for :func:`fluid_lp_bound`."""
     t0 = time.perf_counter()
@@ -341,11 +347,11 @@ def best_lower_bound(inst: HareInstance, *, deadline: Deadline | None = None, ep
     best = Bound("critical-path", cpv, time.perf_counter() - t0, details={"critical-path": cpv})
     if which == "critical-path":
         return best
-    if deadline is not None and deadline.expired():
+    if budget is not None and budget.stop():
         best.cut = True
         return best
     f = fluid_lp_bound(inst, horizon=horizon, eps=eps, max_slots=max_slots, iteration_limit=iteration_limit,
-                       deadline=deadline)
+                       budget=budget)
     f.details["critical-path"] = cpv
     if which == "fluid-lp" or f.value >= best.value:
         return f
@@ -377,7 +383,7 @@ def solve_lower_bound(inst: HareInstance, run: Run) -> Result:
     if o["bound"] != "critical-path":
         run.require(memory_bytes=fluid_lp_memory(inst, o["max_slots"]), what="the fluid LP")
     with run.stage("bound"):
-        b = best_lower_bound(inst, deadline=run.deadline, eps=o["eps"], max_slots=o["max_slots"],
+        b = best_lower_bound(inst, budget=run.budget, eps=o["eps"], max_slots=o["max_slots"],
                              iteration_limit=o["iteration_limit"], which=o["bound"])
     if b.cut:
         run.cut("fluid LP")
