@@ -88,7 +88,7 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/hare/heuristics.py": 1,
     "dmlsched/problems/hare/instance.py": 1,
     "dmlsched/problems/hare/models.py": 2,
-    "dmlsched/problems/hare/relaxation.py": 2,
+    "dmlsched/problems/hare/relaxation.py": 1,
     "dmlsched/problems/harmony/models.py": 3,
     "dmlsched/problems/harmony/strategies.py": 1,
     "dmlsched/problems/hlas/bruteforce.py": 3,

@@ -248,11 +248,11 @@ def hare_trace(inst: Any, method: str, options: dict, *, solver: str = "highs", 
     (:meth:`~dmlsched.kit.Run.standalone`, whose run also carries ``solver``,
     ``seed`` and a budget of ``time_limit`` seconds)."""
     from ..problems.hare.listsched import middle_completion_priority, priority_order
-    from ..problems.hare.relaxation import relaxation_kwargs, solve_relaxation
+    from ..problems.hare.relaxation import solve_relaxation
 
     run = Run.standalone("hare", method, options=options, solver=solver, seed=seed, time_limit=time_limit)
     kind = "queyranne" if method == "list-queyranne" else run.options.get("relaxation", "rl")
-    rel = solve_relaxation(inst, kind=kind, solver=solver, seed=seed, deadline=run.budget, **relaxation_kwargs(run))
+    rel = solve_relaxation(inst, run, kind=kind)
     if rel.x_hat is None:
         return None
     order = priority_order(inst, middle_completion_priority(inst, rel.x_hat))
