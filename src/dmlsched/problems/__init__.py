@@ -27,7 +27,6 @@ OPTIONAL_MODULES = {
     "claims": "the paper's claims (CLAIMS) for dmlsched reproduce",
     "cp": "CP-SAT models (method exact-cp)",
     "dp": "dynamic programs",
-    "lowerbounds": "proven lower bounds beyond bounds.py (method lower-bound)",
     "baselines": "the baselines the paper compares with",
     "policies": "online policies' decision rules",
     "simulator": "the execution model that runs online policies",

@@ -53,7 +53,7 @@ from ...result import Result, Status
 from .box import chain_horizon, list_incumbent, type_tables
 from .bruteforce import left_shift
 from .instance import HareInstance
-from .lowerbounds import best_lower_bound
+from .bounds import best_lower_bound
 from .solution import HareSchedule
 
 #: largest scaled time (horizon x scale) given to CP-SAT
