@@ -17,7 +17,7 @@ arguments are the call's effective arguments (defaults filled in) as JSON,
 except the wall-clock ones (``time_limit``, ``deadline_at``), with ``tee`` as a boolean and a
 callback as ``true``/``false``.  Hare's relaxation cache is cleared before
 each run, so every run makes its own calls.  ``--library`` adds Hare's
-library caller of the relaxation, :func:`dmlsched.hunt.guided.hare_trace`
+library caller of the relaxation, :func:`dmlsched.problems.hare.guided.hare_trace`
 (method ``hare_trace:<method>``).  Nothing timed goes to standard output::
 
     .venv/bin/python benchmarks/solver_calls.py --family hare --library > /tmp/calls-a.txt
@@ -83,7 +83,7 @@ def _library_runs(family: str, inst: Any) -> list[tuple[str, Any]]:
     """Library callers of the solvers, as ``(label, thunk)``."""
     if family != "hare":
         return []
-    from dmlsched.hunt.guided import hare_trace
+    from dmlsched.problems.hare.guided import hare_trace
 
     return [(f"hare_trace:{m}", (lambda m=m: hare_trace(inst, m, {}))) for m in ("list", "list-queyranne")]
 

@@ -75,7 +75,7 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/generate/moldable.py": 6,
     "dmlsched/hunt/__init__.py": 5,
     "dmlsched/hunt/evaluate.py": 1,
-    "dmlsched/hunt/guided.py": 6,
+    "dmlsched/hunt/guided.py": 1,
     "dmlsched/hunt/pool.py": 1,
     "dmlsched/hunt/space.py": 1,
     "dmlsched/io.py": 2,

@@ -29,7 +29,7 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: decomposition/relaxation step (PLC0415 249 -> 248) and its moldable cp/models step (248 -> 246),
 #: and after i22f's B3, the split of cruise/models.py (246 -> 235)
 BASELINE: dict[str, int] = {
-    "PLC0415": 231,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
+    "PLC0415": 225,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
     "E501": 116,  # line-too-long (> 120)
     "I001": 46,  # unsorted-imports
     "F401": 20,  # unused-import

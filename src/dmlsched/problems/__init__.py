@@ -30,6 +30,7 @@ OPTIONAL_MODULES = {
     "baselines": "the baselines the paper compares with",
     "policies": "online policies' decision rules",
     "simulator": "the execution model that runs online policies",
+    "guided": "the solver-guided hunt strategy (registered when dmlsched.hunt looks it up)",
 }
 
 for _name in FAMILIES:

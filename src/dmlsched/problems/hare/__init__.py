@@ -15,7 +15,8 @@ relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``models/hare-cp.md``); ``bounds.py`` (Theorem 4's ratio, the mended
 ratio, and ``lower-bound``); ``bruteforce.py`` (left-shifted timing
 and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
-``claims.py`` (the paper's claims).
+``claims.py`` (the paper's claims); ``guided.py`` (the solver-guided hunt
+strategy of ``list`` and ``list-queyranne``, loaded by ``dmlsched.hunt``).
 """
 
 from ...registry import register_family
