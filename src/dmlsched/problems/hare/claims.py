@@ -648,6 +648,14 @@ PARTS_19 = (
          subject="context"),
 )
 
+def _ceiling_range(pr: PartResult) -> str:
+    """A part's ceilings for the summary: one number, or the range over its points (each baseline
+    has its own ceiling; the part's section gives each)."""
+    caps = [p.ceiling for p in pr.points if p.ceiling is not None and p.ceiling == p.ceiling]  # not nan
+    lo, hi = fmt(min(caps), pr.part.unit), fmt(max(caps), pr.part.unit)
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
 FIGS = {"fig14": (_fig14, PARTS_14), "fig15": (_fig15, PARTS_15), "fig16": (_fig16, PARTS_16),
         "fig17": (_fig17, PARTS_17), "fig18": (_fig18, PARTS_18), "fig19": (_fig19, PARTS_19)}
 
@@ -677,7 +685,7 @@ def _sim_judge(kind: str):
         d = verdicts[0]
         num = next((p for p in d.parts if p.part.paper is not None), d.parts[0])
         caps = [(p.ceiling_value(), p) for p in d.parts if p.ceiling_value() is not None and p.part.paper is not None]
-        ceiling = "; ".join(f"{p.part.key} {fmt(c, p.part.unit)}" for c, p in caps) or "-"
+        ceiling = "; ".join(f"{p.part.key} {_ceiling_range(p)}" for c, p in caps) or "-"
         return judgement(
             verdicts, ours="; ".join(f"{p.part.key} {p.ours_text()}" for p in d.parts if p.part.paper is not None)
             or f"{num.part.key}: {num.outcome}", ceiling=ceiling,
