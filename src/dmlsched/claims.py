@@ -149,7 +149,9 @@ RULE: tuple[str, ...] = (
     "better' parts ('a trivial improvement') need the right sign: a loss fails.",
     "Readings: the headline word is the default reading's; where another reading of the paper gives a different "
     "word, kinder or harsher alike, the Summary shows that word beside the headline with the readings that give it "
-    "('depends on the reading'), and the claim's section gives every reading's word.",
+    "('depends on the reading'), and the claim's section gives every reading's word. A setup a claim revisits "
+    "(for example Hare's long jobs or batch arrivals) is listed as one more reading: it changes the workload, "
+    "not the paper's text, and its name says so.",
 )
 
 #: outcomes of a part (:func:`judge_part`)
