@@ -19,8 +19,9 @@ from dmlsched.generate.hlas import grouping as random_grouping
 from dmlsched.generate.hlas import paper_grouping
 from dmlsched.problems.gpugrouping import Grouping, GroupingInstance, brute_force_grouping, brute_force_typed, from_hlas
 from dmlsched.problems.gpugrouping.bruteforce import grouping_from_counts, partitions, stirling2, type_matrices
+from dmlsched.problems.gpugrouping.cp import choose_scaling
 from dmlsched.problems.gpugrouping.heuristics import deal
-from dmlsched.problems.gpugrouping.models import build_model, build_typed_model, choose_scaling
+from dmlsched.problems.gpugrouping.models import build_model, build_typed_model
 from dmlsched.problems.gpugrouping.strategies import grouping_instances
 
 ROOT = Path(__file__).resolve().parents[2]

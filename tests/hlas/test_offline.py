@@ -14,7 +14,8 @@ from dmlsched import Status
 from dmlsched.generate.hlas import generate
 from dmlsched.problems.hare.bruteforce import count_candidates
 from dmlsched.problems.hlas import HlasInstance, HlasJob
-from dmlsched.problems.hlas.models import TimeScale, choose_time_scale, trivial_bound, unit_weight_hare
+from dmlsched.problems.hlas.cp import TimeScale, choose_time_scale
+from dmlsched.problems.hlas.models import trivial_bound, unit_weight_hare
 from dmlsched.problems.hlas.strategies import hlas_instances
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,6 @@
-"""SJF-BCO (Algorithm 1 with FA-FFP, Algorithm 2, and LBSGF, Algorithm 3) and
-the paper's baselines FF, LS and RAND (MobiHoc'22, Sections 5 and 7).
+"""SJF-BCO (Algorithm 1 with FA-FFP, Algorithm 2, and LBSGF, Algorithm 3), the
+placement rules of the paper's baselines FF, LS and RAND (MobiHoc'22, Sections
+5 and 7; their methods are in :mod:`.baselines`), and ``greedy`` (ours).
 
 All four share one *clock-driven list dispatcher* (:class:`Dispatch`): jobs
 are taken in a fixed order; for the current job a placement rule picks GPUs
@@ -376,20 +377,10 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
     return best
 
 
-
-
 # ---------------------------------------------------------------------------
 # registration (the method kit)
 
-#: the job order of the baselines (the paper does not say; ``models/rar.md``, "Readings")
-ORDER_OPTION = Option(
-    "order", str, "sjf",
-    "job order: 'sjf' (non-decreasing G_j, Algorithm 1 line 4) or 'input' (as listed); the paper "
-    "does not say which order FF, LS and RAND use", choices=("sjf", "input"),
-)
-
-
-def _finish(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
+def search_result(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
     """The result of a list-dispatch search (``best`` from :func:`bisection`)."""
     if best.get("cut"):
         run.cut("bisection on theta_u")
@@ -422,76 +413,7 @@ def solve_sjf_bco(inst: RarInstance, run: Run) -> Result:
     kappa, lam, ties = run.options["kappa"], run.options["lam"], run.options["ties"]
     with run.stage("search"):
         best = sjf_bco_search(inst, kappa=kappa, lam=lam, budget=run.budget, ties=ties)
-    return _finish(run, inst, best, kappa=best.get("kappa"), ties=ties, **{"lambda": lam})
-
-
-def _baseline(run: Run, rule: Callable[[float], Chooser], inst: RarInstance) -> Result:
-    rhat = rho_hat(inst)
-    order = run.options["order"]
-    with run.stage("search"):
-        best = bisection(inst, lambda theta: [lambda j, c=rule(theta): c], job_order(inst, order), rhat,
-                         budget=run.budget)
-    return _finish(run, inst, best, order=order)
-
-
-@method("rar", "ff", kind="heuristic", options=[ORDER_OPTION],
-        description="First-Fit baseline: first G_j eligible GPUs server by server, bisection on theta")
-def solve_ff(inst: RarInstance, run: Run) -> Result:
-    """FF baseline (Section 7): the first ``G_j`` eligible idle GPUs, server by server."""
-    return _baseline(run, first_fit, inst)
-
-
-@method("rar", "ls", kind="heuristic", options=[ORDER_OPTION],
-        description="List-Scheduling baseline: least-loaded G_j GPUs, bisection on theta")
-def solve_ls(inst: RarInstance, run: Run) -> Result:
-    """LS baseline (Section 7): the ``G_j`` eligible idle GPUs with least ``U_g`` cluster-wide."""
-    return _baseline(run, least_loaded, inst)
-
-
-@method("rar", "rand", kind="heuristic",
-        description="RAND baseline: random eligible GPUs, theta = T, seeded",
-        options=[ORDER_OPTION,
-                 Option("pick", str, "gpus",
-                        "'gpus': G_j eligible idle GPUs uniformly at random; 'servers': servers in a "
-                        "random order, random GPUs of each in turn", choices=("gpus", "servers"))])
-def solve_rand(inst: RarInstance, run: Run) -> Result:
-    """RAND baseline (Section 7): random eligible GPUs, ``theta_u = T``; one run, seeded.
-
-    "we allocate GPUs to a job as long as it does not exceed T, i.e., we set
-    theta_u^RAND = T, to avoid the long running time in order to find a
-    feasible schedule": one run, no search.  When that run has no schedule
-    within the horizon (its makespan exceeds ``T``: random GPUs spread a job
-    over many servers, so contention slows it; or a job cannot start before
-    ``T``), the result is status ``error`` whose message says which, with the
-    makespan the run reached in ``details["makespan_reached"]``.
-    """
-    rng = np.random.default_rng(run.seed)
-    rhat = rho_hat(inst)
-    rule = random_rule if run.options["pick"] == "gpus" else random_server_rule
-    c = rule(rng, inst.horizon)
-    T = inst.horizon
-    best = {"m": None, "sched": None, "theta": T, "T": None, "runs": 1}
-    reached = None
-    with run.stage("search"):
-        d = Dispatch(inst, rhat)
-        for j in job_order(inst, run.options["order"]).tolist():
-            if not d.place(int(j), c, T + 1):
-                if np.count_nonzero(d.U + rhat[j] <= T) < inst.G[j]:
-                    best["why"] = (f"job {inst.jobs[j].id} (G_j = {int(inst.G[j])}) finds fewer than G_j GPUs "
-                                   f"with U_g + rho_hat_j <= T")
-                else:
-                    best["why"] = f"job {inst.jobs[j].id} (G_j = {int(inst.G[j])}) cannot start before T"
-                break
-        else:
-            Tj = d.finish()
-            reached = int(Tj.max())
-            if reached <= T:
-                best.update(m=reached, sched=RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus)), T=Tj)
-            else:
-                best["why"] = (f"RAND's run (pick={run.options['pick']}, seed {run.seed}) places every job but "
-                               f"ends at slot {reached} > T")
-    return _finish(run, inst, best, order=run.options["order"], pick=run.options["pick"], seed=run.seed,
-                   makespan_reached=reached)
+    return search_result(run, inst, best, kappa=best.get("kappa"), ties=ties, **{"lambda": lam})
 
 
 def best_heuristic_schedule(inst: RarInstance, budget: Budget | None = None
