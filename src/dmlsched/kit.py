@@ -367,29 +367,41 @@ class Run:
             self.cut(what)
         return out
 
-    def solve_cpsat(self, model: Any, *, work_limit: float | None = None,
+    def solve_cpsat(self, model: Any, *, scaling: Any = None, work_limit: float | None = None,
                     on_solution: Callable[[Any], Any] | None = None, what: str = "CP-SAT",
-                    deadline: Deadline | None = None, objective_scale: float = 1.0) -> Any:
-        """Solve a CP-SAT model by the remaining deadline; see
-        :func:`dmlsched.cpsat.solve_cpsat`.  ``on_solution(values)`` turns
-        each improving CP-SAT solution into a family solution that is offered
-        as an incumbent.  ``objective_scale``: the model's objective is that
-        multiple of the family's (objective and bounds are divided by it)."""
-        from .cpsat import solve_cpsat
+                    budget: Budget | None = None, defaults: Mapping[str, Any] | None = None) -> Any:
+        """Solve a CP-SAT model by the remaining budget: the one CP-SAT path of every
+        method (:func:`dmlsched.cpsat.solve_cpsat` does the solver's part).
 
+        ``scaling`` (a :class:`dmlsched.cpsat.Scaling`; ``None``: the model's
+        objective is the family's) says how the model's integer objective stands
+        for the family's: every bound CP-SAT reports goes through it, and
+        CP-SAT's ``OPTIMAL`` is a proof only when the scaling is exact.
+        ``on_solution(values)`` turns each improving CP-SAT solution into a
+        family solution that is offered as an incumbent, with CP-SAT's bound so
+        far.  ``budget``: a share of the run's (default: the run's own);
+        ``defaults``: the method's CP-SAT parameters, under the user's
+        ``solver_options``.  A wall-clock stop is recorded as a cut of ``what``.
+        Returns the outcome in the family's terms.
+        """
+        from .cpsat import Scaling, solve_cpsat
+
+        sc = scaling if scaling is not None else Scaling()
         extra, threads = self.solver_settings()
-        dl = deadline or self.deadline
+        if defaults:
+            extra = {**defaults, **(extra or {})}
+        dl = budget or self.budget
         cb = None
         if on_solution is not None:
             def cb(values: Any, bound: float | None) -> None:
-                self.incumbent(on_solution(values), bound=bound)
+                self.incumbent(on_solution(values), bound=sc.bound(bound))
         with self.stage("solve"):
             out = solve_cpsat(model, time_limit=dl.remaining(), seed=self.seed, workers=threads,
                               work_limit=work_limit, display=self.display, options=extra, callback=cb,
-                              objective_scale=objective_scale)
+                              objective_scale=sc.objective_scale)
         if out.limit == "time":
             self.cut(what)
-        return out
+        return sc.outcome(out)
 
     # -- runs outside the decorator ---------------------------------------------
     @classmethod

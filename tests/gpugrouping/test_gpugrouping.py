@@ -140,7 +140,7 @@ def test_inexact_scaling_gives_a_valid_bound(inst):
     assume(not choose_scaling(inst.s, (1,) * inst.num_gpus, 10).exact)
     _, v, _ = brute_force_grouping(inst)
     res = dmlsched.solve(inst, "exact-cp", scale=10, hint=False)
-    assert res.details["scale_exact"] is False
+    assert res.details["exact_scale"] is False
     assert res.bound <= v + 1e-9 and res.objective >= v - 1e-9
     if res.status == Status.OPTIMAL:
         assert res.objective == pytest.approx(v, abs=1e-6)

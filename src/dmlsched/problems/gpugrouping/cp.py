@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ... import cpsat
+from ...cpsat import grid_scale, new_model, rational
 from ...kit import Option, Run, method
 from ...result import Result
 from .instance import GroupingInstance
@@ -53,8 +55,6 @@ def choose_scaling(speeds: np.ndarray, counts: tuple[int, ...], scale: int | Non
     the nearest integer, and the correction is
     ``error = max_n sum_k c_k |s[n,k] scale - round(s[n,k] scale)| / scale``.
     """
-    from ...cpsat import grid_scale, rational
-
     flat = speeds.ravel().tolist()
     total = float((speeds * np.asarray(counts, dtype=float)).sum(axis=1).max())
     top = max(flat, default=1.0)
@@ -86,8 +86,6 @@ class TypedCpModel:
 
     def __init__(self, inst: GroupingInstance, scaling: Scaling, *, symmetry: bool = True,
                  hint: Grouping | None = None) -> None:
-        from ...cpsat import new_model
-
         self.inst = inst
         self.types = inst.gpu_types
         self.scaling = scaling
@@ -245,13 +243,13 @@ def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
     total = float((np.array(types.speeds, dtype=float) * np.array(types.counts)).sum(axis=1).max())
     run.objective_floor = 1e-12 * total
 
-    out = solve_scaled_cpsat(run, cp.model, to_solution=cp.grouping, to_bound=true_bound,
-                             exact=sc.exact, work_limit=run.options["work_limit"], defaults=CP_PARAMETERS)
+    out = run.solve_cpsat(cp.model, scaling=cpsat.Scaling(exact=sc.exact, to_bound=true_bound, objective=False),
+                          on_solution=cp.grouping, work_limit=run.options["work_limit"], defaults=CP_PARAMETERS)
     sol = None
     if out.has_solution:
         with run.stage("extract"):
             sol = cp.grouping(out.engine)
-    return run.result(solution=sol, bound=[out.bound, 0.0], outcome=out, scale=sc.scale, scale_exact=sc.exact,
+    return run.result(solution=sol, bound=[out.bound, 0.0], outcome=out, scale=sc.scale, exact_scale=sc.exact,
                       scale_error=sc.error, merged_job_rows=inst.num_jobs - work.num_jobs,
                       gpu_types=types.num_types)
 
@@ -262,39 +260,4 @@ def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
 CP_PARAMETERS = {"linearization_level": 0}
 
 
-def solve_scaled_cpsat(run: Run, model: Any, *, to_solution: Any, to_bound: Any, exact: bool,
-                       work_limit: float | None = None, deadline: Any = None,
-                       defaults: dict[str, Any] | None = None) -> Any:
-    """Solve a CP-SAT model whose objective is a scaled version of the family's.
-
-    Like :meth:`dmlsched.kit.Run.solve_cpsat`, but every bound CP-SAT reports
-    (in the callback and at the end) goes through ``to_bound`` (scaled value
-    -> proven bound of the original problem) before it reaches the run, and
-    CP-SAT's ``OPTIMAL`` counts as a proof only when ``exact`` (the scaled
-    model is the original one); otherwise the incumbent is optimal only if it
-    meets the converted bound.  Returns the outcome in the original units.
-    """
-    import dataclasses
-
-    from ...cpsat import solve_cpsat
-    from ...result import Status
-
-    extra, threads = run.solver_settings()
-    extra = {**(defaults or {}), **(extra or {})}
-    dl = deadline or run.deadline
-
-    def cb(values: Any, bound: float | None) -> None:
-        run.incumbent(to_solution(values), bound=to_bound(bound))
-
-    with run.stage("solve"):
-        out = solve_cpsat(model, time_limit=dl.remaining(), seed=run.seed, workers=threads, work_limit=work_limit,
-                          display=run.display, options=extra, callback=cb)
-    if out.limit == "time":
-        run.cut("CP-SAT")
-    status = out.status
-    if status == Status.OPTIMAL and not exact:
-        status = Status.FEASIBLE
-    return dataclasses.replace(out, status=status, bound=to_bound(out.bound), objective=None)
-
-
-__all__ = ["CP_PARAMETERS", "Scaling", "TypedCpModel", "choose_scaling", "solve_exact_cp", "solve_scaled_cpsat"]
+__all__ = ["CP_PARAMETERS", "Scaling", "TypedCpModel", "choose_scaling", "solve_exact_cp"]

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ...cpsat import Grid, Scaling, grid_scale, new_model, to_int
 from ...kit import Option, Run, method
 from ...result import Result, Status
 from .instance import HlasInstance
@@ -27,19 +28,12 @@ from .solution import HlasRun
 # integer times
 
 
-@dataclasses.dataclass(frozen=True)
-class TimeScale:
-    """Integer times ``t * scale`` of an instance.
-
-    ``exact``: every arrival, training and synchronisation time is a multiple
-    of ``1/scale``; then the integer model is the original one.  Otherwise
-    ``up`` rounds every time up (an integer schedule is feasible for the
-    original times) and ``down`` rounds every time down (its optimum is a lower
-    bound).
-    """
-
-    scale: int
-    exact: bool
+#: integer times ``t * scale`` of an instance: :class:`dmlsched.cpsat.Grid`.  ``exact``: every
+#: arrival, training and synchronisation time is a multiple of ``1/scale``; then the integer
+#: model is the original one.  Otherwise the ``up`` model rounds every time up (an integer
+#: schedule is feasible for the original times) and the ``down`` model rounds every time down
+#: (its optimum is a lower bound)
+TimeScale = Grid
 
 
 #: largest scaled time CP-SAT is given (the horizon times the scale)
@@ -69,13 +63,11 @@ def choose_time_scale(inst: HlasInstance, scale: int | None = None) -> TimeScale
     training and synchronisation time (any denominators, not only powers of ten),
     keeping the scaled horizon below :data:`MAX_SCALED_TIME`; else
     :data:`DEFAULT_INEXACT_SCALE`, inexact.  ``scale`` forces one."""
-    from ...cpsat import grid_scale
-
     times = all_times(inst)
     top = max(times, default=0.0)
     g = grid_scale(times, max_scaled=MAX_SCALED_TIME, scale=scale, max_inexact=DEFAULT_INEXACT_SCALE,
                    extra_factor=horizon_of(inst) / top if top > 0 else 1.0)
-    return TimeScale(g.scale, g.exact)
+    return g
 
 
 # ---------------------------------------------------------------------------
@@ -108,8 +100,6 @@ class OfflineCpModel:
 
     def __init__(self, inst: HlasInstance, scale: int, *, rounding: str = "exact", symmetry: bool = True,
                  upper: int | None = None) -> None:
-        from ...cpsat import new_model, to_int
-
         self.inst = inst
         self.scale = scale
         self.rounding = rounding
@@ -241,8 +231,6 @@ class OfflineCpModel:
         canonical order.  Starts are scaled like the model's times (rounded down in the
         ``down`` model, where the floored run stays feasible: ``floor(x + y) >= floor(x) +
         floor(y)``; rounded to nearest otherwise, exact at an exact scale)."""
-        from ...cpsat import to_int
-
         inst = self.inst
         conv = (lambda v: to_int(v, self.scale, "down")) if self.rounding == "down" else (
             lambda v: int(round(v * self.scale)))
@@ -338,8 +326,6 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
         with run.stage("hint"):
             hint_run = _best_policy_run(inst)
         run.incumbent(hint_run)
-    from ..gpugrouping.cp import solve_scaled_cpsat
-
     def avg_bound(b: float | None, scale: int) -> float | None:
         # (b / scale - sum_n a_n) / |N| in exact arithmetic: b is an integer bound on the scaled
         # sum of completions, the arrivals' sum is large beside the JCTs when releases are late
@@ -358,18 +344,18 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
             cp = OfflineCpModel(inst, ts.scale, symmetry=run.options["symmetry"], upper=upper)
             if hint_run is not None:
                 cp.hint(hint_run)
-        out = solve_scaled_cpsat(run, cp.model, to_solution=cp.schedule, exact=True, work_limit=wl,
-                                 to_bound=lambda b: avg_bound(b, ts.scale))
+        out = run.solve_cpsat(cp.model, scaling=Scaling(to_bound=lambda b: avg_bound(b, ts.scale), objective=False),
+                              on_solution=cp.schedule, work_limit=wl)
         sol = cp.schedule(out.engine) if out.has_solution else None
         return run.result(solution=sol, bound=bounds + [out.bound], outcome=out, scale=ts.scale,
-                          scale_exact=True, tasks=n_tasks)
+                          exact_scale=True, tasks=n_tasks)
     # inexact times: a feasible schedule from the rounded-up model, a bound from the rounded-down one
     with run.stage("build"):
         up = OfflineCpModel(inst, ts.scale, rounding="up", symmetry=run.options["symmetry"])
         if hint_run is not None:
             up.hint(hint_run)
-    out_up = solve_scaled_cpsat(run, up.model, to_solution=up.schedule, exact=False, work_limit=wl,
-                                to_bound=lambda b: None, deadline=run.deadline.share(0.5))
+    out_up = run.solve_cpsat(up.model, scaling=Scaling(exact=False, to_bound=lambda b: None, objective=False),
+                             on_solution=up.schedule, work_limit=wl, budget=run.budget.share(0.5))
     sol = up.schedule(out_up.engine) if out_up.has_solution else None
     if sol is not None:
         run.incumbent(sol)
@@ -378,13 +364,14 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
         best = run.best if run.best is not None else hint_run
         if best is not None:
             down.hint(best)
-    out_down = solve_scaled_cpsat(run, down.model, to_solution=lambda v: None, exact=False, work_limit=wl,
-                                  to_bound=lambda b: avg_bound(b, ts.scale))
+    # no schedule from the rounded-down model (it may not be feasible): its callback offers none
+    out_down = run.solve_cpsat(down.model, on_solution=lambda v: None, work_limit=wl,
+                               scaling=Scaling(exact=False, to_bound=lambda b: avg_bound(b, ts.scale), objective=False))
     status = out_up.status if out_up.has_solution else out_down.status
     out = dataclasses.replace(out_down, status=Status.FEASIBLE if out_up.has_solution else status,
                               message=f"up: {out_up.message}; down: {out_down.message}")
     return run.result(solution=sol, bound=bounds + [out_down.bound], outcome=out, scale=ts.scale,
-                      scale_exact=False, tasks=n_tasks)
+                      exact_scale=False, tasks=n_tasks)
 
 
 __all__ = ["OfflineCpModel", "TimeScale", "choose_time_scale", "solve_offline_exact"]

@@ -470,7 +470,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         if inc is not None:
             hint(rx, inst, inc[1].start.tolist(), counts_of(inst, inc[1]), completion(inst, inc[1]))
     rout = run.solve_cpsat(rx.model, work_limit=None if wl is None else wl * RELAX_SHARE,
-                           deadline=run.budget.share(RELAX_SHARE), what="CP-SAT relaxation")
+                           budget=run.budget.share(RELAX_SHARE), what="CP-SAT relaxation")
     details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
     relax_lb = int(math.ceil(rout.bound - 1e-9)) if rout.bound is not None else 0
     lb = max(lb, relax_lb)
