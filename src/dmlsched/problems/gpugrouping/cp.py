@@ -244,7 +244,7 @@ def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
     run.objective_floor = 1e-12 * total
 
     out = run.solve_cpsat(cp.model, scaling=cpsat.Scaling(exact=sc.exact, to_bound=true_bound, objective=False),
-                          on_solution=cp.grouping, work_limit=run.options["work_limit"], defaults=CP_PARAMETERS)
+                          on_solution=cp.grouping, defaults=CP_PARAMETERS)
     sol = None
     if out.has_solution:
         with run.stage("extract"):

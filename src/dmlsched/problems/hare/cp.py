@@ -527,7 +527,7 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
     # inexact: CP-SAT's optimum is the rounded-down relaxation's only, a proven bound, not a
     # proof for the schedule (the outcome is then feasible)
     out = run.solve_cpsat(
-        hc.model, work_limit=opts["work_limit"],
+        hc.model,
         scaling=cpsat.Scaling(objective_scale=sc.objective_scale, exact=sc.exact, relaxed_as="rounded-down model"),
         on_solution=lambda v: values_to_schedule(inst, hc, v.Value),
     )

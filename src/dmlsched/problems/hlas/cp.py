@@ -336,7 +336,7 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
         return float((Fraction(b) / scale - sum(Fraction(j.arrival) for j in inst.jobs)) / n)
 
     bounds: list[float | None] = [trivial_bound(inst)]
-    wl = run.options["work_limit"]
+    wl = run.budget.work  # the original work allowance (the work_limit option)
     if ts.exact:
         with run.stage("build"):
             upper = (OfflineCpModel.scaled_upper_of(ts.scale, hint_run)
@@ -345,7 +345,7 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
             if hint_run is not None:
                 cp.hint(hint_run)
         out = run.solve_cpsat(cp.model, scaling=Scaling(to_bound=lambda b: avg_bound(b, ts.scale), objective=False),
-                              on_solution=cp.schedule, work_limit=wl)
+                              on_solution=cp.schedule)
         sol = cp.schedule(out.engine) if out.has_solution else None
         return run.result(solution=sol, bound=bounds + [out.bound], outcome=out, scale=ts.scale,
                           exact_scale=True, tasks=n_tasks)
@@ -355,7 +355,7 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
         if hint_run is not None:
             up.hint(hint_run)
     out_up = run.solve_cpsat(up.model, scaling=Scaling(exact=False, to_bound=lambda b: None, objective=False),
-                             on_solution=up.schedule, work_limit=wl, budget=run.budget.share(0.5))
+                             on_solution=up.schedule, budget=run.budget.share(0.5, work=wl))
     sol = up.schedule(out_up.engine) if out_up.has_solution else None
     if sol is not None:
         run.incumbent(sol)
@@ -365,7 +365,7 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
         if best is not None:
             down.hint(best)
     # no schedule from the rounded-down model (it may not be feasible): its callback offers none
-    out_down = run.solve_cpsat(down.model, on_solution=lambda v: None, work_limit=wl,
+    out_down = run.solve_cpsat(down.model, on_solution=lambda v: None,
                                scaling=Scaling(exact=False, to_bound=lambda b: avg_bound(b, ts.scale), objective=False))
     status = out_up.status if out_up.has_solution else out_down.status
     out = dataclasses.replace(out_down, status=Status.FEASIBLE if out_up.has_solution else status,

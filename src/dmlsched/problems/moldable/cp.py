@@ -490,8 +490,7 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
         return left_shift(inst, order, alloc)
 
     # the CP-SAT status is not the method's (below): only the bound is converted
-    out = run.solve_cpsat(cp.model, scaling=Scaling(exact=data.exact, to_bound=to_bound), on_solution=on_solution,
-                          work_limit=run.options["work_limit"])
+    out = run.solve_cpsat(cp.model, scaling=Scaling(exact=data.exact, to_bound=to_bound), on_solution=on_solution)
     sched = None
     if out.has_solution:
         with run.stage("extract"):

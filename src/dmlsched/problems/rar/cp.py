@@ -463,14 +463,14 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
                     what=f"the CP-SAT model ({fmt_count(size['variables'])} variables, horizon {H})")
     except ResourceLimit as e:  # refused before allocating: the incumbent and the bound stand
         return run.result(bound=lb, model=f"not built: {e}", **details)
-    wl = run.options["work_limit"]
+    wl = run.budget.work  # the original work allowance (the work_limit option)
     # phase 1: the contention-free relaxation (every placement at its fastest rate)
     with run.stage("build"):
         rx = build_cp(inst, H, lb=lb, symmetry=run.options["symmetry"], relax=True)
         if inc is not None:
             hint(rx, inst, inc[1].start.tolist(), counts_of(inst, inc[1]), completion(inst, inc[1]))
-    rout = run.solve_cpsat(rx.model, work_limit=None if wl is None else wl * RELAX_SHARE,
-                           budget=run.budget.share(RELAX_SHARE), what="CP-SAT relaxation")
+    relax_work = None if wl is None else wl * RELAX_SHARE
+    rout = run.solve_cpsat(rx.model, budget=run.budget.share(RELAX_SHARE, work=relax_work), what="CP-SAT relaxation")
     details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
     relax_lb = int(math.ceil(rout.bound - 1e-9)) if rout.bound is not None else 0
     lb = max(lb, relax_lb)
@@ -513,7 +513,9 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         starts, vecs = extract(cp, values)
         return as_schedule(inst, starts, vecs)
 
-    out = run.solve_cpsat(cp.model, work_limit=None if wl is None else wl * (1 - RELAX_SHARE), on_solution=on_solution,
+    # the rest of the original work allowance (the DP phase spends none)
+    rest = None if wl is None else wl * (1 - RELAX_SHARE)
+    out = run.solve_cpsat(cp.model, budget=run.budget.share(1.0, work=rest), on_solution=on_solution,
                           what="CP-SAT exact-cp")
     if out.has_solution:
         with run.stage("extract"):
