@@ -48,13 +48,14 @@ import numpy as np
 
 import dmlsched
 from dmlsched.generate.hare import TESTBED, generate
+from dmlsched.kit import Run
 from dmlsched.problems.hare import solution as hsol
 from dmlsched.problems.hare.heuristics import (
     list_schedule, list_schedule_eft, list_schedule_fixed, middle_completion_priority,
     priority_order, round_smith_priority,
 )
 from dmlsched.problems.hare.instance import HareInstance
-from dmlsched.problems.hare.models import solve_relaxation
+from dmlsched.problems.hare.relaxation import solve_relaxation
 
 #: the round-level FIFO/SRTF that this study was recorded with (now named
 #: fifo-round / srtf-round; ``fifo`` and ``srtf`` are job-level since), homo, allox
@@ -87,7 +88,7 @@ def run_instance(setup: str, seed: int, jobs: int, load: float, tl: float, exact
     yhat = {}
     for kind, key in (("rl", "rl"), ("queyranne", "q")):
         t0 = time.perf_counter()
-        rel = solve_relaxation(inst, kind=kind, time_limit=tl)
+        rel = solve_relaxation(inst, Run.standalone("hare", "relaxation", time_limit=tl), kind=kind)
         rec["relaxations"][key] = {"status": rel.status.value, "value": rel.value, "lower_bound": rel.lower_bound,
                                    "x_hat_source": rel.details.get("x_hat_source"),
                                    "runtime_s": round(time.perf_counter() - t0, 2)}

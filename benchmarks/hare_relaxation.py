@@ -53,6 +53,7 @@ READING = "<!-- reading: kept when the script rewrites the tables -->"
 
 import dmlsched  # noqa: E402
 from dmlsched.generate import hare as gen  # noqa: E402
+from dmlsched.kit import Run  # noqa: E402
 from dmlsched.problems.hare import relaxation as rel_mod  # noqa: E402
 from dmlsched.problems.hare.box import horizon  # noqa: E402
 from dmlsched.problems.hare.gpupoint import _right_justified  # noqa: E402
@@ -227,7 +228,7 @@ def part3(seeds: tuple[int, ...]) -> list[dict]:
         for seed in seeds:
             inst = gen.simulation(seed=seed, **params)
             rel_mod.clear_relaxation_cache()
-            r = rel_mod.solve_relaxation(inst, kind="rl")
+            r = rel_mod.solve_relaxation(inst, Run.standalone("hare", "relaxation"), kind="rl")
             ref = algorithm1(inst, r.x_hat)
             row: dict[str, Any] = {"set": label, "seed": seed, "rl_value": r.value, "rl_gap": r.details["x_hat"]["gap"],
                                    "alg1": ref}

@@ -182,8 +182,8 @@ def report(recs: list[dict], out: Path, command: str) -> None:
              "list schedule's weighted completion with the optimal schedule's (left-shifted) value at most 1 and "
              "alpha held, plus a first-order proxy keeping the relaxation's order (relaxed starts frozen, those at "
              "a release moving with it) and an L1 penalty keeping data the objective does not need "
-             "(`src/dmlsched/hunt/guided.py` states the LP exactly); the decision trace is replayed in the hunt "
-             "and checked against the method's own schedule (GPU and start of every task) before any LP; each LP "
+             "(`src/dmlsched/problems/hare/guided.py` states the LP exactly); the decision trace is replayed in the "
+             "hunt and checked against the method's own schedule (GPU and start of every task) before any LP; each LP "
              "solution is a proposal re-scored for real at theta = 1, 1/2, 1/4 along the segment from the old "
              "data (then 1/8 ... 1/64 when none improves).\n")
     # goals

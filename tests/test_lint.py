@@ -28,10 +28,11 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: after C4 (PLC0415 255 -> 249, I001 47 -> 46, E501 118 -> 117), and after i22e's Hare
 #: decomposition/relaxation step (PLC0415 249 -> 248) and its moldable cp/models step (248 -> 246),
 #: and after i22f's B3, the split of cruise/models.py (246 -> 235), and after i22j's F2, the one CP-SAT
-#: path (235 -> 226), and after i21d (E501 117 -> 116)
+#: path (235 -> 226), and after i21d (E501 117 -> 116), and after i22i's D3, D5 and E4 (PLC0415 226 -> 216,
+#: E501 116 -> 115)
 BASELINE: dict[str, int] = {
-    "PLC0415": 226,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
-    "E501": 116,  # line-too-long (> 120)
+    "PLC0415": 216,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
+    "E501": 115,  # line-too-long (> 120)
     "I001": 46,  # unsorted-imports
     "F401": 20,  # unused-import
     "F821": 15,  # undefined-name (pyo in annotations of harmony/models.py)

@@ -13,8 +13,9 @@ from hypothesis import assume, given, settings
 
 import dmlsched
 from dmlsched import SolverLimitError, Status
+from dmlsched.budget import Budget
 from dmlsched.problems.cruise.bounds import lower_bound, lower_bound_for_workers
-from dmlsched.problems.cruise.bruteforce import brute_force, compositions, count_configurations
+from dmlsched.problems.cruise.bruteforce import brute_force, compositions, count_configurations, solve_by_types
 from dmlsched.problems.cruise.models import (
     CONSTRAINT_NAMES,
     COUNT_CONSTRAINT_NAMES,
@@ -25,7 +26,7 @@ from dmlsched.problems.cruise.models import (
     build_model,
     count_vector_bound,
 )
-from dmlsched.problems.cruise.solution import CruiseConfig
+from dmlsched.problems.cruise.solution import CruiseConfig, evaluate
 from dmlsched.problems.cruise.strategies import cruise_instances, cruise_typed_instances
 from dmlsched.tolerance import close, leq
 
@@ -94,6 +95,20 @@ def test_exact_matches_brute_force(inst):
     typed = dmlsched.solve(inst, "brute-force", space="types")
     assert typed.status == Status.OPTIMAL and close(typed.objective, opt)
     assert leq(lower_bound(inst), opt)
+
+
+def test_a_spent_budget_stops_both_enumerations_and_records_the_cut():
+    """Both enumerations ask ``budget.stop()`` (every 4,096 configurations; before each role
+    split), return the best configuration so far as incomplete, and record the cut on the budget."""
+    inst = dmlsched.load(ROOT / "instances" / "cruise" / "random-6.json")
+    cuts: list[str] = []
+    cfg, val, complete = brute_force(inst, limit=10**8, budget=Budget(0.0, on_cut=cuts.append))
+    assert not complete and cfg is not None and close(val, evaluate(inst, cfg))
+    cfg, val, complete = solve_by_types(inst, budget=Budget(0.0, on_cut=cuts.append))
+    assert not complete and close(val, evaluate(inst, cfg))
+    assert cuts == ["the enumeration of configurations", "the enumeration of type splits"]
+    _, opt, complete = solve_by_types(inst, budget=Budget(None, on_cut=cuts.append))
+    assert complete and leq(opt, val) and len(cuts) == 2
 
 
 @pytest.mark.slow

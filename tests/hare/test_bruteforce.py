@@ -18,6 +18,7 @@ from dmlsched.problems.hare.models import horizon
 from dmlsched.problems.hare.solution import HareSchedule, evaluate, validate
 
 from .bruteforce import brute_force, count_candidates, left_shift, random_instance, semi_active
+from .relax import relax
 
 REL = 1e-6
 
@@ -144,12 +145,11 @@ def test_bruteforce_optimum_lies_in_box(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_relaxations_below_brute_force(seed):
-    from dmlsched.problems.hare.models import solve_relaxation
 
     inst = random_instance(seed + 200, max_tasks=5)
     bf, _ = brute_force(inst)
     for kind in ("rl", "queyranne"):
-        rel = solve_relaxation(inst, kind=kind)
+        rel = relax(inst, kind=kind)
         assert rel.status == Status.OPTIMAL
         assert rel.lower_bound <= bf + REL * max(1.0, bf)
         assert rel.value <= bf + REL * max(1.0, bf)

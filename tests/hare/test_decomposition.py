@@ -17,6 +17,7 @@ from scipy.optimize import linprog
 import dmlsched
 from dmlsched import Status
 from dmlsched.generate import hare as gen
+from dmlsched.kit import Run
 from dmlsched.problems.hare import decomposition as dec
 from dmlsched.problems.hare import gpupoint
 from dmlsched.problems.hare import relaxation
@@ -31,9 +32,10 @@ from dmlsched.problems.hare.pricing import (
     segment,
     sequence_counts,
 )
-from dmlsched.problems.hare.relaxation import check_relaxed, solve_relaxation
+from dmlsched.problems.hare.relaxation import check_relaxed
 
 from .bruteforce import random_instance
+from .relax import relax
 
 REL = 1e-7
 
@@ -230,7 +232,7 @@ def test_relaxation_default_solves_tiny_instances(rl_optima):
     is open on a small master) reaches RL's optimum on the tiny instances."""
     for inst, opt in zip(TINY, rl_optima):
         relaxation.clear_relaxation_cache()
-        rel = solve_relaxation(inst, kind="rl")
+        rel = relax(inst, kind="rl")
         assert rel.status == Status.OPTIMAL, inst.name
         assert abs(rel.value - opt) <= 1e-6 * max(1.0, opt)
         assert rel.details["x_hat"]["gap"] is not None and rel.details["x_hat"]["gap"] <= 1e-6
@@ -244,7 +246,7 @@ def test_decomposition_bound_below_gurobi_miqcp(gurobi):
 
     for inst in TINY[:6]:
         try:
-            g = solve_relaxation(inst, kind="rl", solver="gurobi", formulation="miqcp")
+            g = relax(inst, kind="rl", solver="gurobi", formulation="miqcp")
         except SolverLimitError:
             continue
         if g.status != Status.OPTIMAL:
@@ -262,8 +264,7 @@ def test_retime_is_rl_optimal_for_the_assignment():
     """Lemma R: the right-justified LP in C equals RL with the assignment fixed
     (an LP over all start times, scipy), and its point passes the checker, for
     both kinds (Queyranne: against the Pyomo repair LP with prefix separation)."""
-    from dmlsched.kit import Deadline
-    from dmlsched.problems.hare.relaxation import _Calls, build_relaxation_master, fixed_assignment_point
+    from dmlsched.problems.hare.relaxation import build_relaxation_master, fixed_assignment_point
 
     rng = np.random.default_rng(5)
     for inst in TINY:
@@ -275,8 +276,7 @@ def test_retime_is_rl_optimal_for_the_assignment():
             q = gpupoint.retime(inst, gpu, kind="queyranne", rounds=100)
             vq = check_relaxed(inst, q.x, gpu, "queyranne")
             f = build_relaxation_master(inst, horizon(inst, relaxation=True, scale=4.0))
-            calls = _Calls(None, "highs", 0, None, Deadline(None), {})
-            xq = fixed_assignment_point(f, "queyranne", gpu, calls, rounds=200)
+            xq = fixed_assignment_point(f, "queyranne", gpu, Run.standalone("hare", "relaxation"), rounds=200)
             if xq is not None:
                 assert abs(vq - check_relaxed(inst, xq, gpu, "queyranne")) <= 1e-6 * max(1.0, vq)
 
@@ -304,16 +304,16 @@ def test_relaxation_point_bound_and_provenance(sim_small):
 
 def test_decomposition_is_deterministic(sim_small):
     relaxation.clear_relaxation_cache()
-    a = solve_relaxation(sim_small, kind="rl")
+    a = relax(sim_small, kind="rl")
     relaxation.clear_relaxation_cache()
-    b = solve_relaxation(sim_small, kind="rl")
+    b = relax(sim_small, kind="rl")
     assert a.value == b.value and a.lower_bound == b.lower_bound
     assert np.array_equal(a.x_hat, b.x_hat) and np.array_equal(a.y_hat, b.y_hat)
 
 
 def test_work_limits_change_the_result_not_its_validity(sim_small):
     relaxation.clear_relaxation_cache()
-    r = solve_relaxation(sim_small, kind="rl", pricing_rounds=1, search_lps=0, search_moves=0)
+    r = relax(sim_small, kind="rl", pricing_rounds=1, search_lps=0, search_moves=0)
     assert r.details["work_limit"] and r.x_hat is not None
     assert check_relaxed(sim_small, r.x_hat, r.y_hat) == pytest.approx(r.value)
     assert r.lower_bound <= r.value
@@ -322,7 +322,7 @@ def test_work_limits_change_the_result_not_its_validity(sim_small):
 def test_deadline_still_gives_a_checked_point():
     inst = gen.testbed(seed=2, num_jobs=20)
     relaxation.clear_relaxation_cache()
-    r = solve_relaxation(inst, kind="rl", time_limit=1e-3)
+    r = relax(inst, kind="rl", time_limit=1e-3)
     assert r.x_hat is not None and r.lower_bound is not None
     assert check_relaxed(inst, r.x_hat, r.y_hat) == pytest.approx(r.value)
     assert not r.reproducible
@@ -334,7 +334,7 @@ def test_list_queyranne_uses_the_repaired_decomposition_at_scale():
     res = dmlsched.solve(inst, "list-queyranne", max_master_nonzeros=10)
     assert res.details["x_hat"]["source"] == "queyranne-repair"
     assert res.details["x_hat_source"] == "queyranne-repair"
-    rel = solve_relaxation(inst, kind="queyranne", max_master_nonzeros=10)
+    rel = relax(inst, kind="queyranne", max_master_nonzeros=10)
     check_relaxed(inst, rel.x_hat, rel.y_hat, "queyranne")
     assert 0.0 <= rel.details["x_hat"]["gap"] < 1.0
 
@@ -370,6 +370,6 @@ def test_zero_weight_and_single_gpu_instances():
         HareJob("B", 0.0, 1.0, 1, 2, {"V100": 2.0}, {"V100": 0.5}),
     ))
     relaxation.clear_relaxation_cache()
-    rel = solve_relaxation(inst, kind="rl")
+    rel = relax(inst, kind="rl")
     assert rel.status == Status.OPTIMAL
     assert abs(rel.value - _rl_brute(inst)) <= 1e-6 * max(1.0, rel.value)

@@ -11,9 +11,10 @@ import pytest
 
 import dmlsched
 from dmlsched import Status
-from dmlsched.problems.hare.models import check_relaxed, solve_relaxation
+from dmlsched.problems.hare.models import check_relaxed
 
 from .bruteforce import brute_force, count_candidates
+from .relax import relax
 
 FILES = sorted((Path(__file__).resolve().parents[2] / "instances" / "hare").glob("*.json"))
 REL = 1e-5
@@ -45,8 +46,8 @@ def test_recorded_optimum(path):
     res = dmlsched.solve(inst, "exact")
     assert res.status == Status.OPTIMAL
     assert _close(res.objective, exp["optimum"]), (res.objective, exp["optimum"])
-    rl = solve_relaxation(inst, kind="rl")
-    qy = solve_relaxation(inst, kind="queyranne")
+    rl = relax(inst, kind="rl")
+    qy = relax(inst, kind="queyranne")
     assert rl.status == qy.status == Status.OPTIMAL
     assert _close(rl.value, exp["bound"]["relaxation"]), (rl.value, exp["bound"]["relaxation"])
     assert _close(qy.value, exp["facts"]["relaxation_queyranne"]), (qy.value, exp["facts"]["relaxation_queyranne"])
@@ -72,7 +73,7 @@ def test_rl_optimum_violates_a_prefix_inequality():
     applies (9) to prefixes of the sequence; the RL solution does not give that."""
     path = next(f for f in FILES if f.stem == "queyranne_gap")
     inst = dmlsched.load(path)
-    rl = solve_relaxation(inst, kind="rl")
+    rl = relax(inst, kind="rl")
     assert rl.status == Status.OPTIMAL
     check_relaxed(inst, rl.x_hat, rl.y_hat, "rl")
     with pytest.raises(dmlsched.InvalidSolutionError, match="Queyranne"):

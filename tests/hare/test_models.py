@@ -16,6 +16,7 @@ import pytest
 
 import dmlsched
 from dmlsched import InvalidSolutionError, SolverLimitError, Status
+from dmlsched.kit import Run
 from dmlsched.problems.hare import formulation, models, relaxation
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 from dmlsched.problems.hare.models import (
@@ -24,11 +25,11 @@ from dmlsched.problems.hare.models import (
     build_rl_miqcp,
     check_relaxed,
     queyranne_violation,
-    solve_relaxation,
 )
 from dmlsched.problems.hare.solution import evaluate
 
 from .bruteforce import random_instance
+from .relax import relax
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "models" / "hare.md"
@@ -148,9 +149,9 @@ def test_exact_highs_agrees_with_gurobi(idx, gurobi):
 @pytest.mark.parametrize("idx", range(len(SMALL)))
 def test_relaxation_highs_oa_agrees_with_gurobi_miqcp(idx, gurobi):
     inst = SMALL[idx]
-    h = solve_relaxation(inst, kind="rl")
+    h = relax(inst, kind="rl")
     try:
-        g = solve_relaxation(inst, kind="rl", solver="gurobi")
+        g = relax(inst, kind="rl", solver="gurobi")
     except SolverLimitError:
         pytest.skip("model too large for Gurobi's licence")
     assert g.details["formulation"] == "miqcp"
@@ -161,9 +162,9 @@ def test_relaxation_highs_oa_agrees_with_gurobi_miqcp(idx, gurobi):
 
 def test_queyranne_highs_agrees_with_gurobi_oa(gurobi):
     inst = SMALL[0]
-    h = solve_relaxation(inst, kind="queyranne")
+    h = relax(inst, kind="queyranne")
     try:
-        g = solve_relaxation(inst, kind="queyranne", solver="gurobi")
+        g = relax(inst, kind="queyranne", solver="gurobi")
     except SolverLimitError:
         pytest.skip("model too large for Gurobi's licence")
     assert h.status == g.status == Status.OPTIMAL
@@ -172,9 +173,9 @@ def test_queyranne_highs_agrees_with_gurobi_oa(gurobi):
 
 def test_miqcp_needs_gurobi():
     with pytest.raises(dmlsched.SolverError):
-        solve_relaxation(SMALL[0], kind="rl", solver="highs", formulation="miqcp")
+        relax(SMALL[0], kind="rl", solver="highs", formulation="miqcp")
     with pytest.raises(ValueError):
-        solve_relaxation(SMALL[0], kind="nonsense")
+        relax(SMALL[0], kind="nonsense")
     with pytest.raises(ValueError):
         dmlsched.solve(SMALL[0], "exact", no_such_option=1)
 
@@ -221,7 +222,7 @@ def test_exact_retiming_never_worse_than_mip():
 def test_solve_relaxation_interface():
     inst = CHAIN[1]
     for kind in ("rl", "queyranne"):
-        rel = solve_relaxation(inst, kind=kind)
+        rel = relax(inst, kind=kind)
         assert rel.status == Status.OPTIMAL
         assert rel.x_hat.shape == (inst.num_tasks,) and rel.y_hat.shape == (inst.num_tasks,)
         assert rel.y_hat.dtype.kind == "i"
@@ -240,8 +241,8 @@ def test_relaxation_box_does_not_bind():
     value on these instances: widening it 3x gives the same optimum."""
     for inst in CHAIN[:3]:
         for kind in ("rl", "queyranne"):
-            a = solve_relaxation(inst, kind=kind)
-            b = solve_relaxation(inst, kind=kind, horizon_scale=3.0)
+            a = relax(inst, kind=kind)
+            b = relax(inst, kind=kind, horizon_scale=3.0)
             assert a.status == b.status == Status.OPTIMAL
             assert _close(a.value, b.value, 1e-5), (kind, a.value, b.value)
 
@@ -376,7 +377,7 @@ def test_relaxation_time_limit_still_gives_checked_point():
     and says the clock cut it (not reproducible)."""
     relaxation.clear_relaxation_cache()
     for kind in ("rl", "queyranne"):
-        rel = solve_relaxation(BIG, kind=kind, time_limit=0.5, master_nodes=10**6, oa_iterations=10**6,
+        rel = relax(BIG, kind=kind, time_limit=0.5, master_nodes=10**6, oa_iterations=10**6,
                                formulation="oa")
         assert rel.status in (Status.OPTIMAL, Status.FEASIBLE)
         assert rel.x_hat is not None
@@ -444,18 +445,41 @@ def test_list_gives_the_same_schedule_on_a_busy_machine():
 def test_relaxation_cache_reuses_a_reproducible_solve():
     inst = CHAIN[1]
     relaxation.clear_relaxation_cache()
-    a = solve_relaxation(inst, kind="rl")
-    b = solve_relaxation(inst, kind="rl")
+    a = relax(inst, kind="rl")
+    b = relax(inst, kind="rl")
     assert not a.details.get("cached") and b.details["cached"]
     assert np.array_equal(a.x_hat, b.x_hat) and a.value == b.value
-    c = solve_relaxation(inst, kind="rl", box="schedule")  # other options: solved again
+    c = relax(inst, kind="rl", box="schedule")  # other options: solved again
     assert not c.details.get("cached")
+
+
+def test_relaxation_solves_through_the_callers_run(monkeypatch):
+    """Every solver call of a relaxation solve goes through the caller's run (one path for
+    methods and library callers), and a wall-clock cut is recorded on that run."""
+    from dmlsched import solvers
+
+    through_run, direct = [], []
+    run_solve, solve = Run.solve_model, solvers.solve_model
+    monkeypatch.setattr(Run, "solve_model",
+                        lambda self, *a, **k: through_run.append(k["what"]) or run_solve(self, *a, **k))
+    monkeypatch.setattr(solvers, "solve_model", lambda *a, **k: direct.append(1) or solve(*a, **k))
+    relaxation.clear_relaxation_cache()
+    run = Run.standalone("hare", "list-queyranne", seed=2)
+    rel = relaxation.solve_relaxation(CHAIN[0], run, kind="queyranne")
+    assert rel.status == Status.OPTIMAL and "relaxation master" in through_run
+    assert len(direct) == len(through_run) > 0
+    assert run.details["reproducible"] and "deadline_cut" not in run.details
+    relaxation.clear_relaxation_cache()
+    run = Run.standalone("hare", "relaxation", time_limit=0.0, options={"formulation": "oa"})
+    rel = relaxation.solve_relaxation(CHAIN[0], run, kind="rl")
+    assert not rel.reproducible and not run.details["reproducible"]
+    assert run.details["deadline_cut"] == rel.details["deadline_cut"]
 
 
 def test_relaxation_skips_a_master_beyond_its_size_limit():
     inst = CHAIN[1]
     relaxation.clear_relaxation_cache()
-    rel = solve_relaxation(inst, kind="rl", max_master_nonzeros=10, formulation="oa")
+    rel = relax(inst, kind="rl", max_master_nonzeros=10, formulation="oa")
     assert rel.details["skipped"] and rel.details["x_hat_source"] == "heuristic"
     assert rel.details["x_hat"]["source"] == "box-heuristic"
     assert rel.status == Status.FEASIBLE
@@ -467,15 +491,12 @@ def test_relaxation_skips_a_master_beyond_its_size_limit():
 def test_fixed_assignment_point_satisfies_relaxation():
     """The repair LP: with the assignment fixed, (9)/(Q) are linear in x and the
     separation loop ends at a point the checker accepts."""
-    from dmlsched.kit import Deadline
-
     inst = CHAIN[0]
     hz = models.horizon(inst)
     for kind in ("rl", "queyranne"):
         f = build_relaxation_master(inst, hz)
         gpu = hz.incumbent.gpu
-        calls = relaxation._Calls(None, "highs", 0, None, Deadline(None), {})
-        x = models.fixed_assignment_point(f, kind, gpu, calls)
+        x = models.fixed_assignment_point(f, kind, gpu, Run.standalone("hare", "relaxation"))
         assert x is not None
         v = check_relaxed(inst, x, gpu, kind)
         assert _le(v, hz.incumbent_value)  # the heuristic's own timing is feasible for this LP
@@ -510,7 +531,7 @@ def test_gurobi_licence_limit_is_a_clear_error(gurobi):
     inst = random_instance(3, jobs=(8, 8), gpus=(4, 4), max_rounds=3, max_tasks_per_round=3, max_tasks=60)
     assert inst.num_tasks * (inst.num_gpus + 1) > 200
     with pytest.raises(SolverLimitError):
-        solve_relaxation(inst, kind="rl", solver="gurobi", time_limit=5)
+        relax(inst, kind="rl", solver="gurobi", time_limit=5)
 
 
 def test_same_seed_same_result():
@@ -520,9 +541,9 @@ def test_same_seed_same_result():
     assert a.objective == b.objective
     assert np.array_equal(a.solution.gpu, b.solution.gpu) and np.array_equal(a.solution.start, b.solution.start)
     relaxation.clear_relaxation_cache()
-    r1 = solve_relaxation(inst, kind="queyranne", seed=3)
+    r1 = relax(inst, kind="queyranne", seed=3)
     relaxation.clear_relaxation_cache()
-    r2 = solve_relaxation(inst, kind="queyranne", seed=3)
+    r2 = relax(inst, kind="queyranne", seed=3)
     assert r1.value == r2.value and np.array_equal(r1.x_hat, r2.x_hat)
 
 
@@ -551,8 +572,8 @@ def test_property_relaxations_below_exact_on_generated_instances():
     @given(hare_instances(max_jobs=3, max_gpus=3, max_tasks=6))
     def check(inst):
         ex = dmlsched.solve(inst, "exact")
-        rl = solve_relaxation(inst, kind="rl")
-        qy = solve_relaxation(inst, kind="queyranne")
+        rl = relax(inst, kind="rl")
+        qy = relax(inst, kind="queyranne")
         assert ex.status == rl.status == qy.status == Status.OPTIMAL
         assert _le(rl.lower_bound, qy.lower_bound, 1e-5)
         assert _le(qy.value, ex.objective, 1e-5)

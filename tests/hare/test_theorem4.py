@@ -36,6 +36,7 @@ from dmlsched.problems.hare.heuristics import list_schedule, middle_completion_p
 from dmlsched.problems.hare.solution import evaluate
 from dmlsched.problems.hare.strategies import hare_instances
 from dmlsched.result import Result, Status
+from .relax import relax
 
 models = pytest.importorskip("dmlsched.problems.hare.models")
 
@@ -149,7 +150,7 @@ def test_literal_rl_five_task_counterexample():
 def test_paper_lemma2_fails_on_algorithm1_assignment():
     """(10): sum_{k<=j} y~_{pi(k),m} T^c <= 2 H_{pi(j)} -- false for pi(j) = heavy."""
     inst = dmlsched.load(TRAP)
-    rel = models.solve_relaxation(inst, kind="rl")
+    rel = relax(inst, kind="rl")
     H = middle_completion_priority(inst, rel.x_hat)
     order, sched = algorithm1(inst, rel.x_hat)
     heavy = inst.task_index(0, 0, 0)
@@ -177,7 +178,7 @@ def prefix_loads_relaxed(inst, order, y_hat):
 def test_mended_lemma2_holds_on_queyranne_relaxation(inst):
     """Mended (10): for every prefix P_j of pi and GPU m,
     sum_{i in P_j, y^_i = m} T^c_{i,m} <= 2 H_{pi(j)} (Queyranne inequality on P_j on m)."""
-    rel = models.solve_relaxation(inst, kind="queyranne")
+    rel = relax(inst, kind="queyranne")
     assert rel.status == Status.OPTIMAL
     H = middle_completion_priority(inst, rel.x_hat)
     order = priority_order(inst, H)
@@ -214,7 +215,7 @@ def test_lemma3_holds_on_every_gpu(inst):
     Uses only (4) and (7) of the relaxation, so it holds for both relaxations;
     (14) is the case m = w's GPU."""
     for kind in ("rl", "queyranne"):
-        rel = models.solve_relaxation(inst, kind=kind)
+        rel = relax(inst, kind=kind)
         H = middle_completion_priority(inst, rel.x_hat)
         for placement in PLACEMENTS:
             order, sched = algorithm1(inst, rel.x_hat, placement)
@@ -232,7 +233,7 @@ def test_mended_22_and_ratio_with_queyranne_relaxation(inst):
     ``list-queyranne`` method is within ``mended_ratio`` of the optimum."""
     from dmlsched.problems.hare.bounds import mended_ratio
 
-    rel = models.solve_relaxation(inst, kind="queyranne")
+    rel = relax(inst, kind="queyranne")
     assert rel.status == Status.OPTIMAL
     H = middle_completion_priority(inst, rel.x_hat)
     c = 3 * alpha(inst) + 2 - 2 / inst.num_gpus
@@ -277,7 +278,7 @@ def test_final_step_from_22_to_the_relaxation(inst):
     from hypothesis import assume
 
     res = dmlsched.solve(inst, "list")
-    rel = models.solve_relaxation(inst, kind="rl")
+    rel = relax(inst, kind="rl")
     order, sched = algorithm1(inst, rel.x_hat)
     assert np.array_equal(sched.start, res.solution.start)
     a = alpha(inst)
@@ -289,7 +290,7 @@ def test_final_step_from_22_to_the_relaxation(inst):
 
 def test_22_fails_on_the_counterexample():
     inst = dmlsched.load(TRAP)
-    rel = models.solve_relaxation(inst, kind="rl")
+    rel = relax(inst, kind="rl")
     order, sched = algorithm1(inst, rel.x_hat)
     # heavy ends training at x~ + T^c = 4.25 while 3 * H_heavy is at most 3 * (x^ + 0.625);
     # the largest violation depends on which RL optimum the solver returns (it is not
@@ -335,7 +336,7 @@ def test_paper_lemma2_fails_with_both_relaxations(kind):
     holds with equality there and list is optimal."""
     inst = dmlsched.load(CX_DIR / "hare-lemma2-assignment.json")
     facts = inst.expected["facts"]
-    rel = models.solve_relaxation(inst, kind=kind)
+    rel = relax(inst, kind=kind)
     assert rel.status == Status.OPTIMAL
     H = middle_completion_priority(inst, rel.x_hat)
     j1 = inst.task_index(1, 0, 0)
@@ -360,7 +361,7 @@ def test_paper_lemma2_fails_with_both_relaxations(kind):
 def test_22_and_10_fail_after_a_release_date_under_both_readings(kind, placement):
     inst = dmlsched.load(CX_DIR / "hare-eq22-release.json")
     facts = inst.expected["facts"]
-    rel = models.solve_relaxation(inst, kind=kind)
+    rel = relax(inst, kind=kind)
     order, sched = algorithm1(inst, rel.x_hat, placement)
     j0 = inst.task_index(0, 0, 0)
     assert sched.start[j0] + inst.tc[0, sched.gpu[j0]] == pytest.approx(facts["eq22_lhs"])
@@ -388,7 +389,7 @@ def test_16_fails_but_lemma3_holds(kind, placement):
     inst = dmlsched.load(CX_DIR / "hare-lemma3-eq16.json")
     exp = inst.expected
     assert alpha(inst) == exp["facts"]["alpha"]
-    rel = models.solve_relaxation(inst, kind=kind)
+    rel = relax(inst, kind=kind)
     H = middle_completion_priority(inst, rel.x_hat)
     order, sched = algorithm1(inst, rel.x_hat, placement)
     j0r1, j1r0, j1r1 = inst.task_index(0, 1, 0), inst.task_index(1, 0, 0), inst.task_index(1, 1, 0)

@@ -25,6 +25,7 @@ from dmlsched.problems.hare.heuristics import (
 )
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 from dmlsched.problems.hare.strategies import hare_instances
+from .relax import relax
 
 
 def job(jid, arrival=0.0, weight=1.0, rounds=1, k=1, tc=None, ts=None):
@@ -130,10 +131,9 @@ def test_methods_are_registered_as_heuristic_variants():
 
 def test_list_eft_matches_its_definition_and_keeps_list_unchanged():
     from dmlsched.problems.hare.heuristics import middle_completion_priority
-    from dmlsched.problems.hare.models import solve_relaxation
 
     inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
-    rel = solve_relaxation(inst, kind="rl", time_limit=20)
+    rel = relax(inst, kind="rl", time_limit=20)
     assert rel.status.value == "optimal"
     order = priority_order(inst, middle_completion_priority(inst, rel.x_hat))
     res = dmlsched.solve(inst, "list-eft", time_limit=20)

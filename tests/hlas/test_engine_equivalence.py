@@ -15,6 +15,7 @@ from hypothesis import given, settings
 
 import dmlsched
 from dmlsched.generate.hlas import generate
+from dmlsched.kit import Run
 from dmlsched.problems.hlas import heuristics
 from dmlsched.problems.hlas.simulator import HlasSimulator, IdleIndex
 from dmlsched.problems.hlas.strategies import hlas_instances
@@ -53,7 +54,8 @@ def _run(inst, policy, opts, cls, monkeypatch, **extra):
 
     monkeypatch.setattr(heuristics, "HlasSimulator", make)
     try:
-        return heuristics.simulate(inst, policy, seed=7, trace=True, **opts)
+        return heuristics.simulate(inst, policy, readings=heuristics.Readings(trace=True, **opts),
+                                   run=Run.standalone("hlas", policy, seed=7))
     finally:
         monkeypatch.undo()
 

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 
 import dmlsched
 from dmlsched.generate.hlas import generate
+from dmlsched.kit import Run
 from dmlsched.problems.hlas import HlasInstance, HlasJob, simulate
-from dmlsched.problems.hlas.heuristics import GROUP_IDLE_READINGS, GROUP_MODES
+from dmlsched.problems.hlas.heuristics import GROUP_IDLE_READINGS, GROUP_MODES, Readings
 from dmlsched.problems.hlas.strategies import hlas_instances
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,9 +34,9 @@ def test_modes_are_listed_and_unknown_mode_is_rejected():
     assert GROUP_MODES == ("batch", "gpuset", "round", "accounting")
     assert GROUP_IDLE_READINGS == ("any", "all")
     with pytest.raises(ValueError, match="group_mode"):
-        simulate(fast_slow(), "hlas", group_mode="bogus")
+        simulate(fast_slow(), "hlas", readings=Readings(group_mode="bogus"))
     with pytest.raises(ValueError, match="group_idle"):
-        simulate(fast_slow(), "hlas", group_idle="some")
+        simulate(fast_slow(), "hlas", readings=Readings(group_idle="some"))
     with pytest.raises(dmlsched.OptionError, match="group_idle"):
         dmlsched.solve(fast_slow(), "hlas", group_idle="some")
 
@@ -205,9 +206,9 @@ def test_gang_readings(gang, jcts):
 def test_gang_only_per_gpu():
     inst = fast_slow()
     with pytest.raises(ValueError, match="one group per GPU"):
-        simulate(inst, "hlas", gang="block")
-    with pytest.raises(ValueError, match="gang must be"):
-        simulate(inst, "fifo", gang="yes")
+        simulate(inst, "hlas", readings=Readings(gang="block"))
+    with pytest.raises(dmlsched.OptionError, match="gang"):
+        simulate(inst, "fifo", readings=Readings(gang="yes"))
     # a round larger than the cluster starts on all its GPUs and runs its further tasks as GPUs
     # free: fast 0-1, slow 0-3, fast 1-2, 2-3, 3-4 -> round end 4.5; round 1 from 4.5 -> 9
     res = dmlsched.solve(inst, "fifo", gang="block", trace=True)
@@ -288,3 +289,21 @@ def test_every_reading_gives_feasible_hare_schedules(inst):
         for n, j in enumerate(inst.jobs):
             fastest = min(j.train_time[g] + j.sync_time[g] for g in inst.gpus)
             assert ct[n] - j.arrival >= j.rounds * fastest - 1e-9
+
+
+def test_readings_are_a_policy_runs_options():
+    """``Readings.from_options`` keeps the readings among a run's options (the method's defaults
+    filled in, other options ignored), checked by the options' own declarations; ``simulate`` with
+    them and the run gives the method's schedule."""
+    run = Run.standalone("hlas", "fifo", seed=3, options={"trace": True})
+    readings = Readings.from_options({**run.options, "threads": 2})
+    assert readings == Readings(gang="block", trace=True)
+    with pytest.raises(dmlsched.OptionError, match="placement"):
+        Readings(placement="slowest")
+    with pytest.raises(dmlsched.OptionError, match="grouped"):
+        Readings(grouped="yes")
+    inst = generate(num_jobs=8, num_gpus=4, seed=2, num_groups=None)
+    sim, details = simulate(inst, "fifo", readings=readings, run=run)
+    res = dmlsched.solve(inst, "fifo", seed=3, trace=True)
+    assert sim.start.tolist() == res.solution.start.tolist() and sim.gpu.tolist() == res.solution.gpu.tolist()
+    assert details["gang"] == "block" and details["records"] == res.details["records"]

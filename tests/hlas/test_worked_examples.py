@@ -8,6 +8,7 @@ import pytest
 
 import dmlsched
 from dmlsched.problems.hlas.heuristics import (
+    Readings,
     group_round_times,
     hlas_round_size,
     list_schedule_round,
@@ -79,7 +80,7 @@ def test_hlas_service_does_not_depend_on_idle_gpus():
     """HLAS's job size grows by T-bar_n per round whichever GPUs ran it, and the optimal
     grouping gives every job near-equal groups: J_A's round takes the same time on both."""
     inst = dmlsched.load(FIG9)
-    groups, details = resolve_groups(inst, True, grouping_method="exact")
+    groups, details = resolve_groups(inst, Readings(grouped=True, grouping_method="exact"))
     assert sorted(map(sorted, groups)) == inst.expected["facts"]["grouping_members"]
     assert details["grouping_objective"] == pytest.approx(inst.expected["facts"]["grouping_optimum"])
     ta = group_round_times(inst, 0, groups)

@@ -118,10 +118,11 @@ def cli_hunt(args: argparse.Namespace) -> int:
     if args.strategy not in STRATEGIES:
         raise HuntError(f"--strategy: unknown strategy {args.strategy!r}; known: {', '.join(STRATEGIES)}")
     if args.strategy == "guided":
-        from ..hunt.guided import GUIDED
+        from ..hunt.search import guided_strategies
 
-        if (args.problem, args.method) not in GUIDED and (args.problem, "*") not in GUIDED:
-            have = ", ".join(f"{p}/{m}" for p, m in sorted(GUIDED)) or "none"
+        table = guided_strategies()
+        if (args.problem, args.method) not in table and (args.problem, "*") not in table:
+            have = ", ".join(f"{p}/{m}" for p, m in sorted(table)) or "none"
             raise HuntError(f"--strategy guided: no solver-guided strategy for {args.problem}/{args.method}; "
                             f"available: {have}")
     try:

@@ -31,7 +31,6 @@ from typing import Any, Callable
 import numpy as np
 
 from ..registry import get_method, get_problem
-from . import guided  # noqa: F401  (registers the solver-guided strategies in search.GUIDED)
 from .evaluate import Evaluator, Scored, instance_hash
 from .pool import EnginePool
 from .search import STRATEGIES, Context, register_strategy, run_strategy, shrink

@@ -19,8 +19,9 @@ Strategies (pluggable: :data:`STRATEGIES`, :func:`register_strategy`):
     simulated annealing on the logarithm of the score, cooling by
     evaluation count, with restarts from the best;
 ``guided``
-    the family's solver-guided strategy where one exists
-    (:mod:`dmlsched.hunt.guided`), otherwise an error naming the families
+    the family's solver-guided strategy where one exists (its package's
+    ``guided.py``, found by :func:`guided_strategies`; the generic search is
+    :mod:`dmlsched.hunt.guided`), otherwise an error naming the families
     that have one.
 
 Batches.  Every strategy proposes ``ctx.batch`` candidates at a time
@@ -38,6 +39,8 @@ sequential search.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import math
 import time
 from dataclasses import dataclass, field
@@ -45,6 +48,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..registry import families
 from .evaluate import Evaluator, Scored
 from .space import HuntError, Space
 
@@ -267,11 +271,33 @@ def register_guided(problem: str, method: str, fn: Callable[[Context], None], *,
     GUIDED[(problem, method)] = fn
 
 
+_GUIDED_LOADED: list[bool] = []
+
+
+def guided_strategies() -> dict[tuple[str, str], Callable[[Context], None]]:
+    """:data:`GUIDED`, after importing every family's ``guided.py`` where it has one (the module
+    role of a solver-guided strategy, PLAN-22 5.4: ``problems/<family>/guided.py`` registers its
+    strategies when imported).  The interim lookup until the family description names it."""
+    if not _GUIDED_LOADED:
+        _GUIDED_LOADED.append(True)
+        for spec in families():
+            package = spec.instance_type.__module__.rpartition(".")[0]
+            try:
+                found = bool(package) and importlib.util.find_spec(package + ".guided") is not None
+            except ImportError:  # a plugin family that is a module, not a package
+                found = False
+            if found:
+                importlib.import_module(package + ".guided")
+    return GUIDED
+
+
 def guided(ctx: Context) -> None:
-    """The family's solver-guided strategy (:mod:`dmlsched.hunt.guided`)."""
-    fn = GUIDED.get((ctx.evaluator.problem, ctx.evaluator.method)) or GUIDED.get((ctx.evaluator.problem, "*"))
+    """The family's solver-guided strategy (:func:`guided_strategies`; generic part:
+    :mod:`dmlsched.hunt.guided`)."""
+    table = guided_strategies()
+    fn = table.get((ctx.evaluator.problem, ctx.evaluator.method)) or table.get((ctx.evaluator.problem, "*"))
     if fn is None:
-        have = ", ".join(f"{p}/{m}" for p, m in sorted(GUIDED)) or "none"
+        have = ", ".join(f"{p}/{m}" for p, m in sorted(table)) or "none"
         raise HuntError(f"no solver-guided strategy for {ctx.evaluator.problem}/{ctx.evaluator.method}; "
                         f"available: {have}")
     fn(ctx)

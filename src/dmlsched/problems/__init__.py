@@ -33,10 +33,10 @@ OPTIONAL_MODULES = {
     "cp": "CP-SAT models (method exact-cp, and every other exact method on CP-SAT)",
     "dp": "dynamic programs (method exact-dp)",
     "relaxation": "a relaxation's bound (method relaxation)",
-    "lowerbounds": "proven lower bounds beyond bounds.py (method lower-bound)",
     "baselines": "the baselines the paper compares with",
     "policies": "online policies' decision rules",
     "simulator": "the execution model that runs online policies",
+    "guided": "the solver-guided hunt strategy (registered when dmlsched.hunt looks it up)",
 }
 
 for _name in FAMILIES:

@@ -32,6 +32,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ...budget import Budget
 from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
@@ -66,11 +67,13 @@ def count_configurations(inst: CruiseInstance) -> int:
 
 
 def brute_force(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["machines"],
-                run: Run | None = None) -> tuple[CruiseConfig | None, float, bool]:
+                budget: Budget | None = None) -> tuple[CruiseConfig | None, float, bool]:
     """The optimum by exhaustive enumeration (first best in enumeration order).
 
-    Returns ``(config, value, complete)``; ``complete`` is ``False`` when the
-    run's deadline stopped the enumeration (the best so far is returned).
+    Returns ``(config, value, complete)``; ``complete`` is ``False`` when
+    ``budget.stop()`` (asked every 4,096 configurations) stopped the
+    enumeration (the best so far is returned; the cut is recorded with
+    ``budget.cut``).
 
     Raises
     ------
@@ -105,8 +108,8 @@ def brute_force(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["machines"],
                 if val < best_val:
                     best, best_val = cfg, val
                 seen += 1
-                if run is not None and seen % 4096 == 0 and run.expired():
-                    run.cut("the enumeration of configurations")
+                if budget is not None and seen % 4096 == 0 and budget.stop():
+                    budget.cut("the enumeration of configurations")
                     return best, best_val, False
     return best, best_val, True
 
@@ -183,8 +186,10 @@ def least_epoch_exact(ps, Ts, counts, B: int, D: int) -> tuple[float, list[int]]
 
 
 def solve_by_types(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["types"],
-                   run: Run | None = None) -> tuple[CruiseConfig, float, bool]:
-    """The optimum by type enumeration.  Returns ``(config, value, complete)``.
+                   budget: Budget | None = None) -> tuple[CruiseConfig, float, bool]:
+    """The optimum by type enumeration.  Returns ``(config, value, complete)``;
+    ``complete`` is ``False`` when ``budget.stop()`` (asked before each role
+    split) stopped it (the cut is recorded with ``budget.cut``).
 
     Raises
     ------
@@ -205,8 +210,8 @@ def solve_by_types(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["types"],
     best_val = evaluate(inst, best_cfg)
     lbw: dict[int, float] = {}
     for counts in product(*(range(len(g) + 1) for g in types)):
-        if run is not None and run.expired():
-            run.cut("the enumeration of type splits")
+        if budget is not None and budget.stop():
+            budget.cut("the enumeration of type splits")
             return best_cfg, best_val, False
         W = sum(counts)
         if W == 0 or W == n:
@@ -299,10 +304,10 @@ def solve_brute_force(inst: CruiseInstance, run: Run) -> Result:
     limit = run.options["limit"] or DEFAULT_LIMITS[space]
     with run.stage("enumerate"):
         if space == "machines":
-            cfg, val, complete = brute_force(inst, limit=limit, run=run)
+            cfg, val, complete = brute_force(inst, limit=limit, budget=run.budget)
             count = count_configurations(inst)
         else:
-            cfg, val, complete = solve_by_types(inst, limit=limit, run=run)
+            cfg, val, complete = solve_by_types(inst, limit=limit, budget=run.budget)
             count = count_type_pairs(inst)
     details = {"space": space, "enumerated": count, "types": len(inst.machine_types)}
     if not complete:

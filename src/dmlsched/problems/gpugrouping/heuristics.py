@@ -23,10 +23,9 @@ incremental group speeds.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from ...budget import Budget
 from ...kit import Option, Run, method
 from ...result import Result
 from .instance import GroupingInstance
@@ -59,11 +58,11 @@ def _score(p: np.ndarray) -> tuple[float, float]:
 
 
 def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
-            deadline: float | None = None) -> tuple[list[int], int]:
+            budget: Budget | None = None) -> tuple[list[int], int]:
     """Step 2: first-improvement local search by swaps and moves; returns (group, moves).
 
-    ``deadline`` (a ``time.perf_counter()`` value) stops the search early; the
-    caller learns it from ``time.perf_counter() > deadline``.
+    ``budget.stop()`` (asked before each GPU's moves and every 1024 swaps)
+    stops the search early; the caller learns it from ``budget.stop()``.
     """
     s = inst.s
     U = inst.groups
@@ -85,7 +84,7 @@ def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
         hot = {int(np.argmax(p[nstar])), int(np.argmin(p[nstar]))}
         gpus = sorted(range(inst.num_gpus), key=lambda m: (group[m] not in hot, m))
         for a_i, a in enumerate(gpus):
-            if deadline is not None and time.perf_counter() > deadline:
+            if budget is not None and budget.stop():
                 return group, moves
             ga = group[a]
             # moves of a to another group
@@ -110,7 +109,7 @@ def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
                     break
             # swaps of a with b in another group
             for i_b, b in enumerate(gpus[a_i + 1:]):
-                if deadline is not None and not i_b & 1023 and time.perf_counter() > deadline:
+                if budget is not None and not i_b & 1023 and budget.stop():
                     return group, moves  # before touching p: group and p agree
                 gb = group[b]
                 if gb == ga:
@@ -135,32 +134,31 @@ def improve(inst: GroupingInstance, group: list[int], *, max_passes: int = 50,
 
 
 def greedy_grouping(inst: GroupingInstance, *, max_passes: int = 50, restarts: int = 10, seed: int = 0,
-                    time_limit: float | None = None, report_cut: bool = False):
+                    budget: Budget | None = None, report_cut: bool = False):
     """Deal then improve, then ``restarts`` seeded restarts; deterministic for a seed.
 
     Each restart improves a random balanced assignment (a permutation of
     ``m mod |U|``, so every group is non-empty) drawn from
     ``numpy.random.default_rng(seed)``; the best grouping found wins (ties:
-    the earlier one).  Restarts stop early at objective 0 or at ``time_limit``
-    (wall clock, a safety net).  Returns the grouping, or with ``report_cut``
-    ``(grouping, cut)`` where ``cut`` says whether the time limit stopped the search.
+    the earlier one).  Restarts stop early at objective 0 or when ``budget.stop()``
+    (the wall clock, a safety net).  Returns the grouping, or with ``report_cut``
+    ``(grouping, cut)`` where ``cut`` says whether the budget stopped the search.
     """
     work = inst.deduplicated()
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    group, _ = improve(work, deal(work), max_passes=max_passes, deadline=deadline)
+    group, _ = improve(work, deal(work), max_passes=max_passes, budget=budget)
     best = evaluate(work, Grouping(tuple(group)))
     rng = np.random.default_rng(seed)
     for _ in range(restarts):
-        if best <= 0.0 or (deadline is not None and time.perf_counter() > deadline):
+        if best <= 0.0 or (budget is not None and budget.stop()):
             break
         start = [int(x) for x in rng.permutation(np.arange(work.num_gpus) % work.groups)]
-        cand, _ = improve(work, start, max_passes=max_passes, deadline=deadline)
+        cand, _ = improve(work, start, max_passes=max_passes, budget=budget)
         v = evaluate(work, Grouping(tuple(cand)))
         if v < best - 1e-12 * max(1.0, best):
             group, best = cand, v
     sol = Grouping(tuple(group)).canonical()
     if report_cut:
-        return sol, deadline is not None and time.perf_counter() > deadline
+        return sol, budget is not None and budget.stop()
     return sol
 
 
@@ -181,10 +179,9 @@ def solve_greedy(inst: GroupingInstance, run: Run) -> Result:
     is a safety net only (when it stops a restart the result is marked not
     reproducible).
     """
-    rem = run.remaining()
     with run.stage("search"):
         sol, cut = greedy_grouping(inst, max_passes=run.options["max_passes"], restarts=run.options["restarts"],
-                                   seed=run.seed, time_limit=rem, report_cut=True)
+                                   seed=run.seed, budget=run.budget, report_cut=True)
     if cut:
         run.cut("greedy local search")
     return run.result(solution=sol)

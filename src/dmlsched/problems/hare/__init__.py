@@ -4,7 +4,7 @@ tasks on heterogeneous GPUs; its relaxations, Algorithm 1 and baselines.
 Files (no import cycle; pyomo is imported only inside model builders):
 ``instance.py``, ``solution.py`` (validator, evaluator), ``listsched.py``
 (Algorithm 1's list phase) <- ``box.py`` (start-time box; the type tables and
-list incumbents of ``cp.py`` and ``lowerbounds.py``) <- ``formulation.py``
+list incumbents of ``cp.py`` and ``bounds.py``) <- ``formulation.py``
 (the Pyomo builder) <- ``relaxcheck.py`` (the plain check of a relaxed
 solution) <- ``relaxation.py`` (Hare_Sched_RL (9) or the Queyranne
 relaxation, method ``relaxation``; by default by ``decomposition.py`` with
@@ -12,15 +12,15 @@ relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``exact``); ``heuristics.py`` (``list``, ``list-queyranne``, ``list-eft``,
 ``smith-eft``); ``baselines.py`` (``fifo``, ``srtf``, ``fifo-round``,
 ``srtf-round``, ``homo``) <- ``allox.py`` (``allox``); ``cp.py`` (``exact-cp``,
-``models/hare-cp.md``); ``lowerbounds.py`` (``lower-bound``); ``bounds.py``
-(Theorem 4's ratio, the mended ratio); ``bruteforce.py`` (left-shifted timing
+``models/hare-cp.md``); ``bounds.py`` (Theorem 4's ratio, the mended
+ratio, and ``lower-bound``); ``bruteforce.py`` (left-shifted timing
 and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
-``claims.py`` (the paper's claims).
+``claims.py`` (the paper's claims); ``guided.py`` (the solver-guided hunt
+strategy of ``list`` and ``list-queyranne``, loaded by ``dmlsched.hunt``).
 """
 
 from ...registry import register_family
 from . import instance, solution
-from .bounds import alpha, theorem4_ratio
 from .instance import HareInstance, HareJob
 from .solution import HareSchedule, completion_times
 
@@ -39,6 +39,7 @@ from . import models  # noqa: E402,F401  (registers exact, relaxation)
 from . import heuristics  # noqa: E402,F401  (registers list, list-queyranne, list-eft, smith-eft)
 from . import baselines  # noqa: E402,F401  (registers fifo, srtf, fifo-round, srtf-round, homo)
 from . import allox  # noqa: E402,F401  (registers allox)
-from . import cp, lowerbounds  # noqa: E402,F401  (registers exact-cp, lower-bound; models/hare-cp.md)
+from . import bounds, cp  # noqa: E402,F401  (registers lower-bound, exact-cp; models/hare-cp.md)
+from .bounds import alpha, theorem4_ratio  # noqa: E402
 
 __all__ = ["HareInstance", "HareJob", "HareSchedule", "alpha", "theorem4_ratio", "completion_times"]

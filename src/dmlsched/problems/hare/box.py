@@ -7,7 +7,7 @@ bounds of the relaxations (:mod:`.relaxation`).  Plain NumPy; the incumbent
 comes from the list phase (:mod:`.listsched`), below this module.
 
 Also the solver-free data that the CP-SAT model (:mod:`.cp`) and the fluid LP
-bound (:mod:`.lowerbounds`) share: the per-type time tables
+bound (:mod:`.bounds`) share: the per-type time tables
 (:func:`type_tables`), the chain horizon (:func:`chain_horizon`) and the best
 of a few list schedules (:func:`list_incumbent`, a near relative of
 :func:`heuristic_incumbent` with more priorities and the earliest-finish rule).

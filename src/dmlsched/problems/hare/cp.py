@@ -52,7 +52,7 @@ from ...result import Result
 from .box import chain_horizon, list_incumbent, type_tables
 from .bruteforce import left_shift
 from .instance import HareInstance
-from .lowerbounds import best_lower_bound
+from .bounds import best_lower_bound
 from .solution import HareSchedule
 
 #: largest scaled time (horizon x scale) given to CP-SAT
@@ -496,7 +496,7 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
             if share is None:
                 share = 0.6 if inst.num_tasks * len(inst.gpu_types) > LARGE_MODEL else 0.25
             horizon = float((inc.start + inst.tc[inst.task_job, inc.gpu]).max())
-            lb = best_lower_bound(inst, deadline=run.deadline.share(min(share, 1.0)), horizon=horizon)
+            lb = best_lower_bound(inst, budget=run.deadline.share(min(share, 1.0)), horizon=horizon)
         bounds.append(lb.value)
         lb_info = {"lower_bound_method": lb.name, "lower_bound_value": lb.value}
         if lb.cut:

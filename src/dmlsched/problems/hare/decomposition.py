@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ...kit import Deadline
+from ...budget import Budget
 from .instance import HareInstance
 from .gpupoint import DEFAULT_SEARCH_LPS, DEFAULT_SEARCH_MOVES, Retimed, improve_assignment, quiet_highs, retime
 from .pricing import JobTable, Segment, job_cost, price, segment, sequence_counts
@@ -218,7 +218,7 @@ class CGResult:
 
 def column_generation(tab: JobTable, start: list[Segment], *, rounds: int = DEFAULT_PRICING_ROUNDS,
                       lp_iterations: int = DEFAULT_LP_ITERATIONS, smoothing: float = 0.5,
-                      deadline: Deadline | None = None) -> CGResult:
+                      budget: Budget | None = None) -> CGResult:
     """Column generation on the master with tangent-row separation.
 
     Each round: solve the master LP; price every job at the smoothed
@@ -255,7 +255,7 @@ def column_generation(tab: JobTable, start: list[Segment], *, rounds: int = DEFA
         if it >= rounds:
             stopped = "pricing_rounds"
             break
-        if deadline is not None and deadline.expired():
+        if budget is not None and budget.stop():
             stopped = "deadline"
             break
         it += 1
@@ -316,7 +316,7 @@ class TypePoint:
 
 
 def select_segments(master: Master, rho: np.ndarray, *, nodes: int = DEFAULT_MILP_NODES, oa_rounds: int = 8,
-                    free_all: bool = False, deadline: Deadline | None = None) -> tuple[TypePoint, dict[str, Any]]:
+                    free_all: bool = False, budget: Budget | None = None) -> tuple[TypePoint, dict[str, Any]]:
     """One generated segment per job, its completion time free in its interval (a MILP).
 
     Jobs whose LP weight sits on one segment keep it (a basic LP point has at
@@ -352,8 +352,8 @@ def select_segments(master: Master, rho: np.ndarray, *, nodes: int = DEFAULT_MIL
     h.setOptionValue("random_seed", 0)
     h.setOptionValue("mip_max_nodes", int(nodes))
     h.setOptionValue("mip_rel_gap", 1e-9)
-    if deadline is not None and deadline.remaining() is not None:
-        h.setOptionValue("time_limit", max(0.01, float(deadline.remaining())))
+    if budget is not None and budget.remaining() is not None:
+        h.setOptionValue("time_limit", max(0.01, float(budget.remaining())))
     fx_lo = np.array([rnd.segs[n].c_min for n in fixed])
     c_lo = np.array([segs[s].c_min for s in cand])
     c_hi = np.array([segs[s].c_max for s in cand])
@@ -413,7 +413,7 @@ def select_segments(master: Master, rho: np.ndarray, *, nodes: int = DEFAULT_MIL
         point = TypePoint([segs[s] for s in pick.tolist()], C)
         S, F = point.totals(K)
         viol = [k for k in range(K) if F[k] < S[k] ** 2 / (2 * tab.cap[k]) * (1 - 1e-9) - 1e-9]
-        if not viol or (deadline is not None and deadline.expired()):
+        if not viol or (budget is not None and budget.stop()):
             break
         for k in viol:
             tangent(k, S[k] / tab.cap[k])
@@ -531,7 +531,7 @@ def solve_decomposition(inst: HareInstance, c_up: np.ndarray, incumbent_gpu: np.
                         pricing_rounds: int = DEFAULT_PRICING_ROUNDS, milp_nodes: int = DEFAULT_MILP_NODES,
                         search_moves: int = DEFAULT_SEARCH_MOVES, search_lps: int = DEFAULT_SEARCH_LPS,
                         lp_iterations: int = DEFAULT_LP_ITERATIONS,
-                        deadline: Deadline | None = None) -> DecompositionResult:
+                        budget: Budget | None = None) -> DecompositionResult:
     """Hare_Sched_RL by decomposition: a certified lower bound and a checked GPU-level point.
 
     ``c_up`` is the upper end of every ``C_n`` (a box containing an optimum of
@@ -541,12 +541,12 @@ def solve_decomposition(inst: HareInstance, c_up: np.ndarray, incumbent_gpu: np.
     docstring; ``details`` records each step (rounds, columns, rows, what
     stopped it, the values of the intermediate points).
     """
-    dl = deadline or Deadline(None)
+    dl = budget or Budget()
     tab = JobTable.of(inst, c_up)
     details: dict[str, Any] = {}
     cg_dl = dl.share(0.6)
     cg = column_generation(tab, incumbent_segments(tab, inst, incumbent_gpu), rounds=pricing_rounds,
-                           lp_iterations=lp_iterations, deadline=cg_dl)
+                           lp_iterations=lp_iterations, budget=cg_dl)
     details.update(pricing_rounds=cg.rounds, columns=len(cg.master.col_seg), segments=len(cg.master.segs),
                    tangent_rows=len(cg.master.rows), converged=cg.converged, master_value=cg.master_value)
     if cg.stopped:
@@ -555,18 +555,18 @@ def solve_decomposition(inst: HareInstance, c_up: np.ndarray, incumbent_gpu: np.
     candidates: list[tuple[str, np.ndarray, Retimed]] = []
     inc = retime(inst, incumbent_gpu, c_cap=c_up)
     candidates.append(("incumbent", np.asarray(incumbent_gpu, dtype=np.int64), inc))
-    if len(cg.rho) and not dl.expired():
+    if len(cg.rho) and not dl.stop():
         for free_all in (False, True):
-            if free_all and (dl.expired() or _gap(lb, candidates) <= FULL_MILP_GAP):
+            if free_all and (dl.stop() or _gap(lb, candidates) <= FULL_MILP_GAP):
                 break
-            point, info = select_segments(cg.master, cg.rho, nodes=milp_nodes, deadline=dl, free_all=free_all,
+            point, info = select_segments(cg.master, cg.rho, nodes=milp_nodes, budget=dl, free_all=free_all,
                                           oa_rounds=0 if free_all else 8)
             tag = "_all_jobs" if free_all else ""
             details[f"milp{tag}"] = info
             details[f"type_level_value{tag}"] = float(tab.w @ point.C)
             types, x = point_types(inst, tab, point)
             gpu, rt, stats = improve_assignment(inst, types, x, c_up, moves=search_moves, lps=search_lps,
-                                                deadline=dl)
+                                                budget=dl)
             for key, val in stats.items():
                 details[key] = details.get(key, 0) + val
             candidates.append(("decomposition-all-jobs" if free_all else "decomposition", gpu, rt))
@@ -580,7 +580,7 @@ def solve_decomposition(inst: HareInstance, c_up: np.ndarray, incumbent_gpu: np.
         details[f"value_{source}"] = v
         if best is None or v < best[3]:
             best = (source, gpu, rt.x, v)
-    if dl.expired():
+    if dl.stop():
         details["deadline_cut"] = True
     if best is None:  # pragma: no cover
         return DecompositionResult(lb, None, None, None, details)

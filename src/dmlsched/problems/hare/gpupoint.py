@@ -5,7 +5,7 @@ task is right-justified; Lemma R), the dealing of a type-level point's tasks
 to the GPUs of their type, the balancing of (9)'s deficits, and the
 spreading of cheap-to-delay jobs, judged by the LP.
 
-Every loop stops at a count (deterministic work limits); the deadline, when
+Every loop stops at a count (deterministic work limits); the budget, when
 given, is asked between moves.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...kit import Deadline
+from ...budget import Budget
 from .instance import HareInstance
 
 #: default deterministic work limits of the GPU-level search (options of ``relaxation`` and ``list``)
@@ -199,7 +199,7 @@ def deal_to_gpus(inst: HareInstance, types: np.ndarray, x: np.ndarray) -> np.nda
 
 def balance(inst: HareInstance, types: np.ndarray, x: np.ndarray, gpu: np.ndarray, *,
             moves: int = DEFAULT_SEARCH_MOVES, partners: int = 4,
-            deadline: Deadline | None = None) -> tuple[np.ndarray, int]:
+            budget: Budget | None = None) -> tuple[np.ndarray, int]:
     """Local search on the dealing of tasks to the GPUs of their type.
 
     Minimises the total *deficit* ``sum_m max(0, s_m^2/2 - f_m)`` of (9)
@@ -226,7 +226,7 @@ def balance(inst: HareInstance, types: np.ndarray, x: np.ndarray, gpu: np.ndarra
     def deficit(sv: np.ndarray | float, fv: np.ndarray | float) -> np.ndarray:
         return np.maximum(0.0, 0.5 * np.asarray(sv) ** 2 - np.asarray(fv))
 
-    while done < moves and not (deadline is not None and deadline.expired()):
+    while done < moves and not (budget is not None and budget.stop()):
         d = deficit(s, f)
         d[list(stuck)] = 0.0
         m1 = int(np.argmax(d))
@@ -277,7 +277,7 @@ def balance(inst: HareInstance, types: np.ndarray, x: np.ndarray, gpu: np.ndarra
 
 
 def spread(inst: HareInstance, gpu: np.ndarray, current: Retimed, *, evaluations: int,
-           candidates: int = 12, deadline: Deadline | None = None) -> tuple[np.ndarray, Retimed, int]:
+           candidates: int = 12, budget: Budget | None = None) -> tuple[np.ndarray, Retimed, int]:
     """Local search on the assignment with the fixed-assignment LP as the judge.
 
     For every type and the ``candidates`` jobs whose delay raises ``f`` on
@@ -306,7 +306,7 @@ def spread(inst: HareInstance, gpu: np.ndarray, current: Retimed, *, evaluations
             ratio = np.where(TT > 0, inst.weight / np.maximum(TT, 1e-300), np.inf)
             for n in np.lexsort((np.arange(inst.num_jobs), ratio))[:candidates].tolist():
                 if not np.isfinite(ratio[n]) or used >= evaluations or best.duals is None or (
-                        deadline is not None and deadline.expired()):
+                        budget is not None and budget.stop()):
                     break
                 g2 = _move_job(inst, bg, best, n, k, T)
                 if np.array_equal(g2, bg):
@@ -339,7 +339,7 @@ def _move_job(inst: HareInstance, gpu: np.ndarray, cur: Retimed, n: int, k: int,
 
 
 def improve_assignment(inst: HareInstance, types: np.ndarray, x: np.ndarray, c_up: np.ndarray, *, moves: int,
-                       lps: int, rounds: int = 8, deadline: Deadline | None = None) -> tuple[np.ndarray, Retimed, dict]:
+                       lps: int, rounds: int = 8, budget: Budget | None = None) -> tuple[np.ndarray, Retimed, dict]:
     """A GPU-level point from a type-level one: deal, balance, re-time, spread, repeat.
 
     Every round deals the tasks by the current starts ``x`` (the type-level
@@ -352,18 +352,18 @@ def improve_assignment(inst: HareInstance, types: np.ndarray, x: np.ndarray, c_u
     Returns the best ``(gpu, retimed, statistics)``.
     """
     best: tuple[np.ndarray, Retimed] | None = None
-    budget = lps
+    lps_left = lps
     stats = {"balance_moves": 0, "spread_lps": 0, "improve_rounds": 0}
     for _ in range(rounds):
-        if budget <= 0 or (deadline is not None and deadline.expired()):
+        if lps_left <= 0 or (budget is not None and budget.stop()):
             break
         stats["improve_rounds"] += 1
         gpu = deal_to_gpus(inst, types, x)
-        gpu, done = balance(inst, types, x, gpu, moves=moves, deadline=deadline)
+        gpu, done = balance(inst, types, x, gpu, moves=moves, budget=budget)
         stats["balance_moves"] += done
         rt = retime(inst, gpu, c_cap=c_up)
-        gpu, rt, used = spread(inst, gpu, rt, evaluations=budget, deadline=deadline)
-        budget -= used
+        gpu, rt, used = spread(inst, gpu, rt, evaluations=lps_left, budget=budget)
+        lps_left -= used
         stats["spread_lps"] += used
         if best is not None and rt.value >= best[1].value * (1 - 1e-9):
             break

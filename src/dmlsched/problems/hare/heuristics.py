@@ -42,7 +42,7 @@ from .listsched import (
     middle_completion_priority,
     priority_order,
 )
-from .relaxation import RELAXATION_OPTIONS, RelaxationResult, relaxation_kwargs, solve_relaxation
+from .relaxation import RELAXATION_OPTIONS, RelaxationResult, solve_relaxation
 from .solution import weighted_flow
 
 __all__ = [
@@ -64,8 +64,7 @@ RELAXATION_KIND_OPTION = Option(
 
 def _relax(inst: HareInstance, run: Run, kind: str) -> RelaxationResult:
     with run.stage("relaxation"):
-        return solve_relaxation(inst, kind=kind, solver=run.solver or "highs", seed=run.seed, run=run,
-                                deadline=run.deadline, **relaxation_kwargs(run))
+        return solve_relaxation(inst, run, kind=kind)
 
 
 def _no_point(run: Run, rel: RelaxationResult) -> Result:

@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from ...budget import Budget
 from ...errors import InvalidSolutionError, SolverError
-from ...kit import Deadline, Option, Run, method
+from ...kit import Option, Run, method
 from ...result import Result, Status
 from ...tolerance import TOL
 from . import decomposition as dec
@@ -222,89 +223,61 @@ def separate(f: HareFormulation, kind: str, x: np.ndarray, gpu: np.ndarray, tol:
 # solving
 
 
-class _Calls:
-    """Solver calls of one relaxation solve: through the method's :class:`Run`
-    when there is one (deadline, display, threads, cut bookkeeping), else
-    directly with :func:`dmlsched.solvers.solve_model`."""
-
-    def __init__(self, run: Run | None, solver: str, seed: int, solver_options: dict | None,
-                 deadline: Deadline, details: dict[str, Any]):
-        self.run, self.solver, self.seed = run, solver, seed
-        self.solver_options = solver_options
-        self.deadline = deadline
-        self.details = details
-
-    def cut(self, what: str) -> None:
-        cuts = self.details.setdefault("deadline_cut", [])
-        if what not in cuts:
-            cuts.append(what)
-        if self.run is not None:
-            self.run.cut(what)
-
-    def expired(self) -> bool:
-        return self.deadline.expired()
-
-    def solve(self, model: Any, *, work_limit: dict | None, what: str, deadline: Deadline | None = None) -> Any:
-        from ...solvers import solve_model
-
-        dl = deadline or self.deadline
-        if self.run is not None:
-            out = self.run.solve_model(model, work_limit=work_limit, deadline=dl, what=what)
-        else:
-            out = solve_model(model, self.solver, time_limit=dl.remaining(), seed=self.seed,
-                              options=self.solver_options, work_limit=work_limit, threads=1)
-        if out.limit == "time":
-            self.cut(what)
-        elif out.limit == "work":
-            self.details["work_limit"] = True
-        return out
+def _cut(run: Run, details: dict[str, Any], what: str) -> None:
+    """Record that the wall clock cut ``what``: in ``details["deadline_cut"]`` (the result is not
+    cached) and on the run (its result is not reproducible)."""
+    cuts = details.setdefault("deadline_cut", [])
+    if what not in cuts:
+        cuts.append(what)
+    run.cut(what)
 
 
-def solve_relaxation(
-    inst: HareInstance,
-    *,
-    kind: str = "rl",
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    formulation: str | None = None,
-    gpu_symmetry: bool = True,
-    oa_iterations: int = DEFAULT_OA_ITERATIONS,
-    master_nodes: int | None = DEFAULT_MASTER_NODES,
-    repair_rounds: int = DEFAULT_REPAIR_ROUNDS,
-    max_master_nonzeros: int = DEFAULT_MAX_MASTER_NONZEROS,
-    pricing_rounds: int = dec.DEFAULT_PRICING_ROUNDS,
-    milp_nodes: int = dec.DEFAULT_MILP_NODES,
-    search_moves: int = gpupoint.DEFAULT_SEARCH_MOVES,
-    search_lps: int = gpupoint.DEFAULT_SEARCH_LPS,
-    oa_check_nonzeros: int = DEFAULT_OA_CHECK_NONZEROS,
-    horizon_scale: float = 1.0,
-    box: str = "relaxation",
-    solver_options: dict | None = None,
-    run: Run | None = None,
-    deadline: Deadline | None = None,
-) -> RelaxationResult:
+def _solve(run: Run, details: dict[str, Any], model: Any, *, work_limit: dict | None, what: str,
+           budget: Budget | None = None) -> Any:
+    """One solver call of a relaxation solve, through :meth:`Run.solve_model` (the run's solver,
+    seed, threads, solver options and display; ``budget``, default the run's, as the deadline);
+    a time or work limit that stops it is recorded in ``details``."""
+    out = run.solve_model(model, work_limit=work_limit, deadline=budget or run.budget, what=what)
+    if out.limit == "time":
+        _cut(run, details, what)
+    elif out.limit == "work":
+        details["work_limit"] = True
+    return out
+
+
+def solve_relaxation(inst: HareInstance, run: Run, *, kind: str = "rl") -> RelaxationResult:
     """Solve Hare_Sched_RL (``kind="rl"``) or the Queyranne relaxation (``kind="queyranne"``).
 
     Parameters
     ----------
+    inst
+        The instance.
+    run
+        The calling method's :class:`~dmlsched.kit.Run` (``relaxation``,
+        ``list``, ``list-queyranne``, ``list-eft``), or a library caller's
+        :meth:`~dmlsched.kit.Run.standalone` run of one of them.  Its solver
+        (``"highs"`` or ``"gurobi"``), seed, budget (a wall-clock safety net;
+        a cut is recorded in ``details["deadline_cut"]`` and on the run) and
+        the relaxation options (:data:`RELAXATION_OPTIONS`, and
+        ``horizon_scale`` where declared) say how the relaxation is solved;
+        every solver call goes through :meth:`Run.solve_model`.
     kind
         ``"rl"``: (4)-(7) and (9) per GPU (the paper's Hare_Sched_RL);
         ``"queyranne"``: (4)-(7) and Queyranne's inequality for every subset of
         tasks on every GPU (tighter: (9) is the subset of all tasks).
-    solver
-        ``"highs"`` or ``"gurobi"``.
-    time_limit, deadline
-        Wall-clock safety net (seconds, or a :class:`~dmlsched.kit.Deadline`
-        shared with the caller); a cut is recorded in ``details["deadline_cut"]``.
-    formulation
+
+    Notes
+    -----
+    The options read from ``run.options``:
+
+    ``formulation``
         ``"decomposition"`` (by job, :mod:`.decomposition`: a certified
         lower bound and a checked point, the default for ``kind="rl"`` with
         HiGHS), ``"oa"`` (outer approximation: a sequence of MILP masters
         with tangent cuts, the default for ``"queyranne"``, the cross-check on
         small instances) or ``"miqcp"`` ((9) handed to Gurobi as a quadratic
         constraint; default for ``kind="rl"`` with Gurobi).
-    oa_iterations, master_nodes, repair_rounds, max_master_nonzeros
+    ``oa_iterations``, ``master_nodes``, ``repair_rounds``, ``max_master_nonzeros``
         Deterministic work limits of the outer approximation (module
         docstring).  A master with more nonzeros than
         ``max_master_nonzeros`` is not built (``details["skipped"]`` says
@@ -313,21 +286,23 @@ def solve_relaxation(
         ``queyranne-repair``) is always a candidate too, and the
         decomposition's bound counts (RL is weaker than Queyranne's
         relaxation).
-    pricing_rounds, milp_nodes, search_moves, search_lps
+    ``pricing_rounds``, ``milp_nodes``, ``search_moves``, ``search_lps``, ``oa_check_nonzeros``
         Deterministic work limits of the decomposition
         (:func:`~.decomposition.solve_decomposition`).
-    horizon_scale
-        Widening factor of the start-time box (:func:`~.box.horizon`); for tests.
-    box
+    ``gpu_symmetry``
+        Order identical GPUs by their first task.
+    ``horizon_scale``
+        Widening factor of the start-time box (:func:`~.box.horizon`; an
+        option of ``relaxation`` only, for tests; 1 otherwise).
+    ``box``
         ``"relaxation"`` (default): a box containing an optimum of the
         relaxation as the paper writes it (no box), so ``x̂`` and the value are
         those of the literal relaxation and Algorithm 1 is run exactly as
         written; ``"schedule"``: the tighter box containing an optimal
         *schedule* (the exact model's), which gives a valid and often larger
         lower bound but may change ``x̂``.
-    run
-        The calling method's :class:`~dmlsched.kit.Run` (solver settings,
-        display, cut bookkeeping).
+    ``solver_options``
+        Passed to the solver (``NonConvex=2`` is added for ``miqcp``).
 
     Returns
     -------
@@ -336,6 +311,10 @@ def solve_relaxation(
         relaxes the relaxation, which relaxes Hare_Sched restricted to a box
         containing an optimum).
     """
+    o = run.options
+    solver = run.solver or "highs"
+    formulation, box, gpu_symmetry = o["formulation"], o["box"], o["gpu_symmetry"]
+    horizon_scale = o.get("horizon_scale", 1.0)
     if kind not in ("rl", "queyranne"):
         raise ValueError(f"relaxation kind must be 'rl' or 'queyranne', got {kind!r}")
     if formulation is None:
@@ -348,19 +327,17 @@ def solve_relaxation(
         raise SolverError("formulation 'decomposition' solves kind='rl' (queyranne: its repair is a candidate of 'oa')")
     if box not in ("relaxation", "schedule"):
         raise ValueError(f"box must be 'relaxation' or 'schedule', got {box!r}")
-    dl = deadline or Deadline(time_limit)
-    limits = {"oa_iterations": oa_iterations, "master_nodes": master_nodes, "repair_rounds": repair_rounds,
-              "max_master_nonzeros": max_master_nonzeros, "pricing_rounds": pricing_rounds,
-              "milp_nodes": milp_nodes, "search_moves": search_moves, "search_lps": search_lps,
-              "oa_check_nonzeros": oa_check_nonzeros}
-    key = _cache_key(inst, kind, solver, seed, formulation, gpu_symmetry, horizon_scale, box, solver_options, limits)
+    limits = {k: o[k] for k in ("oa_iterations", "master_nodes", "repair_rounds", "max_master_nonzeros",
+                                "pricing_rounds", "milp_nodes", "search_moves", "search_lps", "oa_check_nonzeros")}
+    solver_options = o.get("solver_options")
+    key = _cache_key(inst, kind, solver, run.seed, formulation, gpu_symmetry, horizon_scale, box, solver_options,
+                     limits)
     hit = _CACHE.get(key) if key is not None else None
     if hit is not None:
         details = dict(hit.details, cached=True)
         return RelaxationResult(hit.status, hit.value, hit.lower_bound, hit.x_hat.copy() if hit.x_hat is not None
                                 else None, hit.y_hat.copy() if hit.y_hat is not None else None, details)
-    rel = _solve_relaxation(inst, kind, solver, seed, formulation, gpu_symmetry, horizon_scale, box,
-                            solver_options, limits, run, dl)
+    rel = _solve_relaxation(inst, run, kind, formulation, gpu_symmetry, horizon_scale, box, limits)
     if key is not None and rel.reproducible:
         _CACHE[key] = rel
         while len(_CACHE) > _CACHE_SIZE:
@@ -395,23 +372,21 @@ def _cache_key(inst: HareInstance, *args: Any) -> tuple | None:
     return (hashlib.sha256(blob).hexdigest(),)
 
 
-def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, formulation: str,
-                      gpu_symmetry: bool, horizon_scale: float, box: str, solver_options: dict | None,
-                      limits: dict[str, int], run: Run | None, dl: Deadline) -> RelaxationResult:
+def _solve_relaxation(inst: HareInstance, run: Run, kind: str, formulation: str, gpu_symmetry: bool,
+                      horizon_scale: float, box: str, limits: dict[str, int]) -> RelaxationResult:
     oa_iterations, master_nodes = limits["oa_iterations"], limits["master_nodes"]
     repair_rounds = limits["repair_rounds"]
-    details: dict[str, Any] = {"kind": kind, "formulation": formulation, "solver": solver, "box": box,
-                               "work_limits": dict(limits)}
-    calls = _Calls(run, solver, seed, solver_options, dl, details)
+    dl = run.budget
+    details: dict[str, Any] = {"kind": kind, "formulation": formulation, "solver": run.solver or "highs",
+                               "box": box, "work_limits": dict(limits)}
     hz = horizon(inst, scale=horizon_scale, relaxation=box == "relaxation")
     heuristic_point = (hz.incumbent.start.copy(), hz.incumbent.gpu.copy())
     size = model_size(inst, hz, exact=False, gpu_symmetry=gpu_symmetry)
     extra: list[tuple[str, Any]] = []
     rl_bound = -math.inf
     if formulation == "decomposition" or kind == "queyranne":
-        if run is not None:
-            run.require(memory_bytes=dec.memory_estimate(inst, limits["pricing_rounds"]), what="the decomposition")
-        d = _decomposition(inst, hz, limits, dl, details, calls)
+        run.require(memory_bytes=dec.memory_estimate(inst, limits["pricing_rounds"]), what="the decomposition")
+        d = _decomposition(inst, hz, limits, run, details)
         rl_bound = d.lower_bound
         if kind == "queyranne":
             extra = [("queyranne-repair", _queyranne_repair(inst, d, hz, limits))]
@@ -419,7 +394,7 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
             extra = [("decomposition", d.point)]
             gap = d.details.get("gap")
             closed = gap is not None and gap <= 1e-6
-            if closed or size["nonzeros"] > limits["oa_check_nonzeros"] or dl.expired():
+            if closed or size["nonzeros"] > limits["oa_check_nonzeros"] or dl.stop():
                 return _finish(inst, kind, Status.FEASIBLE, extra + [("heuristic", heuristic_point)],
                                max(rl_bound, hz.trivial_bound), details)
             # small instance, gap open: the exact per-GPU model (the outer approximation) as well
@@ -436,11 +411,9 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
                        max(hz.trivial_bound, rl_bound), details)
     if formulation == "miqcp":
         f = build_rl_miqcp(inst, hz, gpu_symmetry=gpu_symmetry)
-        sopts = {"NonConvex": 2, **(solver_options or {})}
-        calls.solver_options = sopts
-        if run is not None:
-            run.options["solver_options"] = sopts
-        out = calls.solve(f.model, work_limit={"nodes": master_nodes * oa_iterations}, what="relaxation (MIQCP)")
+        run.options["solver_options"] = {"NonConvex": 2, **(run.options.get("solver_options") or {})}
+        out = _solve(run, details, f.model, work_limit={"nodes": master_nodes * oa_iterations},
+                     what="relaxation (MIQCP)")
         details.update(solver_status=out.message, solver_objective=out.objective, solver_bound=out.bound,
                        iterations=1)
         lb = out.bound if out.bound is not None and math.isfinite(out.bound) else None
@@ -464,11 +437,11 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
         if it >= oa_iterations:
             details["work_limit"] = True
             break
-        if masters_dl.expired():
-            calls.cut("relaxation masters")
+        if masters_dl.stop():
+            _cut(run, details, "relaxation masters")
             break
         it += 1
-        out = calls.solve(f.model, work_limit=work, what="relaxation master", deadline=masters_dl)
+        out = _solve(run, details, f.model, work_limit=work, what="relaxation master", budget=masters_dl)
         if out.bound is not None and math.isfinite(out.bound):
             best_lb = out.bound if best_lb is None else max(best_lb, out.bound)
         if out.status == Status.INFEASIBLE:
@@ -489,10 +462,10 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
         status = Status.FEASIBLE
         # the master's assignment re-timed by the fixed-assignment LP is feasible
         # for the relaxation; if its value meets the proven bound, it is optimal
-        if masters_dl.expired():
-            calls.cut("relaxation masters")
+        if masters_dl.stop():
+            _cut(run, details, "relaxation masters")
             break
-        xf = fixed_assignment_point(f, kind, point[1], calls, repair_rounds, masters_dl)
+        xf = fixed_assignment_point(f, kind, point[1], run, repair_rounds, budget=masters_dl, details=details)
         if xf is not None:
             fixed_point = (xf, point[1])
             v = _checked_value(inst, xf, point[1], kind)
@@ -507,7 +480,7 @@ def _solve_relaxation(inst: HareInstance, kind: str, solver: str, seed: int, for
         if fixed_point is not None:
             candidates.append(("fixed_assignment", fixed_point))
         if point is not None and (fixed_point is None or not np.array_equal(fixed_point[1], point[1])):
-            x = fixed_assignment_point(f, kind, point[1], calls, repair_rounds, dl)
+            x = fixed_assignment_point(f, kind, point[1], run, repair_rounds, budget=dl, details=details)
             if x is not None:
                 candidates.append(("fixed_assignment", (x, point[1])))
         candidates += extra
@@ -524,18 +497,18 @@ class _Decomposed:
     details: dict[str, Any]
 
 
-def _decomposition(inst: HareInstance, hz: Horizon, limits: dict[str, Any], dl: Deadline,
-                   details: dict[str, Any], calls: "_Calls") -> _Decomposed:
-    """Run :func:`~.decomposition.solve_decomposition` and record it in ``details``."""
+def _decomposition(inst: HareInstance, hz: Horizon, limits: dict[str, Any], run: Run,
+                   details: dict[str, Any]) -> _Decomposed:
+    """Run :func:`~.decomposition.solve_decomposition` on the run's budget and record it in ``details``."""
     d = dec.solve_decomposition(inst, hz.c_upper, hz.incumbent.gpu, pricing_rounds=limits["pricing_rounds"],
                                 milp_nodes=limits["milp_nodes"], search_moves=limits["search_moves"],
-                                search_lps=limits["search_lps"], deadline=dl)
+                                search_lps=limits["search_lps"], budget=run.budget)
     details["decomposition"] = {k: v for k, v in d.details.items() if k != "deadline_cut"}
     details["iterations"] = d.details.get("pricing_rounds")
     if d.details.get("cg_stopped") == "pricing_rounds":
         details["work_limit"] = True
     if d.details.get("deadline_cut"):
-        calls.cut("decomposition")
+        _cut(run, details, "decomposition")
     point = (d.x, d.gpu) if d.x is not None else None
     return _Decomposed(d.lower_bound, point, d.details)
 
@@ -557,31 +530,35 @@ def _checked_value(inst: HareInstance, x: np.ndarray, gpu: np.ndarray, kind: str
         return None
 
 
-def fixed_assignment_point(f: HareFormulation, kind: str, gpu: np.ndarray, calls: _Calls,
-                           rounds: int = DEFAULT_REPAIR_ROUNDS, deadline: Deadline | None = None) -> np.ndarray | None:
+def fixed_assignment_point(f: HareFormulation, kind: str, gpu: np.ndarray, run: Run,
+                           rounds: int = DEFAULT_REPAIR_ROUNDS, *, budget: Budget | None = None,
+                           details: dict[str, Any] | None = None) -> np.ndarray | None:
     """Start times feasible for the relaxation with the assignment fixed to ``gpu``.
 
     With ``y`` fixed, (9) and every subset inequality are linear in ``x`` and the
     tangent cut at the fixed load is the inequality itself, so a few LPs with
     separation give a point satisfying the relaxation exactly (symmetry rows are
-    dropped: they are not part of the relaxation).  At most ``rounds`` LPs;
-    ``None`` if none is found.
+    dropped: they are not part of the relaxation).  At most ``rounds`` LPs, each
+    solved through ``run`` (:meth:`Run.solve_model`) within ``budget`` (default:
+    the run's); ``None`` if none is found.  Limits that stop it are recorded in
+    ``details`` (``work_limit``, ``deadline_cut``) when given.
     """
+    details = {} if details is None else details
+    budget = run.budget if budget is None else budget
     f.fix_assignment(gpu)
     try:
         for _ in range(rounds):
-            if deadline is not None and deadline.expired():
-                calls.cut("fixed-assignment repair")
+            if budget.stop():
+                _cut(run, details, "fixed-assignment repair")
                 return None
-            out = calls.solve(f.model, work_limit=None, what="fixed-assignment repair", deadline=deadline)
+            out = _solve(run, details, f.model, work_limit=None, what="fixed-assignment repair", budget=budget)
             if not out.has_solution:
                 return None
             x = f.starts()
             added, _, _ = separate(f, kind, x, gpu, 0.1 * TOL)
             if added == 0:
                 return x
-        f_details = calls.details
-        f_details["work_limit"] = True
+        details["work_limit"] = True
         return None
     finally:
         f.unfix_assignment()
@@ -639,15 +616,6 @@ def x_hat_provenance(kind: str, source: str | None, value: float | None, lb: flo
     return {"source": name, "gap": gap}
 
 
-def relaxation_kwargs(run: Run) -> dict[str, Any]:
-    """The relaxation options of a method's run, as :func:`solve_relaxation` arguments."""
-    o = run.options
-    return dict(formulation=o["formulation"], gpu_symmetry=o["gpu_symmetry"], box=o["box"],
-                oa_iterations=o["oa_iterations"], master_nodes=o["master_nodes"],
-                repair_rounds=o["repair_rounds"], max_master_nonzeros=o["max_master_nonzeros"],
-                solver_options=o.get("solver_options"), **{k: o[k] for k in DECOMPOSITION_LIMITS})
-
-
 @method(
     "hare", "relaxation", kind="bound", uses_solver=True,
     description="lower bound: Hare_Sched_RL (9) by decomposition with a certified gap, or the Queyranne "
@@ -668,9 +636,7 @@ def solve_relaxation_method(inst: HareInstance, run: Run) -> Result:
     outer approximation's ``oa_iterations``, ``master_nodes``,
     ``repair_rounds``); the deadline is a safety net.
     """
-    rel = solve_relaxation(inst, kind=run.options["kind"], solver=run.solver or "highs", seed=run.seed,
-                           horizon_scale=run.options["horizon_scale"], run=run, deadline=run.deadline,
-                           **relaxation_kwargs(run))
+    rel = solve_relaxation(inst, run, kind=run.options["kind"])
     details = {k: v for k, v in rel.details.items() if k not in ("deadline_cut",)}
     details["value"] = rel.value
     details["relaxation_status"] = rel.status.value

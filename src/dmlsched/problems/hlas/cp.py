@@ -281,11 +281,11 @@ class OfflineCpModel:
 
 def _best_policy_run(inst: HlasInstance) -> HlasRun | None:
     """The better of the clairvoyant ``srtf`` and ``fifo`` runs (cheap; a hint and an upper bound)."""
-    from .heuristics import simulate
+    from .heuristics import Readings, simulate
 
     best = None
     for policy in ("srtf", "fifo"):
-        sim, d = simulate(inst, policy, grouped=False)
+        sim, d = simulate(inst, policy, readings=Readings(grouped=False))
         if best is None or d["avg_jct"] < best[1]:
             best = (sim, d["avg_jct"])
     return best[0] if best else None

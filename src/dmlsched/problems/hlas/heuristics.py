@@ -48,7 +48,8 @@ from __future__ import annotations
 
 import heapq
 import time
-from typing import Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, Mapping, Sequence
 
 from ...kit import Option, Run, method
 from ...result import Result
@@ -58,25 +59,63 @@ from .simulator import HlasSimulator
 from .solution import HlasRun, metrics
 
 
-def resolve_groups(
-    inst: HlasInstance,
-    grouped: bool,
-    *,
-    grouping_method: str = "greedy",
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    run: Run | None = None,
-) -> tuple[list[list[int]], dict]:
+@dataclass(frozen=True)
+class Readings:
+    """The readings of ``models/hlas.md`` a policy runs with: the options every
+    policy declares (:func:`policy_options`), checked by those same options.
+
+    Attributes
+    ----------
+    grouped
+        Run on GPU groups; ``None``: the policy's default (grouped for
+        ``hlas``, ``hlas-p`` and ``hlas-l``, per GPU for the baselines).
+    grouping_method
+        The GPU-grouping method that computes the groups when the instance
+        gives only their number.
+    group_mode
+        One of :data:`GROUP_MODES` (module docstring).
+    group_idle
+        One of :data:`GROUP_IDLE_READINGS`.
+    gang
+        One of :data:`GANG_READINGS` (``"none"``: relaxed synchronisation).
+    placement
+        One of :data:`PLACEMENTS`.
+    trace
+        Keep every assignment in the run's log and per-job records in details.
+    """
+
+    grouped: bool | None = None
+    grouping_method: str = "greedy"
+    group_mode: str = "batch"
+    group_idle: str = "all"
+    gang: str = "none"
+    placement: str = "fastest"
+    trace: bool = False
+
+    def __post_init__(self) -> None:
+        for o in policy_options():
+            object.__setattr__(self, o.name, o.coerce(getattr(self, o.name)))
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Readings:
+        """The readings among a policy run's ``options`` (the others are ignored)."""
+        return cls(**{f.name: options[f.name] for f in fields(cls) if f.name in options})
+
+
+def resolve_groups(inst: HlasInstance, readings: Readings, run: Run | None = None) -> tuple[list[list[int]], dict]:
     """The GPU groups a policy runs on, and details about how they were made.
 
-    A grouping into ``inst.num_groups`` groups is computed by the GPU-grouping
-    method ``grouping_method``, run through ``run`` (:meth:`Run.delegate`: its
-    deadline, solver and seed; its incumbents are not the policy's).  Without
-    a run, a standalone one is made of ``solver``, ``time_limit`` and ``seed``.
+    ``readings.grouped`` must be set (:func:`simulate` sets the policy's
+    default).  A grouping into ``inst.num_groups`` groups is computed by the
+    GPU-grouping method ``readings.grouping_method``, run through ``run``
+    (:meth:`Run.delegate`: its deadline, solver and seed; its incumbents are
+    not the policy's); without a run, through a standalone one
+    (:meth:`Run.standalone`: HiGHS, seed 0, no deadline).
     """
+    if readings.grouped is None:
+        raise ValueError("resolve_groups needs readings.grouped set (simulate sets the policy's default)")
     m = inst.num_gpus
-    if not grouped:
+    if not readings.grouped:
         return [[g] for g in range(m)], {"grouping": "one group per GPU"}
     if inst.grouping is not None:
         return [list(g) for g in inst.grouping], {"grouping": "explicit"}
@@ -88,12 +127,13 @@ def resolve_groups(
     from ..gpugrouping import from_hlas
 
     if run is None:
-        run = Run.standalone("hlas", solver=solver, seed=seed, time_limit=time_limit)
-    res = run.delegate(grouping_method, from_hlas(inst, u), problem="gpu-grouping", cut_as="the grouping method")
+        run = Run.standalone("hlas")
+    method_ = readings.grouping_method
+    res = run.delegate(method_, from_hlas(inst, u), problem="gpu-grouping", cut_as="the grouping method")
     if res.solution is None:
-        raise RuntimeError(f"grouping method {grouping_method!r} found no grouping ({res.status.value})")
+        raise RuntimeError(f"grouping method {method_!r} found no grouping ({res.status.value})")
     groups = res.solution.members(u)
-    return groups, {"grouping": grouping_method, "grouping_objective": res.objective,
+    return groups, {"grouping": method_, "grouping_objective": res.objective,
                     "grouping_status": res.status.value, "grouping_cut": not res.reproducible}
 
 
@@ -101,27 +141,38 @@ GROUP_MODES = ("batch", "gpuset", "round", "accounting")
 GROUP_IDLE_READINGS = ("any", "all")
 PLACEMENTS = ("fastest", "oblivious")
 GANG_READINGS = ("none", "block", "skip")
+#: the policies that run on GPU groups by default (``grouped=None``)
+GROUPED_POLICIES = ("hlas", "hlas-p", "hlas-l")
 
 
 def simulate(
     inst: HlasInstance,
     policy: str,
     *,
-    grouped: bool | None = None,
-    group_mode: str = "batch",
-    group_idle: str = "all",
-    gang: str | None = None,
-    placement: str = "fastest",
+    readings: Readings | None = None,
     groups: Sequence[Sequence[int]] | None = None,
-    grouping_method: str = "greedy",
-    solver: str = "highs",
-    time_limit: float | None = None,
-    seed: int = 0,
-    trace: bool = False,
     run: Run | None = None,
 ) -> tuple[HlasRun, dict]:
     """Run ``policy`` on ``inst``; returns the run and details (metrics, counters).
 
+    Parameters
+    ----------
+    inst, policy
+        The instance and the policy (a registered ``hlas`` policy).
+    readings
+        The readings of ``models/hlas.md`` (:class:`Readings`; a method builds
+        them with ``Readings.from_options(run.options)``); default: ``Readings()``.
+    groups
+        The GPU groups, given; default: as the readings make them
+        (:func:`resolve_groups`).
+    run
+        The calling method's run: its seed (``hlas-l``'s fit, the
+        ``oblivious`` draws) and the budget, solver and seed of the grouping
+        method it delegates to; default: :meth:`Run.standalone` (HiGHS,
+        seed 0, no deadline).
+
+    Notes
+    -----
     ``group_mode`` is one of :data:`GROUP_MODES` (module docstring).  With
     ``"accounting"`` the groups (given, or ``inst.num_groups`` when the policy
     is grouped) only set ``T̄_n``; dispatch is per GPU.
@@ -131,10 +182,10 @@ def simulate(
     takes work on its idle GPUs); ``models/hlas.md`` item 12.
 
     ``placement``: ``"fastest"`` (the idle group fastest for the picked job)
-    or ``"oblivious"`` (an idle group drawn at random with ``seed``;
+    or ``"oblivious"`` (an idle group drawn at random with the run's seed;
     ``models/hlas.md`` item 13).
 
-    ``gang`` (per-GPU runs only): ``None`` (relaxed synchronisation, the
+    ``gang`` (per-GPU runs only): ``"none"`` (relaxed synchronisation, the
     default), ``"block"`` or ``"skip"``: a job's round starts only when
     ``tasks_per_round`` GPUs are idle, one task on each of the fastest; with
     ``"block"`` a job that does not fit blocks every later job (Gavel_FIFO:
@@ -143,12 +194,13 @@ def simulate(
     paper describes its baselines (Section IV-B: Tiresias "requires that the
     same number of GPUs should be available"; Section VI-A: Gavel_FIFO).
     """
-    if group_mode not in GROUP_MODES:
-        raise ValueError(f"group_mode must be one of {', '.join(GROUP_MODES)}, got {group_mode!r}")
-    if gang == "none":
-        gang = None
-    if group_idle not in GROUP_IDLE_READINGS:
-        raise ValueError(f"group_idle must be one of {', '.join(GROUP_IDLE_READINGS)}, got {group_idle!r}")
+    if readings is None:
+        readings = Readings()
+    if run is None:
+        run = Run.standalone("hlas", policy)
+    seed = run.seed
+    group_mode, group_idle, placement = readings.group_mode, readings.group_idle, readings.placement
+    gang = None if readings.gang == "none" else readings.gang
     if policy == "hlas-l":
         from .prediction import HLASL, LossFit
 
@@ -156,17 +208,17 @@ def simulate(
     else:
         rule = RULES[policy]()
     gdetails: dict = {}
-    if grouped is None:
-        grouped = policy in ("hlas", "hlas-p", "hlas-l")
+    if readings.grouped is None:
+        readings = replace(readings, grouped=policy in GROUPED_POLICIES)
     tbar_groups = None
     if group_mode == "accounting":
         # T̄_n = |D_n| |U| / sum_m s_{n,m} depends on the grouping only through |U|
-        tbar_groups = len(groups) if groups is not None else (inst.num_groups if grouped else inst.num_gpus)
+        tbar_groups = len(groups) if groups is not None else (inst.num_groups if readings.grouped else inst.num_gpus)
         groups, gdetails = [[g] for g in range(inst.num_gpus)], {
             "grouping": f"accounting only: T-bar on {tbar_groups} groups, dispatch per GPU"}
     elif groups is None:
-        groups, gdetails = resolve_groups(inst, grouped, grouping_method=grouping_method, solver=solver,
-                                          time_limit=time_limit, seed=seed, run=run)
+        groups, gdetails = resolve_groups(inst, readings, run)
+    trace = readings.trace
     t0 = time.perf_counter()
     sim_policy = HlasSimulator(inst, rule, groups, trace=trace, whole_round=group_mode == "round",
                                one_per_gpu=group_mode == "gpuset", any_idle=group_idle == "any",
@@ -231,12 +283,8 @@ def policy_options(*, gang: str = "none", placement: str = "fastest") -> tuple[O
 
 def _policy_body(policy: str):
     def body(inst: HlasInstance, run: Run) -> Result:
-        o = run.options
         with run.stage("simulate"):
-            sim, details = simulate(inst, policy, grouped=o["grouped"], group_mode=o["group_mode"],
-                                    group_idle=o["group_idle"], gang=o["gang"], placement=o["placement"],
-                                    grouping_method=o["grouping_method"], solver=run.solver or "highs",
-                                    time_limit=run.remaining(), seed=run.seed, trace=o["trace"], run=run)
+            sim, details = simulate(inst, policy, readings=Readings.from_options(run.options), run=run)
         if details.pop("grouping_cut", False):
             run.cut("the grouping method")
         return run.result(solution=sim, **details)
@@ -314,5 +362,5 @@ def group_round_times(inst: HlasInstance, job: int, groups: Sequence[Sequence[in
     return out
 
 
-__all__ = ["GROUP_MODES", "group_round_times", "hlas_round_size", "list_schedule_round", "resolve_groups", "simulate",
-           "task_gpu_time"]
+__all__ = ["GROUP_MODES", "Readings", "group_round_times", "hlas_round_size", "list_schedule_round", "resolve_groups",
+           "simulate", "task_gpu_time"]

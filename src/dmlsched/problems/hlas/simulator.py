@@ -288,7 +288,10 @@ class HlasSimulator:
     ``(time, job, round, group, [gpus])``.
 
     The fastest idle group is kept by an :class:`IdleIndex` (``scan_max``:
-    see :data:`SCAN_MAX`; the answer does not depend on it).
+    see :data:`SCAN_MAX`; the answer does not depend on it).  ``gang``
+    (``None``, ``"block"``, ``"skip"``) and ``placement`` (``"fastest"``,
+    ``"oblivious"``) are not re-checked here: the policies pass the values
+    that :class:`~.heuristics.Readings` checked.
     """
 
     def __init__(self, inst: HlasInstance, rule: Rule, groups: Sequence[Sequence[int]], *,
@@ -296,14 +299,9 @@ class HlasSimulator:
                  tbar_groups: int | None = None, gang: str | None = None, any_idle: bool = False,
                  placement: str = "fastest", seed: int = 0, scan_max: int = SCAN_MAX) -> None:
         self.inst = inst
-        if gang is not None:
-            if gang not in ("block", "skip"):
-                raise ValueError(f"gang must be None, 'block' or 'skip', got {gang!r}")
-            if any(len(g) != 1 for g in groups):
-                raise ValueError("gang scheduling is defined for one group per GPU only (pass gang=None for runs on "
-                                 "GPU groups)")
-        if placement not in ("fastest", "oblivious"):
-            raise ValueError(f"placement must be 'fastest' or 'oblivious', got {placement!r}")
+        if gang is not None and any(len(g) != 1 for g in groups):
+            raise ValueError("gang scheduling is defined for one group per GPU only (pass gang=None for runs on "
+                             "GPU groups)")
         self.oblivious = placement == "oblivious"
         self.seed = seed
         self.scan_max = scan_max

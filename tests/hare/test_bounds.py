@@ -14,7 +14,8 @@ from scipy.optimize import linprog
 import dmlsched
 from dmlsched import Status
 from dmlsched.generate.hare import TESTBED, generate
-from dmlsched.problems.hare import cp, lowerbounds as lb
+from dmlsched.problems.hare import bounds as lb
+from dmlsched.problems.hare import cp
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 from dmlsched.problems.hare.solution import validate
 from dmlsched.problems.hare.strategies import hare_instances

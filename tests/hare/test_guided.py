@@ -1,4 +1,4 @@
-"""The solver-guided hunt for Hare's Algorithm 1 (dmlsched.hunt.guided):
+"""The solver-guided hunt for Hare's Algorithm 1 (dmlsched.problems.hare.guided):
 the decision-trace replica reproduces the list phase, the LP encodes it
 exactly, never proposes an invalid instance, raises the certified ratio on a
 planted instance, and the strategy is reproducible by seed."""
@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 import dmlsched
 import dmlsched.hunt as H
-from dmlsched.hunt import guided as G
+from dmlsched.problems.hare import guided as G
 from dmlsched.problems.hare.bounds import alpha
 from dmlsched.problems.hare.listsched import PLACEMENTS, list_schedule, priority_order
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ctx(method: str = "list", options: dict | None = None, size: dict | None = None) -> H.Context:
@@ -236,3 +236,12 @@ def test_cli_guided_json_is_one_json_object(capfd):
     rec = json.loads(out)
     assert rec["strategy"] == "guided" and rec["notes"]["guided"]["lp_steps"] >= 1
     assert rec["best"]["violation"] is True  # the bundled counterexample, scored first
+
+
+def test_the_hunt_finds_hares_strategy_by_its_module_role():
+    """``problems/hare/guided.py`` registers Hare's strategy for ``list`` and ``list-queyranne``;
+    the hunt's lookup imports it (the module role of a solver-guided strategy)."""
+    from dmlsched.hunt import search
+
+    table = search.guided_strategies()
+    assert table[("hare", "list")] is G.hare_guided and table[("hare", "list-queyranne")] is G.hare_guided
