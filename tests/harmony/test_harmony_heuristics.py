@@ -168,7 +168,7 @@ def test_aggregate_rule_is_the_brute_force_argmin(inst):
     vals = [abs(a.sum() * k - inst.t_net.sum()) for k in range(1, hi + 1)]
     k = best_num_groups(inst, jobs, "aggregate")
     assert vals[k - 1] <= min(vals) * (1 + 1e-12) + 1e-12
-    res = dmlsched.solve(inst, "harmony")  # the default reading
+    res = dmlsched.solve(inst, "harmony", admission="all")  # the default L6 reading, on every job
     assert res.details["n_groups"] == k and res.details["group_rule"] == "aggregate"
 
 
@@ -177,4 +177,7 @@ def test_unknown_rule_and_bad_n_groups(two_jobs):
         dmlsched.solve(two_jobs, "harmony", group_rule="median")
     with pytest.raises(dmlsched.OptionError, match="n_groups"):
         dmlsched.solve(two_jobs, "harmony", n_groups=0)
-    assert dmlsched.solve(two_jobs, "harmony", n_groups=5).details["n_groups"] == 2  # clamped
+    # clamped to min(|J|, M) = 2 (L6 on both jobs: admission="all")
+    assert dmlsched.solve(two_jobs, "harmony", admission="all", n_groups=5).details["n_groups"] == 2
+    with pytest.raises(dmlsched.OptionError, match="admission"):
+        dmlsched.solve(two_jobs, "harmony", admission="some")

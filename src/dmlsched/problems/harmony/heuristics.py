@@ -8,10 +8,12 @@
   job-bound check, then pairwise-swap fine-tuning.
 * :func:`allocate_machines` -- one machine per group, then one at a time to
   the most computation-intensive group.
-* :func:`schedule` -- Algorithm 1 (L4-13): the above on all jobs
-  (``admission="all"``) or on growing prefixes of the job list, stopping at
-  the first prefix that does not improve ``U`` (``"first-stop"``, the
-  printed L10-13) or trying every prefix (``"best-prefix"``).
+* :func:`schedule` -- Algorithm 1 (L4-13): the above on growing prefixes of
+  the job list, stopping at the first prefix that does not improve ``U``
+  (``admission="first-stop"``, the default: the printed L10-13 and the text's
+  "Once it sees no more improvement with the increasing set of jobs, Harmony
+  stops"), trying every prefix (``"best-prefix"``) or once on all jobs
+  (``"all"``).
 
 Every function takes the number of machines it may use (``machines``,
 default the cluster's ``M``): the regrouping of the execution model
@@ -301,13 +303,13 @@ def _utilisation(inst: HarmonyInstance, groups: list[list[int]], machines: list[
 
 
 #: readings of Algorithm 1's loop over the number of jobs (models/harmony.md)
-ADMISSIONS = ("all", "first-stop", "best-prefix")
+ADMISSIONS = ("first-stop", "best-prefix", "all")
 
 
 def schedule(
     inst: HarmonyInstance,
     *,
-    admission: str = "all",
+    admission: str = "first-stop",
     fine_tune: bool = True,
     n_groups: int | None = None,
     group_rule: str = "aggregate",
@@ -317,11 +319,16 @@ def schedule(
 ) -> Schedule:
     """Algorithm 1 on ``jobs`` (default: all, in instance order) and ``machines`` machines.
 
-    ``admission="all"``: L6-9 once on all the jobs.  ``"first-stop"``: L4-13 as
-    printed, on the prefixes ``J[:1], J[:2], ...``, stopping at the first prefix
-    that does not improve ``U``; the best prefix's grouping is kept (the
-    pseudo-code returns the last, non-improving ``G``: see models/harmony.md).
-    ``"best-prefix"``: every prefix, the best ``U`` kept (ties: fewer jobs).
+    ``admission="first-stop"`` (the default, the text's reading: "While
+    incrementing the number of jobs to consider, starting from a single job,
+    Harmony tries to find the set of job groups G with better resource
+    utilization [...] Once it sees no more improvement with the increasing set
+    of jobs, Harmony stops", Section 4.3.2): L4-13 as printed, on the prefixes
+    ``J[:1], J[:2], ...``, stopping at the first prefix that does not improve
+    ``U``; the best prefix's grouping is kept (the pseudo-code returns the last,
+    non-improving ``G``: see models/harmony.md).  ``"best-prefix"``: every
+    prefix, the best ``U`` kept (ties: fewer jobs).  ``"all"``: L6-9 once on
+    all the jobs.
 
     With ``place_rest`` (the static problem, where every job must be grouped),
     the jobs not admitted are then added one by one (in list order) to the
@@ -407,7 +414,7 @@ class HarmonyPolicy:
         Readings of Algorithm 1 and 2 (:func:`schedule`).
     """
 
-    admission: str = "all"
+    admission: str = "first-stop"
     group_rule: str = "aggregate"
     fine_tune: bool = True
     name: str = "harmony"
@@ -558,10 +565,10 @@ GROUP_RULE = Option(
     "dissertation's measured 93.2% CPU / 83.1% network utilisation supports) or 'per-job' (the printed "
     "sum_j |T_cpu_j(n_G) - T_net_j|)", choices=("aggregate", "per-job"))
 ADMISSION = Option(
-    "admission", str, "all",
-    "reading of Algorithm 1's loop over the number of jobs: 'all' (every job grouped), 'first-stop' "
-    "(printed L10-13: stop at the first prefix that does not improve U), 'best-prefix' (every prefix, "
-    "the best U)", choices=ADMISSIONS)
+    "admission", str, "first-stop",
+    "reading of Algorithm 1's loop over the number of jobs: 'first-stop' (the text and printed L10-13: "
+    "prefixes of the job list from a single job, stop at the first that does not improve U), 'best-prefix' "
+    "(every prefix, the best U), 'all' (L6-9 once on every job)", choices=ADMISSIONS)
 SIMULATE = Option(
     "simulate", bool, False,
     "also run the dissertation's execution model (lock-step group iterations, Section 4.3.2's "
