@@ -245,17 +245,54 @@ def allocate_machines(inst: HarmonyInstance, groups: list[list[int]], machines: 
     m = [1] * n_g
     a = [float(inst.t_cpu[g].sum()) * inst.reference_dop for g in groups]
     nt = [float(inst.t_net[g].sum()) for g in groups]
+    extra = total - n_g
+    if extra <= 0:
+        return m
+    unbounded = [i for i in range(n_g) if not nt[i] > 0]
+    if unbounded:  # intensity inf: the lowest such index takes every machine, one at a time
+        m[unbounded[0]] += extra
+        return m
+    if extra > 4 * n_g:
+        m = _allocate_above_threshold(np.array(a), np.array(nt), extra)
 
     def key(i: int) -> float:
-        return -(a[i] / (m[i] * nt[i])) if nt[i] > 0 else -math.inf
+        return -(a[i] / (m[i] * nt[i]))
 
     heap = [(key(i), i) for i in range(n_g)]
     heapq.heapify(heap)
-    for _ in range(total - n_g):
+    for _ in range(total - sum(m)):
         _, i = heapq.heappop(heap)
         m[i] += 1
         heapq.heappush(heap, (key(i), i))
     return m
+
+
+def _allocate_above_threshold(a: np.ndarray, nt: np.ndarray, extra: int) -> list[int]:
+    """The state of :func:`allocate_machines`' one-at-a-time loop after it has handed out
+    every machine whose intensity is above a threshold ``t``, without the loop.
+
+    The ``g``-th machine of group ``i`` is given at intensity ``q(i, g) = a_i / (g nt_i)``
+    (computed as the loop computes it), non-increasing in ``g``; the loop always gives the
+    next machine to the largest current ``q``, so while some group still has a machine with
+    ``q > t`` to receive, it receives before any ``q <= t``: the first ``sum_i c_i``
+    machines the loop gives are exactly ``c_i = #{g >= 1 : q(i, g) > t}`` to each group
+    ``i``, and the loop continues from ``m_i = 1 + c_i`` as it would have (D'Hondt's
+    apportionment).  ``t`` starts at ``sum_i a_i / nt_i / extra``, where
+    ``sum_i c_i <= extra`` up to rounding (raised until it holds), leaving fewer than about
+    ``len(a)`` machines to the loop.
+    """
+    t = float((a / nt).sum()) / extra
+    while True:
+        c = np.floor(a / nt / t).astype(np.int64)
+        while True:  # c_i = the largest g >= 0 with q(i, g) > t (q as the loop computes it)
+            down = (c > 0) & ~(a / (np.maximum(c, 1) * nt) > t)
+            up = a / ((c + 1) * nt) > t
+            if not (down.any() or up.any()):
+                break
+            c = c - down + (up & ~down)
+        if int(c.sum()) <= extra:
+            return [int(x) + 1 for x in c]
+        t *= 1 + 1e-9
 
 
 # ---------------------------------------------------------------------------
