@@ -168,3 +168,25 @@ def test_a_sliver_phase_before_a_completion_is_valid(seed, sigma):
     ex = solve(inst, "harmony", admission="all", simulate=True).solution.execution
     shortest = min(p.end - p.start for p in ex.phases)
     assert shortest < 1e-6 * ex.makespan or sigma == 0.25
+
+
+def test_a_spent_budget_stops_the_searches_and_the_run():
+    """brute_force, oracle_search and simulate take a Budget (issue 22, D4): each asks it at its
+    check points (every 2,048 groupings, 64 decisions, 16 events), stops and records the cut."""
+    from dmlsched.budget import Budget
+    from dmlsched.generate.harmony import evaluation_workload
+    from dmlsched.problems.harmony.bruteforce import brute_force
+    from dmlsched.problems.harmony.oracle import oracle_search
+
+    cuts: list[str] = []
+    spent = Budget(0.0, on_cut=cuts.append)
+    inst = evaluation_workload(seed=0, num_jobs=20, num_machines=25)
+    _, _, count = oracle_search(inst, list(range(20)), budget=spent)
+    assert count == 64 and cuts == ["the Oracle's search"]
+    with pytest.raises(TimeoutError):
+        simulate(inst, HarmonyPolicy(), budget=spent)
+    assert cuts[-1] == "the simulation of the execution model"
+    small = evaluation_workload(seed=0, num_jobs=8, num_machines=4)
+    _, _, count, complete = brute_force(small, budget=spent)
+    assert count == 2048 and not complete and cuts[-1] == "the enumeration of groupings"
+    assert brute_force(small, budget=Budget(None))[3]  # no deadline: complete (Bell(8) = 4,140)

@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ...budget import Budget
 from .instance import HarmonyInstance
 from .solution import (  # noqa: F401  (re-exported: the execution model's run, its validator and metrics)
     Execution,
@@ -111,13 +112,18 @@ class Policy(Protocol):
 
 # ---------------------------------------------------------------------------
 # the simulation
-def simulate(inst: HarmonyInstance, policy: Any, run: Any = None) -> Execution:
+def simulate(inst: HarmonyInstance, policy: Any, budget: Budget | None = None) -> Execution:
     """Run the execution model with ``policy`` until every job has finished.
+
+    ``budget`` is asked every 16 events; when it stops the run, the cut is recorded on it
+    (:meth:`~dmlsched.budget.Budget.cut`) and :class:`TimeoutError` is raised.
 
     Raises
     ------
     ValueError
         When a job has no ``iterations`` (nothing to run until).
+    TimeoutError
+        When the budget stopped the simulation.
     """
     if not inst.has_iterations:
         raise ValueError("the execution model needs every job's iterations")
@@ -157,8 +163,8 @@ def simulate(inst: HarmonyInstance, policy: Any, run: Any = None) -> Execution:
         events += 1
         policy.on_finish(sim, finished)
         sim._drop_empty()
-        if run is not None and events % 16 == 0 and run.expired():
-            run.cut("the simulation of the execution model")
+        if budget is not None and events % 16 == 0 and budget.stop():
+            budget.cut("the simulation of the execution model")
             raise TimeoutError("the deadline stopped the simulation")
     counters = dict(sim.counters, events=events)
     return Execution(phases=phases, completion=tuple(float(x) for x in done), policy=policy.name,

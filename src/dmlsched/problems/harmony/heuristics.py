@@ -653,7 +653,7 @@ def solve_harmony(inst: HarmonyInstance, run: Run) -> Result:
         with run.stage("simulate"):
             try:
                 sol.execution = simulate(inst, HarmonyPolicy(admission=o["admission"], group_rule=o["group_rule"],
-                                                         fine_tune=o["fine_tune"]), run=run)
+                                                         fine_tune=o["fine_tune"]), budget=run.budget)
             except TimeoutError:
                 details["simulation"] = "stopped by the deadline"
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})

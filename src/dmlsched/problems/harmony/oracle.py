@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...budget import Budget
 from .execution import Sim, simulate
 from .heuristics import Schedule, _place_rest, group_prefix, group_value
 from .instance import HarmonyInstance
@@ -41,7 +42,7 @@ from .instance import HarmonyInstance
 
 def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None = None, *,
                   fine_tune: bool = True, prefixes: bool = True, place_rest: bool = False,
-                  run=None) -> tuple[Schedule, float, int]:
+                  budget: Budget | None = None) -> tuple[Schedule, float, int]:
     """The best decision over every prefix of ``jobs`` (or only all of them, ``prefixes=False``)
     and every number of groups.  Returns ``(schedule, sum_g m_g U(g), decisions examined)``.
 
@@ -52,7 +53,8 @@ def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None =
     whole grouping's value: the search then contains Harmony's static decision under every
     ``admission`` and ``group_rule``.
 
-    Stops early (best so far) when ``run``'s deadline passes (recorded with ``run.cut``).
+    Stops early (best so far) when ``budget`` stops it (asked every 64 decisions; the cut is
+    recorded with :meth:`~dmlsched.budget.Budget.cut`).
     """
     big_m = machines or inst.machines
     order = [int(j) for j in jobs]
@@ -62,8 +64,8 @@ def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None =
     sizes = range(1, len(order) + 1) if prefixes else [len(order)]
     for k in sizes:
         for n_g in range(1, min(k, big_m) + 1):
-            if run is not None and count % 64 == 0 and best is not None and run.expired():
-                run.cut("the Oracle's search")
+            if budget is not None and count % 64 == 0 and best is not None and budget.stop():
+                budget.cut("the Oracle's search")
                 return best, best_val, count
             cand = group_prefix(inst, order[:k], fine_tune=fine_tune, n_groups=n_g, machines=big_m)
             if place_rest:
@@ -135,7 +137,7 @@ def solve_oracle(inst: HarmonyInstance, run: Run) -> Result:
     runs = sum(min(k, inst.machines) for k in range(1, n + 1)) if prefixes else min(n, inst.machines)
     with run.stage("search"):
         sch, _, count = oracle_search(inst, list(range(n)), fine_tune=o["fine_tune"], prefixes=prefixes,
-                                      place_rest=True, run=run)
+                                      place_rest=True, budget=run.budget)
     sol = HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines))
     details = {"decisions": count, "decisions_planned": runs, "n_groups": sch.n_groups, "admitted": sch.admitted,
                "space": o["space"]}
@@ -144,7 +146,7 @@ def solve_oracle(inst: HarmonyInstance, run: Run) -> Result:
             raise NotApplicable("simulate: the execution model needs every job's iterations")
         with run.stage("simulate"):
             try:
-                sol.execution = simulate(inst, OraclePolicy(fine_tune=o["fine_tune"]), run=run)
+                sol.execution = simulate(inst, OraclePolicy(fine_tune=o["fine_tune"]), budget=run.budget)
             except TimeoutError:
                 details["simulation"] = "stopped by the deadline"
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
