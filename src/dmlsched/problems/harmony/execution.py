@@ -54,8 +54,9 @@ from .solution import (  # noqa: F401  (re-exported: the execution model's run, 
 class Sim:
     """Mutable state of a simulation, handed to the policy at each event."""
 
-    def __init__(self, inst: HarmonyInstance):
+    def __init__(self, inst: HarmonyInstance, budget: Budget | None = None):
         self.inst = inst
+        self.budget = budget  # what the run may spend: a policy's own searches ask it too
         self.groups: list[list[int]] = []
         self.machines: list[int] = []
         self.profiled: list[int] = list(range(inst.num_jobs))  # never run yet, submission order
@@ -115,7 +116,8 @@ class Policy(Protocol):
 def simulate(inst: HarmonyInstance, policy: Any, budget: Budget | None = None) -> Execution:
     """Run the execution model with ``policy`` until every job has finished.
 
-    ``budget`` is asked every 16 events; when it stops the run, the cut is recorded on it
+    ``budget`` is asked after every event (and by a policy's own searches, through
+    ``Sim.budget``); when it stops the run, the cut is recorded on it
     (:meth:`~dmlsched.budget.Budget.cut`) and :class:`TimeoutError` is raised.
 
     Raises
@@ -130,7 +132,7 @@ def simulate(inst: HarmonyInstance, policy: Any, budget: Budget | None = None) -
     n = inst.num_jobs
     rem = np.array([float(j.iterations) for j in inst.jobs])
     done = np.full(n, np.nan)
-    sim = Sim(inst)
+    sim = Sim(inst, budget)
     policy.start(sim)
     phases: list[Phase] = []
     t = 0.0
@@ -163,7 +165,7 @@ def simulate(inst: HarmonyInstance, policy: Any, budget: Budget | None = None) -
         events += 1
         policy.on_finish(sim, finished)
         sim._drop_empty()
-        if budget is not None and events % 16 == 0 and budget.stop():
+        if budget is not None and budget.stop():
             budget.cut("the simulation of the execution model")
             raise TimeoutError("the deadline stopped the simulation")
     counters = dict(sim.counters, events=events)

@@ -100,7 +100,8 @@ class OraclePolicy:
         if not jobs:
             return
         sim.count("scheduling_calls")
-        sch, value, _ = oracle_search(sim.inst, jobs, sim.inst.machines, fine_tune=self.fine_tune)
+        sch, value, _ = oracle_search(sim.inst, jobs, sim.inst.machines, fine_tune=self.fine_tune,
+                                      budget=sim.budget)
         if not sim.groups or value >= sim.value() * (1 - 1e-12):
             sim.replace(set(range(len(sim.groups))), sch.groups, sch.machines, jobs)
             sim.count("regroupings")
