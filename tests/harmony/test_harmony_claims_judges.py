@@ -125,3 +125,5 @@ def test_readings_and_variants_agree():
         label = v.split("@")[1]
         assert not by_name[label].default and by_name[label].options["harmony"] == C.VARIANT_OPTIONS[v]
     assert all(r.quote for r in C.READINGS)
+    for c in all_claims(["harmony"]):  # every claim declares the default readings it runs
+        assert {r.name for r in c.readings if r.default} == {"aggregate", "first-stop"}, c.key

@@ -48,6 +48,8 @@ READINGS = (
             "(L2).", "Section 4.3.2, Algorithm 1 L2",
             {"harmony": {"admission": "all"}}),
 )
+#: the default readings (L6 and Algorithm 1's loop): the claims without reading variants run them
+DEFAULT_READINGS = tuple(r for r in READINGS if r.default)
 #: variant label -> what it is (the label after "@" is the reading's name)
 VARIANTS = {
     "harmony": "aggregate L6, first-stop admission (default)",
@@ -348,7 +350,7 @@ CLAIMS = [
         claimed="2.11x average JCT, 1.60x makespan and 1.65x utilisation against the isolated baseline",
         setup=("the 80-job, 100-machine evaluation workload, seeds 0-9; Harmony and the isolated baseline "
                "(harmony/isolated.py) in the execution model"),
-        suite=_suite_fig_4_10, judge=judge_fig_4_10, readings=READINGS[:1], full_time="about 5 min",
+        suite=_suite_fig_4_10, judge=judge_fig_4_10, readings=DEFAULT_READINGS, full_time="about 5 min",
         parts=PARTS_4_10, setups=(SETUP,), default_reason=DEFAULT_REASON, ceiling=("*", "details.avg_jct_bound", "details.avg_jct"),
     ),
     Claim(
@@ -365,7 +367,7 @@ CLAIMS = [
         quote="Harmony can schedule 8K jobs to 10K machines within 5 seconds.",
         claimed="8,000 jobs on 10,000 machines within 5 s",
         setup="evaluation_workload scaled to 8,000 jobs / 10,000 machines (800 / 1,000 with --quick), seeds 0-2",
-        suite=_suite_fig_4_18, judge=judge_fig_4_18, full_time="about 10 s", parts=(PART_4_18,), setups=(SETUP,),
-        default_reason="one reading",
+        suite=_suite_fig_4_18, judge=judge_fig_4_18, readings=DEFAULT_READINGS, full_time="about 10 s",
+        parts=(PART_4_18,), setups=(SETUP,), default_reason=DEFAULT_REASON,
     ),
 ]
