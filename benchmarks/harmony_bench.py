@@ -28,9 +28,9 @@ from pathlib import Path
 from dmlsched.bench import run_sweep
 from dmlsched.bench.suite import Source, Suite
 
-VARIANTS = ["harmony", "harmony@per-job", "harmony@first-stop", "harmony@best-prefix", "oracle"]
-VARIANT_OPTIONS = {"harmony@per-job": {"group_rule": "per-job"}, "harmony@first-stop": {"admission": "first-stop"},
-                   "harmony@best-prefix": {"admission": "best-prefix"}}
+VARIANTS = ["harmony", "harmony@per-job", "harmony@best-prefix", "harmony@all", "oracle"]
+VARIANT_OPTIONS = {"harmony@per-job": {"group_rule": "per-job"}, "harmony@best-prefix": {"admission": "best-prefix"},
+                   "harmony@all": {"admission": "all"}}
 
 
 def gen(fn: str, params: dict, seeds, name: str = "") -> Source:

@@ -105,3 +105,25 @@ def test_quick_run_gives_a_verdict(key):
     assert any(j.verdict.startswith(v) for v in VERDICTS if v != "not run"), j.verdict
     assert j.rows
     assert not ceiling_violations(claim, out.records)
+
+
+def test_readings_and_variants_agree():
+    """The defaults are the text's readings (aggregate L6, first-stop admission), the default
+    variant runs the method's defaults, and every other variant is a named reading whose options
+    it runs."""
+    from dmlsched.registry import get_method
+
+    assert {r.name for r in C.READINGS if r.default} == {"aggregate", "first-stop"}
+    opts = {o.name: o.default for o in get_method("harmony", "harmony").options}
+    assert opts["admission"] == "first-stop" and opts["group_rule"] == "aggregate"
+    by_name = {r.name: r for r in C.READINGS}
+    assert set(C.VARIANT_OPTIONS) == set(C.VARIANTS)
+    for v in C.VARIANTS:
+        if v == "harmony":
+            assert C.VARIANT_OPTIONS[v] == {"simulate": True} and "(default)" in C.VARIANTS[v]
+            continue
+        label = v.split("@")[1]
+        assert not by_name[label].default and by_name[label].options["harmony"] == C.VARIANT_OPTIONS[v]
+    assert all(r.quote for r in C.READINGS)
+    for c in all_claims(["harmony"]):  # every claim declares the default readings it runs
+        assert {r.name for r in c.readings if r.default} == {"aggregate", "first-stop"}, c.key

@@ -62,18 +62,40 @@ def test_brute_force_equals_plain_enumeration(inst):
     assert u == pytest.approx(plain_enumeration(inst), rel=1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(harmony_instances(max_jobs=6, max_machines=8))
 def test_brute_force_dominates_oracle_and_harmony(inst):
-    """The exhaustive optimum >= the paper's Oracle (every n_G) >= Harmony with either L6 reading
-    (Harmony's n_G* is one of the Oracle's candidates: same Algorithm 2 and allocation)."""
+    """The exhaustive optimum >= the paper's Oracle (every prefix x every n_G, the rest placed by
+    the arrival rule) >= Harmony under every admission and L6 reading: Harmony's decision (its
+    prefix, its n_G*, then the same arrival rule) is one of the Oracle's candidates (same
+    Algorithm 2 and allocation).  space='groups' (all jobs x every n_G) contains admission='all'."""
     b = dmlsched.solve(inst, "brute-force")
     o = dmlsched.solve(inst, "oracle")
+    g = dmlsched.solve(inst, "oracle", space="groups")
     assert b.status == dmlsched.Status.OPTIMAL
-    assert b.objective >= o.objective - 1e-12
+    assert b.objective >= o.objective - 1e-12 and o.objective >= g.objective - 1e-12
     for rule in ("aggregate", "per-job"):
-        assert o.objective >= dmlsched.solve(inst, "harmony", group_rule=rule).objective - 1e-12
+        for admission in ("first-stop", "best-prefix", "all"):
+            h = dmlsched.solve(inst, "harmony", group_rule=rule, admission=admission)
+            assert o.objective >= h.objective - 1e-12, (rule, admission)
+        assert g.objective >= dmlsched.solve(inst, "harmony", group_rule=rule, admission="all").objective - 1e-12
     assert sum(b.solution.machines) == inst.machines  # Lemma 1: all machines are used at an optimum found first
+
+
+@settings(max_examples=40, deadline=None)
+@given(harmony_instances(min_jobs=2, max_jobs=12, max_machines=16))
+def test_oracle_contains_harmonys_default_decision(inst):
+    """Beyond brute force's reach: the Oracle's static U >= Harmony's default (first-stop) on
+    instances up to 12 jobs, and its candidate with Harmony's prefix and n_G* is Harmony's grouping."""
+    from dmlsched.problems.harmony.heuristics import _place_rest, group_prefix, schedule
+
+    o = dmlsched.solve(inst, "oracle")
+    h = dmlsched.solve(inst, "harmony")
+    assert o.objective >= h.objective - 1e-12
+    sch = schedule(inst)
+    cand = group_prefix(inst, list(range(sch.admitted)), n_groups=sch.n_groups)
+    _place_rest(inst, cand, list(range(sch.admitted, inst.num_jobs)))
+    assert cand.groups == sch.groups and cand.machines == sch.machines
 
 
 def test_brute_force_refusal_reads_as_a_person_expects(two_jobs):
@@ -186,15 +208,20 @@ def test_milp_time_limit_keeps_incumbent_and_bound():
 
 
 def test_oracle_space_option_changes_what_it_searches():
-    """space='groups' searches every n_G on all jobs; 'prefixes' also every number of jobs
-    (the rest placed by the arrival rule), so it examines more decisions and never finds less
-    on the admitted jobs; both contain Harmony's decision."""
+    """space='prefixes' (default) searches every number of jobs x every n_G, the rest placed by the
+    arrival rule, so it examines more decisions than 'groups' (every n_G on all jobs) and never
+    finds less; it contains Harmony's decision under every admission, 'groups' the one of
+    admission='all'."""
     from dmlsched.generate.harmony import evaluation_workload
 
-    inst = evaluation_workload(seed=0, num_jobs=20, num_machines=25)
-    g = dmlsched.solve(inst, "oracle")
-    p = dmlsched.solve(inst, "oracle", space="prefixes")
-    assert g.details["decisions"] == 20 and g.details["admitted"] == 20
-    assert p.details["decisions"] == sum(min(k, 25) for k in range(1, 21))
-    assert g.objective >= dmlsched.solve(inst, "harmony").objective - 1e-12
-    assert g.objective >= dmlsched.solve(inst, "harmony", group_rule="per-job").objective - 1e-12
+    inst = evaluation_workload(seed=0, num_jobs=20, num_machines=12)
+    p = dmlsched.solve(inst, "oracle")
+    g = dmlsched.solve(inst, "oracle", space="groups")
+    assert g.details["decisions"] == g.details["decisions_planned"] == 12 and g.details["admitted"] == 20
+    assert p.details["decisions"] == p.details["decisions_planned"] == sum(min(k, 12) for k in range(1, 21))
+    assert p.details["space"] == "prefixes" and p.objective >= g.objective - 1e-12
+    for admission in ("first-stop", "best-prefix", "all"):
+        for rule in ("aggregate", "per-job"):
+            assert p.objective >= dmlsched.solve(inst, "harmony", admission=admission,
+                                                 group_rule=rule).objective - 1e-12
+    assert g.objective >= dmlsched.solve(inst, "harmony", admission="all").objective - 1e-12

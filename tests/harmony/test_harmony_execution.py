@@ -154,16 +154,44 @@ def test_phase_is_a_plain_record():
 def test_a_sliver_phase_before_a_completion_is_valid(seed, sigma):
     """Regression (issue 21, item 11): on these workloads a job finished at the end of a phase
     shorter than the validator's tolerance, and Harmony's own run was rejected ("runs at ...
-    after finishing at ...")."""
+    after finishing at ...").  The runs that showed it were Harmony's with every job admitted
+    (``admission="all"``, pinned here: the test is about the execution model)."""
     from dmlsched import solve, validate
     from dmlsched.generate.harmony import evaluation_workload
 
     inst = evaluation_workload(seed=seed, iteration_sigma=sigma)
-    for method in ("harmony", "isolated"):
-        res = solve(inst, method, simulate=True)
+    for method, opts in (("harmony", {"admission": "all"}), ("harmony", {}), ("isolated", {})):
+        res = solve(inst, method, simulate=True, **opts)
         assert res.solution.execution is not None and res.details["avg_jct"] >= res.details["avg_jct_bound"]
         validate(inst, res.solution)
     # the phase lengths do include slivers: the shortest is below the tolerance the validator used to apply
-    ex = solve(inst, "harmony", simulate=True).solution.execution
+    ex = solve(inst, "harmony", admission="all", simulate=True).solution.execution
     shortest = min(p.end - p.start for p in ex.phases)
     assert shortest < 1e-6 * ex.makespan or sigma == 0.25
+
+
+def test_a_spent_budget_stops_the_searches_and_the_run():
+    """brute_force, oracle_search and simulate take a Budget (issue 22, D4): each asks it at its
+    check points (every 2,048 groupings, 64 decisions, every event), stops and records the cut."""
+    from dmlsched.budget import Budget
+    from dmlsched.generate.harmony import evaluation_workload
+    from dmlsched.problems.harmony.bruteforce import brute_force
+    from dmlsched.problems.harmony.oracle import oracle_search
+
+    cuts: list[str] = []
+    spent = Budget(0.0, on_cut=cuts.append)
+    inst = evaluation_workload(seed=0, num_jobs=20, num_machines=25)
+    _, _, count = oracle_search(inst, list(range(20)), budget=spent)
+    assert count == 64 and cuts == ["the Oracle's search"]
+    with pytest.raises(TimeoutError):
+        simulate(inst, HarmonyPolicy(), budget=spent)
+    assert cuts[-1] == "the simulation of the execution model"
+    # the Oracle's decisions inside a run ask the run's budget too (an 80-job run at 4 s ran 35 s)
+    cuts.clear()
+    with pytest.raises(TimeoutError):
+        simulate(inst, OraclePolicy(), budget=spent)
+    assert cuts[0] == "the Oracle's search" and cuts[-1] == "the simulation of the execution model"
+    small = evaluation_workload(seed=0, num_jobs=8, num_machines=4)
+    _, _, count, complete = brute_force(small, budget=spent)
+    assert count == 2048 and not complete and cuts[-1] == "the enumeration of groupings"
+    assert brute_force(small, budget=Budget(None))[3]  # no deadline: complete (Bell(8) = 4,140)

@@ -168,7 +168,7 @@ def test_aggregate_rule_is_the_brute_force_argmin(inst):
     vals = [abs(a.sum() * k - inst.t_net.sum()) for k in range(1, hi + 1)]
     k = best_num_groups(inst, jobs, "aggregate")
     assert vals[k - 1] <= min(vals) * (1 + 1e-12) + 1e-12
-    res = dmlsched.solve(inst, "harmony")  # the default reading
+    res = dmlsched.solve(inst, "harmony", admission="all")  # the default L6 reading, on every job
     assert res.details["n_groups"] == k and res.details["group_rule"] == "aggregate"
 
 
@@ -177,4 +177,47 @@ def test_unknown_rule_and_bad_n_groups(two_jobs):
         dmlsched.solve(two_jobs, "harmony", group_rule="median")
     with pytest.raises(dmlsched.OptionError, match="n_groups"):
         dmlsched.solve(two_jobs, "harmony", n_groups=0)
-    assert dmlsched.solve(two_jobs, "harmony", n_groups=5).details["n_groups"] == 2  # clamped
+    # clamped to min(|J|, M) = 2 (L6 on both jobs: admission="all")
+    assert dmlsched.solve(two_jobs, "harmony", admission="all", n_groups=5).details["n_groups"] == 2
+    with pytest.raises(dmlsched.OptionError, match="admission"):
+        dmlsched.solve(two_jobs, "harmony", admission="some")
+
+
+def _allocate_one_at_a_time(inst, groups, total):
+    """allocate_machines as it was before the threshold shortcut: every machine through the heap."""
+    import heapq
+    import math
+
+    m = [1] * len(groups)
+    a = [float(inst.t_cpu[g].sum()) * inst.reference_dop for g in groups]
+    nt = [float(inst.t_net[g].sum()) for g in groups]
+
+    def key(i):
+        return -(a[i] / (m[i] * nt[i])) if nt[i] > 0 else -math.inf
+
+    heap = [(key(i), i) for i in range(len(groups))]
+    heapq.heapify(heap)
+    for _ in range(total - len(groups)):
+        _, i = heapq.heappop(heap)
+        m[i] += 1
+        heapq.heappush(heap, (key(i), i))
+    return m
+
+
+@settings(max_examples=200, deadline=None)
+@given(harmony_instances(max_jobs=12, max_machines=4, integer_times=True), st.data())
+def test_allocation_shortcut_is_the_one_at_a_time_loop(inst, data):
+    """The threshold shortcut of allocate_machines (many machines per group) gives exactly the
+    one-at-a-time loop's machines, ties included (integer times: equal intensities are common)."""
+    total = data.draw(st.sampled_from([inst.num_jobs, 5 * inst.num_jobs + 3, 97, 1000, 10_000]))
+    total = max(total, inst.num_jobs)
+    k = data.draw(st.integers(1, inst.num_jobs))
+    groups = [list(range(inst.num_jobs))[i::k] for i in range(k)]
+    assert allocate_machines(inst, groups, total) == _allocate_one_at_a_time(inst, groups, total)
+
+
+def test_allocation_shortcut_at_paper_scale():
+    inst = evaluation_workload(seed=0, num_jobs=800, num_machines=10_000)
+    for k in (1, 7, 80, 623, 800):
+        groups = [list(range(800))[i::k] for i in range(k)]
+        assert allocate_machines(inst, groups) == _allocate_one_at_a_time(inst, groups, 10_000)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...budget import Budget
 from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
@@ -133,11 +134,11 @@ def bell(n: int) -> int:
 
 
 def brute_force(inst: HarmonyInstance, *, max_jobs: int = MAX_JOBS,
-                run: Run | None = None) -> tuple[HarmonySolution, float, int, bool]:
+                budget: Budget | None = None) -> tuple[HarmonySolution, float, int, bool]:
     """The utilisation-maximising grouping and allocation by exhaustive search.
 
     Returns ``(solution, U, partitions examined, complete)``; ``complete`` is
-    ``False`` when the run's deadline stopped the enumeration.
+    ``False`` when the budget stopped the enumeration (asked every 2,048 groupings).
 
     Raises
     ------
@@ -156,8 +157,8 @@ def brute_force(inst: HarmonyInstance, *, max_jobs: int = MAX_JOBS,
     complete = True
     for blocks in set_partitions(n):
         count += 1
-        if run is not None and count % 2048 == 0 and run.expired():
-            run.cut("the enumeration of groupings")
+        if budget is not None and count % 2048 == 0 and budget.stop():
+            budget.cut("the enumeration of groupings")
             complete = False
             break
         if len(blocks) > big_m:
@@ -189,7 +190,7 @@ def solve_brute_force(inst: HarmonyInstance, run: Run) -> Result:
         run.require(memory_bytes=2.0 ** inst.num_jobs * (inst.machines + 1) * 8 * 2,
                     what="the table of every subset's value on every machine count")
     with run.stage("enumerate"):
-        sol, u, count, complete = brute_force(inst, max_jobs=run.options["max_jobs"], run=run)
+        sol, u, count, complete = brute_force(inst, max_jobs=run.options["max_jobs"], budget=run.budget)
     details = {"partitions": count}
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
     if not complete:

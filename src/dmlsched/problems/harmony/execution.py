@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ...budget import Budget
 from .instance import HarmonyInstance
 from .solution import (  # noqa: F401  (re-exported: the execution model's run, its validator and metrics)
     Execution,
@@ -53,8 +54,9 @@ from .solution import (  # noqa: F401  (re-exported: the execution model's run, 
 class Sim:
     """Mutable state of a simulation, handed to the policy at each event."""
 
-    def __init__(self, inst: HarmonyInstance):
+    def __init__(self, inst: HarmonyInstance, budget: Budget | None = None):
         self.inst = inst
+        self.budget = budget  # what the run may spend: a policy's own searches ask it too
         self.groups: list[list[int]] = []
         self.machines: list[int] = []
         self.profiled: list[int] = list(range(inst.num_jobs))  # never run yet, submission order
@@ -111,20 +113,26 @@ class Policy(Protocol):
 
 # ---------------------------------------------------------------------------
 # the simulation
-def simulate(inst: HarmonyInstance, policy: Any, run: Any = None) -> Execution:
+def simulate(inst: HarmonyInstance, policy: Any, budget: Budget | None = None) -> Execution:
     """Run the execution model with ``policy`` until every job has finished.
+
+    ``budget`` is asked after every event (and by a policy's own searches, through
+    ``Sim.budget``); when it stops the run, the cut is recorded on it
+    (:meth:`~dmlsched.budget.Budget.cut`) and :class:`TimeoutError` is raised.
 
     Raises
     ------
     ValueError
         When a job has no ``iterations`` (nothing to run until).
+    TimeoutError
+        When the budget stopped the simulation.
     """
     if not inst.has_iterations:
         raise ValueError("the execution model needs every job's iterations")
     n = inst.num_jobs
     rem = np.array([float(j.iterations) for j in inst.jobs])
     done = np.full(n, np.nan)
-    sim = Sim(inst)
+    sim = Sim(inst, budget)
     policy.start(sim)
     phases: list[Phase] = []
     t = 0.0
@@ -157,8 +165,8 @@ def simulate(inst: HarmonyInstance, policy: Any, run: Any = None) -> Execution:
         events += 1
         policy.on_finish(sim, finished)
         sim._drop_empty()
-        if run is not None and events % 16 == 0 and run.expired():
-            run.cut("the simulation of the execution model")
+        if budget is not None and budget.stop():
+            budget.cut("the simulation of the execution model")
             raise TimeoutError("the deadline stopped the simulation")
     counters = dict(sim.counters, events=events)
     return Execution(phases=phases, completion=tuple(float(x) for x in done), policy=policy.name,

@@ -8,10 +8,12 @@
   job-bound check, then pairwise-swap fine-tuning.
 * :func:`allocate_machines` -- one machine per group, then one at a time to
   the most computation-intensive group.
-* :func:`schedule` -- Algorithm 1 (L4-13): the above on all jobs
-  (``admission="all"``) or on growing prefixes of the job list, stopping at
-  the first prefix that does not improve ``U`` (``"first-stop"``, the
-  printed L10-13) or trying every prefix (``"best-prefix"``).
+* :func:`schedule` -- Algorithm 1 (L4-13): the above on growing prefixes of
+  the job list, stopping at the first prefix that does not improve ``U``
+  (``admission="first-stop"``, the default: the printed L10-13 and the text's
+  "Once it sees no more improvement with the increasing set of jobs, Harmony
+  stops"), trying every prefix (``"best-prefix"``) or once on all jobs
+  (``"all"``).
 
 Every function takes the number of machines it may use (``machines``,
 default the cluster's ``M``): the regrouping of the execution model
@@ -243,17 +245,54 @@ def allocate_machines(inst: HarmonyInstance, groups: list[list[int]], machines: 
     m = [1] * n_g
     a = [float(inst.t_cpu[g].sum()) * inst.reference_dop for g in groups]
     nt = [float(inst.t_net[g].sum()) for g in groups]
+    extra = total - n_g
+    if extra <= 0:
+        return m
+    unbounded = [i for i in range(n_g) if not nt[i] > 0]
+    if unbounded:  # intensity inf: the lowest such index takes every machine, one at a time
+        m[unbounded[0]] += extra
+        return m
+    if extra > 4 * n_g:
+        m = _allocate_above_threshold(np.array(a), np.array(nt), extra)
 
     def key(i: int) -> float:
-        return -(a[i] / (m[i] * nt[i])) if nt[i] > 0 else -math.inf
+        return -(a[i] / (m[i] * nt[i]))
 
     heap = [(key(i), i) for i in range(n_g)]
     heapq.heapify(heap)
-    for _ in range(total - n_g):
+    for _ in range(total - sum(m)):
         _, i = heapq.heappop(heap)
         m[i] += 1
         heapq.heappush(heap, (key(i), i))
     return m
+
+
+def _allocate_above_threshold(a: np.ndarray, nt: np.ndarray, extra: int) -> list[int]:
+    """The state of :func:`allocate_machines`' one-at-a-time loop after it has handed out
+    every machine whose intensity is above a threshold ``t``, without the loop.
+
+    The ``g``-th machine of group ``i`` is given at intensity ``q(i, g) = a_i / (g nt_i)``
+    (computed as the loop computes it), non-increasing in ``g``; the loop always gives the
+    next machine to the largest current ``q``, so while some group still has a machine with
+    ``q > t`` to receive, it receives before any ``q <= t``: the first ``sum_i c_i``
+    machines the loop gives are exactly ``c_i = #{g >= 1 : q(i, g) > t}`` to each group
+    ``i``, and the loop continues from ``m_i = 1 + c_i`` as it would have (D'Hondt's
+    apportionment).  ``t`` starts at ``sum_i a_i / nt_i / extra``, where
+    ``sum_i c_i <= extra`` up to rounding (raised until it holds), leaving fewer than about
+    ``len(a)`` machines to the loop.
+    """
+    t = float((a / nt).sum()) / extra
+    while True:
+        c = np.floor(a / nt / t).astype(np.int64)
+        while True:  # c_i = the largest g >= 0 with q(i, g) > t (q as the loop computes it)
+            down = (c > 0) & ~(a / (np.maximum(c, 1) * nt) > t)
+            up = a / ((c + 1) * nt) > t
+            if not (down.any() or up.any()):
+                break
+            c = c - down + (up & ~down)
+        if int(c.sum()) <= extra:
+            return [int(x) + 1 for x in c]
+        t *= 1 + 1e-9
 
 
 # ---------------------------------------------------------------------------
@@ -301,13 +340,13 @@ def _utilisation(inst: HarmonyInstance, groups: list[list[int]], machines: list[
 
 
 #: readings of Algorithm 1's loop over the number of jobs (models/harmony.md)
-ADMISSIONS = ("all", "first-stop", "best-prefix")
+ADMISSIONS = ("first-stop", "best-prefix", "all")
 
 
 def schedule(
     inst: HarmonyInstance,
     *,
-    admission: str = "all",
+    admission: str = "first-stop",
     fine_tune: bool = True,
     n_groups: int | None = None,
     group_rule: str = "aggregate",
@@ -317,11 +356,16 @@ def schedule(
 ) -> Schedule:
     """Algorithm 1 on ``jobs`` (default: all, in instance order) and ``machines`` machines.
 
-    ``admission="all"``: L6-9 once on all the jobs.  ``"first-stop"``: L4-13 as
-    printed, on the prefixes ``J[:1], J[:2], ...``, stopping at the first prefix
-    that does not improve ``U``; the best prefix's grouping is kept (the
-    pseudo-code returns the last, non-improving ``G``: see models/harmony.md).
-    ``"best-prefix"``: every prefix, the best ``U`` kept (ties: fewer jobs).
+    ``admission="first-stop"`` (the default, the text's reading: "While
+    incrementing the number of jobs to consider, starting from a single job,
+    Harmony tries to find the set of job groups G with better resource
+    utilization [...] Once it sees no more improvement with the increasing set
+    of jobs, Harmony stops", Section 4.3.2): L4-13 as printed, on the prefixes
+    ``J[:1], J[:2], ...``, stopping at the first prefix that does not improve
+    ``U``; the best prefix's grouping is kept (the pseudo-code returns the last,
+    non-improving ``G``: see models/harmony.md).  ``"best-prefix"``: every
+    prefix, the best ``U`` kept (ties: fewer jobs).  ``"all"``: L6-9 once on
+    all the jobs.
 
     With ``place_rest`` (the static problem, where every job must be grouped),
     the jobs not admitted are then added one by one (in list order) to the
@@ -407,7 +451,7 @@ class HarmonyPolicy:
         Readings of Algorithm 1 and 2 (:func:`schedule`).
     """
 
-    admission: str = "all"
+    admission: str = "first-stop"
     group_rule: str = "aggregate"
     fine_tune: bool = True
     name: str = "harmony"
@@ -558,10 +602,10 @@ GROUP_RULE = Option(
     "dissertation's measured 93.2% CPU / 83.1% network utilisation supports) or 'per-job' (the printed "
     "sum_j |T_cpu_j(n_G) - T_net_j|)", choices=("aggregate", "per-job"))
 ADMISSION = Option(
-    "admission", str, "all",
-    "reading of Algorithm 1's loop over the number of jobs: 'all' (every job grouped), 'first-stop' "
-    "(printed L10-13: stop at the first prefix that does not improve U), 'best-prefix' (every prefix, "
-    "the best U)", choices=ADMISSIONS)
+    "admission", str, "first-stop",
+    "reading of Algorithm 1's loop over the number of jobs: 'first-stop' (the text and printed L10-13: "
+    "prefixes of the job list from a single job, stop at the first that does not improve U), 'best-prefix' "
+    "(every prefix, the best U), 'all' (L6-9 once on every job)", choices=ADMISSIONS)
 SIMULATE = Option(
     "simulate", bool, False,
     "also run the dissertation's execution model (lock-step group iterations, Section 4.3.2's "
@@ -609,7 +653,7 @@ def solve_harmony(inst: HarmonyInstance, run: Run) -> Result:
         with run.stage("simulate"):
             try:
                 sol.execution = simulate(inst, HarmonyPolicy(admission=o["admission"], group_rule=o["group_rule"],
-                                                         fine_tune=o["fine_tune"]), run=run)
+                                                         fine_tune=o["fine_tune"]), budget=run.budget)
             except TimeoutError:
                 details["simulation"] = "stopped by the deadline"
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})

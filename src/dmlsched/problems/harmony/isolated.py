@@ -81,7 +81,7 @@ def solve_isolated(inst: HarmonyInstance, run: Run) -> Result:
             raise NotApplicable("simulate: the execution model needs every job's iterations")
         with run.stage("simulate"):
             try:
-                sol.execution = simulate(inst, IsolatedPolicy(), run=run)
+                sol.execution = simulate(inst, IsolatedPolicy(), budget=run.budget)
             except TimeoutError:
                 details["simulation"] = "stopped by the deadline"
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})

@@ -18,30 +18,43 @@ list (``k = 1..|J|``, no early stop) and every number of groups
 allocation; the decision with the highest ``U`` is kept (ties: fewer jobs,
 then fewer groups).  Cost ``O(|J|^2)`` runs of Algorithm 2.
 
-The static problem (every job grouped) admits all jobs, so the method
-``oracle`` searches every ``n_G`` on all jobs (``space="groups"``, default) or,
-with ``space="prefixes"``, every (prefix, ``n_G``) with the jobs not admitted
-placed by the arrival rule (as ``harmony`` does with ``admission``).  With
-``simulate=True`` it also runs the execution model with the Oracle deciding
-at every event (:class:`OraclePolicy`).
+In the static problem (every job grouped) the method ``oracle`` searches every
+(prefix, ``n_G``) with the jobs after the prefix placed by the arrival rule, as
+``harmony`` places the jobs its admission leaves out, and keeps the highest
+``U`` of the whole grouping (``space="prefixes"``, default): its space holds
+Harmony's decision under every ``admission`` and ``group_rule``, so its ``U``
+is never below Harmony's.  ``space="groups"`` searches every ``n_G`` on all
+jobs only (Harmony's space with ``admission="all"``).  With ``simulate=True``
+it also runs the execution model with the Oracle deciding at every event
+(:class:`OraclePolicy`; there the jobs left out wait, and a decision is worth
+its admitted groups).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...budget import Budget
 from .execution import Sim, simulate
 from .heuristics import Schedule, _place_rest, group_prefix, group_value
 from .instance import HarmonyInstance
 
 
 def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None = None, *,
-                  fine_tune: bool = True, prefixes: bool = True,
-                  run=None) -> tuple[Schedule, float, int]:
+                  fine_tune: bool = True, prefixes: bool = True, place_rest: bool = False,
+                  budget: Budget | None = None) -> tuple[Schedule, float, int]:
     """The best decision over every prefix of ``jobs`` (or only all of them, ``prefixes=False``)
     and every number of groups.  Returns ``(schedule, sum_g m_g U(g), decisions examined)``.
 
-    Stops early (best so far) when ``run``'s deadline passes (recorded with ``run.cut``).
+    Without ``place_rest`` (the execution model, where the jobs left out wait) a decision is
+    worth its admitted groups' ``sum_g m_g U(g)``.  With it (the static problem, every job
+    grouped) the jobs after the prefix are first added by the arrival rule, as
+    :func:`~.heuristics.schedule` does with ``place_rest``, and the decision is worth the
+    whole grouping's value: the search then contains Harmony's static decision under every
+    ``admission`` and ``group_rule``.
+
+    Stops early (best so far) when ``budget`` stops it (asked every 64 decisions; the cut is
+    recorded with :meth:`~dmlsched.budget.Budget.cut`).
     """
     big_m = machines or inst.machines
     order = [int(j) for j in jobs]
@@ -51,10 +64,12 @@ def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None =
     sizes = range(1, len(order) + 1) if prefixes else [len(order)]
     for k in sizes:
         for n_g in range(1, min(k, big_m) + 1):
-            if run is not None and count % 64 == 0 and best is not None and run.expired():
-                run.cut("the Oracle's search")
+            if budget is not None and count % 64 == 0 and best is not None and budget.stop():
+                budget.cut("the Oracle's search")
                 return best, best_val, count
             cand = group_prefix(inst, order[:k], fine_tune=fine_tune, n_groups=n_g, machines=big_m)
+            if place_rest:
+                _place_rest(inst, cand, order[k:])
             val = group_value(inst, cand.groups, cand.machines)
             count += 1
             if val > best_val * (1 + 1e-12):
@@ -85,7 +100,8 @@ class OraclePolicy:
         if not jobs:
             return
         sim.count("scheduling_calls")
-        sch, value, _ = oracle_search(sim.inst, jobs, sim.inst.machines, fine_tune=self.fine_tune)
+        sch, value, _ = oracle_search(sim.inst, jobs, sim.inst.machines, fine_tune=self.fine_tune,
+                                      budget=sim.budget)
         if not sim.groups or value >= sim.value() * (1 - 1e-12):
             sim.replace(set(range(len(sim.groups))), sch.groups, sch.machines, jobs)
             sim.count("regroupings")
@@ -106,9 +122,11 @@ from .solution import HarmonySolution, metrics  # noqa: E402
     description="The dissertation's Oracle at scale (Sec. 4.4.7): every number of jobs x every number of "
                 "groups, the U-maximising decision",
     options=[
-        Option("space", str, "groups",
-               "static decision: 'groups' (all jobs, every n_G) or 'prefixes' (every prefix of the job list x "
-               "every n_G, the rest placed by the arrival rule)", choices=("groups", "prefixes")),
+        Option("space", str, "prefixes",
+               "static decision: 'prefixes' (every prefix of the job list x every n_G, the rest placed by the "
+               "arrival rule, the U of the whole grouping: contains Harmony's decision under every admission) or "
+               "'groups' (all jobs, every n_G: contains Harmony's with admission='all')",
+               choices=("prefixes", "groups")),
         FINE_TUNE, SIMULATE,
     ],
 )
@@ -117,11 +135,10 @@ def solve_oracle(inst: HarmonyInstance, run: Run) -> Result:
     o = run.options
     prefixes = o["space"] == "prefixes"
     n = inst.num_jobs
-    runs = (n * (n + 1)) // 2 if prefixes else min(n, inst.machines)
+    runs = sum(min(k, inst.machines) for k in range(1, n + 1)) if prefixes else min(n, inst.machines)
     with run.stage("search"):
-        sch, _, count = oracle_search(inst, list(range(n)), fine_tune=o["fine_tune"], prefixes=prefixes, run=run)
-    if sch.admitted < n:
-        _place_rest(inst, sch, list(range(sch.admitted, n)))
+        sch, _, count = oracle_search(inst, list(range(n)), fine_tune=o["fine_tune"], prefixes=prefixes,
+                                      place_rest=True, budget=run.budget)
     sol = HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines))
     details = {"decisions": count, "decisions_planned": runs, "n_groups": sch.n_groups, "admitted": sch.admitted,
                "space": o["space"]}
@@ -130,7 +147,7 @@ def solve_oracle(inst: HarmonyInstance, run: Run) -> Result:
             raise NotApplicable("simulate: the execution model needs every job's iterations")
         with run.stage("simulate"):
             try:
-                sol.execution = simulate(inst, OraclePolicy(fine_tune=o["fine_tune"]), run=run)
+                sol.execution = simulate(inst, OraclePolicy(fine_tune=o["fine_tune"]), budget=run.budget)
             except TimeoutError:
                 details["simulation"] = "stopped by the deadline"
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
