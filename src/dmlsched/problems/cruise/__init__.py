@@ -15,20 +15,19 @@ types), ``bounds.py`` (``lower-bound``), ``strategies.py`` (hypothesis),
 ``models/cruise.md``; claims: ``proofs/cruise.md``.
 """
 
+from ...family import Family
 from ...registry import register_family
 from . import instance, solution
 from .instance import CruiseInstance
 from .solution import CruiseConfig, epoch_times, evaluate_continuous
 
-SPEC = register_family(
-    "cruise",
-    instance,
-    solution,
-    instance_type=CruiseInstance,
-    sense="min",
-    objective_name="epoch time",
-    default_reference="exact",
-)
+FAMILY = register_family(Family(
+    name="cruise", package=__name__, instance_type=CruiseInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="epoch time", default_reference="exact",
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import bounds, bruteforce, heuristics, models, relaxation  # noqa: E402,F401  (register methods)
 from .bounds import continuous_lower_bound, lower_bound, lower_bound_for_workers  # noqa: E402

@@ -18,21 +18,21 @@ and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
 ``claims.py`` (the paper's claims).
 """
 
+from ...family import Family
 from ...registry import register_family
 from . import instance, solution
 from .bounds import alpha, theorem4_ratio
 from .instance import HareInstance, HareJob
 from .solution import HareSchedule, completion_times
 
-SPEC = register_family(
-    "hare",
-    instance,
-    solution,
-    instance_type=HareInstance,
-    sense="min",
-    objective_name="total weighted completion time",
-    default_reference="exact-cp",
-)
+FAMILY = register_family(Family(
+    name="hare", package=__name__, instance_type=HareInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="total weighted completion time", default_reference="exact-cp",
+    key_count=instance.key_count,
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 # the module layout is in the docstring above
 from . import models  # noqa: E402,F401  (registers exact, relaxation)

@@ -16,21 +16,20 @@ segments as the simulator's general path), ``dhondt.py`` (D'Hondt apportionment)
 (hypothesis), ``claims.py`` (the paper's claims).
 """
 
+from ...family import Family
 from ...registry import register_family
 from . import instance, solution
 from .dhondt import dhondt
 from .instance import MoldableInstance, MoldableTask, SpeedupCurve
 from .solution import MoldableSchedule, metrics
 
-SPEC = register_family(
-    "moldable",
-    instance,
-    solution,
-    instance_type=MoldableInstance,
-    sense="min",
-    objective_name="total flow time",
-    default_reference="exact-cp",
-)
+FAMILY = register_family(Family(
+    name="moldable", package=__name__, instance_type=MoldableInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="total flow time", default_reference="exact-cp",
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import heuristics  # noqa: E402,F401  (registers the policies)
 

@@ -13,22 +13,21 @@ the formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
 Specification: ``models/rar.md``.
 """
 
+from ...family import Family
 from ...registry import register_family
 from . import instance, solution
 from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
 
-SPEC = register_family(
-    "rar",
-    instance,
-    solution,
-    instance_type=RarInstance,
-    sense="min",
-    objective_name="makespan (slots)",
-    default_reference="exact-cp",
+FAMILY = register_family(Family(
+    name="rar", package=__name__, instance_type=RarInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="makespan (slots)", default_reference="exact-cp",
     infeasible=horizon_infeasible,
-)
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import heuristics  # noqa: E402,F401  (registers methods)
 from . import models  # noqa: E402,F401  (registers methods)
