@@ -56,15 +56,15 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: steps B1, B2, B5, B6, the Harmony step and C2; 204 after C3, with cli.py split over the cli/ package;
 #: 198 in 48 after C4; 197 in 47 after i22e's Hare decomposition/relaxation step, 195 in 47 after its
 #: moldable cp/models step; 185 in 46 after i22f's B3, the split of cruise/models.py; 180 in 45 after
-#: i22h's E1, the registry's one family loader imported at the top of io, cli/paths and bench/child)
+#: i22h's E1, the registry's one family loader imported at the top of io, cli/paths and bench/child;
+#: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
     "dmlsched/bench/execute.py": 10,
     "dmlsched/bench/report.py": 3,
-    "dmlsched/bench/reproduce.py": 13,
+    "dmlsched/bench/reproduce.py": 11,
     "dmlsched/bench/runner.py": 4,
-    "dmlsched/claims.py": 1,
     "dmlsched/cli/bench.py": 15,
     "dmlsched/cli/command.py": 4,
     "dmlsched/cli/gantt.py": 8,

@@ -28,9 +28,10 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: after C4 (PLC0415 255 -> 249, I001 47 -> 46, E501 118 -> 117), and after i22e's Hare
 #: decomposition/relaxation step (PLC0415 249 -> 248) and its moldable cp/models step (248 -> 246),
 #: and after i22f's B3, the split of cruise/models.py (246 -> 235), and after i22h's E1, the
-#: registry's one family loader (PLC0415 235 -> 229, I001 46 -> 45)
+#: registry's one family loader (PLC0415 235 -> 229, I001 46 -> 45), and its E6, claims from the
+#: registry (PLC0415 229 -> 226)
 BASELINE: dict[str, int] = {
-    "PLC0415": 229,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
+    "PLC0415": 226,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
     "E501": 117,  # line-too-long (> 120)
     "I001": 45,  # unsorted-imports
     "F401": 20,  # unused-import

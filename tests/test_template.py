@@ -244,6 +244,11 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
     for field, fn in wired.items():
         assert getattr(spec, field) is fn, (
             f"{where}: FAMILY.{field} is not {getattr(fn, '__module__', '')}.{getattr(fn, '__name__', fn)}")
+    has_claims = (folder / "claims.py").is_file()
+    assert (spec.claims is not None) == has_claims, (
+        f"{where}: FAMILY.claims is {spec.claims}, and the family {'has' if has_claims else 'has no'} claims.py")
+    if spec.claims is not None:
+        assert spec.claims == Ref(f"{where}.claims:CLAIMS"), f"{where}: FAMILY.claims is {spec.claims}"
     if spec.infeasible is not None:  # a cheap infeasibility proof: the family's own code
         assert spec.infeasible.__module__.rsplit(".", 1)[0] == where, (
             f"{where}: FAMILY.infeasible is {spec.infeasible.__module__}.{spec.infeasible.__name__}")
@@ -329,6 +334,33 @@ def test_family_check_can_fail(template):
             _check_layout(bad, TEMPLATE)
     finally:
         registry.register_problem(template.FAMILY)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_claims_are_its_own(family):
+    """``FAMILY.claims`` gives the family's claims: :class:`~dmlsched.claims.Claim` s
+    of this family, each key once, the same that ``all_claims`` collects."""
+    from dmlsched.claims import Claim, all_claims
+
+    spec = registry.family(family)
+    if spec.claims is None:
+        assert all_claims([family]) == []
+        return
+    claims = spec.claims.get()
+    assert claims and all(isinstance(c, Claim) and c.family == spec.name for c in claims)
+    keys = [c.key for c in claims]
+    assert len(set(keys)) == len(keys)
+    assert all_claims([spec.name]) == claims
+
+
+def test_all_claims_reads_every_family_in_the_bundled_order():
+    from dmlsched.claims import all_claims
+
+    order = [f.name for f in registry.bundled_families()]
+    assert [registry.family(p).name for p in FAMILIES] == order
+    fams = [c.family for c in all_claims()]
+    assert fams == sorted(fams, key=order.index)  # grouped by family, in FAMILIES order
+    assert {f for f in fams} == {f.name for f in registry.bundled_families() if f.claims is not None}
 
 
 # ---------------------------------------------------------------------------

@@ -106,6 +106,11 @@ class Family:
         The Python package that declares the family
         (``"dmlsched.problems.gpugrouping"``); ``None`` for a family built
         without one (a test's toy family).
+    claims
+        The paper's claims for ``dmlsched reproduce``: a :class:`Ref` to a list
+        of :class:`~dmlsched.claims.Claim` (``Ref("dmlsched.problems.hare.claims:CLAIMS")``),
+        imported only when the claims are asked for; ``None`` when the family
+        has none.
     """
 
     name: str
@@ -122,6 +127,7 @@ class Family:
     infeasible: Callable[[Any], str | None] | None = None
     key_count: Callable[[Any], int] | None = None
     package: str | None = None
+    claims: Ref | None = None
 
     @property
     def package_name(self) -> str | None:

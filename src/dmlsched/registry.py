@@ -20,8 +20,8 @@ from .family import Family, Ref, Sense
 from .options import options_from_signature
 
 __all__ = [
-    "KINDS", "Family", "Kind", "MethodSpec", "ProblemSpec", "Ref", "RegistryError", "Sense", "families",
-    "family", "get_method", "get_problem", "load_families", "methods", "problem_of", "register_family",
+    "KINDS", "Family", "Kind", "MethodSpec", "ProblemSpec", "Ref", "RegistryError", "Sense", "bundled_families",
+    "families", "family", "get_method", "get_problem", "load_families", "methods", "problem_of", "register_family",
     "register_method", "register_problem",
 ]
 
@@ -238,7 +238,20 @@ def load_families() -> None:
     problems = importlib.import_module("dmlsched.problems")
     for name in problems.FAMILIES:
         importlib.import_module(f"{problems.__name__}.{name}")
+    _BUNDLED[:] = [f"{problems.__name__}.{name}" for name in problems.FAMILIES]
     _LOADED = True
+
+
+#: the packages of the bundled families, in loading order (set by :func:`load_families`)
+_BUNDLED: list[str] = []
+
+
+def bundled_families() -> list[Family]:
+    """The families shipped with dmlsched, in the order of
+    :data:`dmlsched.problems.FAMILIES` (the order of ``dmlsched reproduce``)."""
+    load_families()
+    by_package = {spec.package: spec for spec in _PROBLEMS.values()}
+    return [by_package[p] for p in _BUNDLED if p in by_package]
 
 
 #: the former private name of :func:`load_families` (for code written before it)

@@ -37,10 +37,3 @@ OPTIONAL_MODULES = {
     "simulator": "the execution model that runs online policies",
 }
 
-
-def family_package(name: str) -> str:
-    """The package of a family given its registry name (``gpu-grouping`` -> ``dmlsched.problems.gpugrouping``)."""
-    pkg = name.replace("-", "")
-    if pkg not in FAMILIES:
-        raise KeyError(f"no family package for {name!r}")
-    return f"{__name__}.{pkg}"

@@ -15,7 +15,7 @@ types), ``bounds.py`` (``lower-bound``), ``strategies.py`` (hypothesis),
 ``models/cruise.md``; claims: ``proofs/cruise.md``.
 """
 
-from ...family import Family
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .instance import CruiseInstance
@@ -26,6 +26,7 @@ FAMILY = register_family(Family(
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="epoch time", default_reference="exact",
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

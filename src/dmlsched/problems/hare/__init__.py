@@ -18,7 +18,7 @@ and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
 ``claims.py`` (the paper's claims).
 """
 
-from ...family import Family
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .bounds import alpha, theorem4_ratio
@@ -31,6 +31,7 @@ FAMILY = register_family(Family(
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="total weighted completion time", default_reference="exact-cp",
     key_count=instance.key_count,
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

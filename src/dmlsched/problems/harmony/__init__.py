@@ -16,7 +16,7 @@ methods in ``heuristics.py`` and ``oracle.py``), ``strategies.py`` (hypothesis),
 ``models/harmony.md``; claims: ``proofs/harmony.md``.
 """
 
-from ...family import Family
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio
@@ -28,6 +28,7 @@ FAMILY = register_family(Family(
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="max", objective_name="cluster utilisation U (4.4)", default_reference="brute-force",
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

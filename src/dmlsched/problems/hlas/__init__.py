@@ -12,7 +12,7 @@ size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
 HLAS), ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
 """
 
-from ...family import Family
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .instance import HlasInstance, HlasJob
@@ -23,6 +23,7 @@ FAMILY = register_family(Family(
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="average job completion time", default_reference="offline-exact",
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -16,7 +16,7 @@ segments as the simulator's general path), ``dhondt.py`` (D'Hondt apportionment)
 (hypothesis), ``claims.py`` (the paper's claims).
 """
 
-from ...family import Family
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .dhondt import dhondt
@@ -28,6 +28,7 @@ FAMILY = register_family(Family(
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="total flow time", default_reference="exact-cp",
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

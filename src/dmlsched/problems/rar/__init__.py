@@ -13,7 +13,7 @@ the formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
 Specification: ``models/rar.md``.
 """
 
-from ...family import Family
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio
@@ -26,6 +26,7 @@ FAMILY = register_family(Family(
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="makespan (slots)", default_reference="exact-cp",
     infeasible=horizon_infeasible,
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
