@@ -57,7 +57,8 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: 198 in 48 after C4; 197 in 47 after i22e's Hare decomposition/relaxation step, 195 in 47 after its
 #: moldable cp/models step; 185 in 46 after i22f's B3, the split of cruise/models.py; 180 in 45 after
 #: i22h's E1, the registry's one family loader imported at the top of io, cli/paths and bench/child;
-#: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce)
+#: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce;
+#: 175 in 42 after its E7, json_values in dmlsched/fuzz.py)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
@@ -83,7 +84,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/plot.py": 6,
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
     "dmlsched/problems/gpugrouping/models.py": 10,
-    "dmlsched/problems/gpugrouping/strategies.py": 1,
     "dmlsched/problems/hare/gpupoint.py": 1,
     "dmlsched/problems/hare/heuristics.py": 1,
     "dmlsched/problems/hare/instance.py": 1,
@@ -96,7 +96,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/hlas/instance.py": 3,
     "dmlsched/problems/hlas/models.py": 7,
     "dmlsched/problems/hlas/solution.py": 4,
-    "dmlsched/problems/hlas/strategies.py": 1,
     "dmlsched/problems/moldable/cp.py": 1,
     "dmlsched/problems/moldable/models.py": 2,
     "dmlsched/problems/moldable/solution.py": 1,

@@ -101,7 +101,7 @@ def conformance(template):
 
 
 def _strategies(pkg: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{pkg.__name__}.strategies")
+    return pkg.FAMILY.strategies.get()
 
 
 # ---------------------------------------------------------------------------
@@ -258,7 +258,8 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
         mod = m.fn.__module__
         assert mod.rsplit(".", 1)[0] == where and mod.rsplit(".", 1)[1] in modules, (
             f"{spec.name}/{m.name} is defined in {mod}, outside the family's modules")
-    strat = importlib.import_module(f"{where}.strategies")
+    assert spec.strategies == Ref(f"{where}.strategies"), f"{where}: FAMILY.strategies is {spec.strategies}"
+    strat = spec.strategies.get()
     public = getattr(strat, "__all__", None)
     assert public and any(n.endswith("_instances") for n in public), (
         f"{where}.strategies: no __all__ with a *_instances strategy")
@@ -361,6 +362,44 @@ def test_all_claims_reads_every_family_in_the_bundled_order():
     fams = [c.family for c in all_claims()]
     assert fams == sorted(fams, key=order.index)  # grouped by family, in FAMILIES order
     assert {f for f in fams} == {f.name for f in registry.bundled_families() if f.claims is not None}
+
+
+def test_public_strategies_are_every_familys_own():
+    """:mod:`dmlsched.strategies` re-exports each family's ``Family.strategies``;
+    no family's strategies import another family's (hostile JSON comes from
+    :mod:`dmlsched.fuzz`)."""
+    import dmlsched.strategies as public
+    from dmlsched import fuzz
+
+    for spec in registry.bundled_families():
+        mod = spec.strategies.get()
+        for name in mod.__all__:
+            assert getattr(public, name) is getattr(mod, name), name
+        src = Path(mod.__file__).read_text()
+        others = [f.package_name for f in registry.bundled_families() if f is not spec]
+        assert not [o for o in others if f"{o}.strategies" in src], f"{spec.name}: imports another family's strategies"
+        if hasattr(mod, "json_values"):
+            assert mod.json_values is fuzz.json_values
+    assert public.json_values is fuzz.json_values
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_mutated_dicts_get_an_instance_or_an_instance_error(family):
+    """Each family's ``*_dicts_mutated`` (valid dicts with hostile JSON from
+    :mod:`dmlsched.fuzz` in one field) reaches the loader, which answers with an
+    instance or an :class:`InstanceError`, never another exception."""
+    mod = registry.family(family).strategies.get()
+    names = [n for n in mod.__all__ if n.endswith("_dicts_mutated")]
+    for name in names:
+        @settings(max_examples=25, deadline=None, database=None)
+        @given(getattr(mod, name)())
+        def loads(d):
+            try:
+                dmlsched.from_dict(d)
+            except InstanceError:
+                pass
+
+        loads()
 
 
 # ---------------------------------------------------------------------------

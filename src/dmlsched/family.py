@@ -111,6 +111,11 @@ class Family:
         of :class:`~dmlsched.claims.Claim` (``Ref("dmlsched.problems.hare.claims:CLAIMS")``),
         imported only when the claims are asked for; ``None`` when the family
         has none.
+    strategies
+        The family's hypothesis strategies: a :class:`Ref` to its
+        ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
+        whose ``__all__`` :mod:`dmlsched.strategies` re-exports; imported only
+        when asked for (hypothesis is an optional dependency).
     """
 
     name: str
@@ -128,6 +133,7 @@ class Family:
     key_count: Callable[[Any], int] | None = None
     package: str | None = None
     claims: Ref | None = None
+    strategies: Ref | None = None
 
     @property
     def package_name(self) -> str | None:

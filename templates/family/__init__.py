@@ -22,7 +22,7 @@ outside both lists is named in this docstring.  ``example.json`` is a bundled
 instance (a packaged family keeps its instances in ``instances/<family>/``).
 """
 
-from dmlsched.family import Family
+from dmlsched.family import Family, Ref
 from dmlsched.registry import register_family
 
 from . import instance, solution
@@ -35,6 +35,7 @@ FAMILY = register_family(Family(
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="total weighted completion time", default_reference="exact",
+    strategies=Ref(f"{__name__}.strategies"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

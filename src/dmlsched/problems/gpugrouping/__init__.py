@@ -9,7 +9,7 @@ and no number for the grouping, so the family has no ``bounds.py`` and no
 ``claims.py`` (Fig. 24, the number of groups, is an HLAS claim).
 """
 
-from ...family import Family
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .instance import GpuTypes, GroupingInstance, from_hlas, speeds_from_times
@@ -20,6 +20,7 @@ FAMILY = register_family(Family(
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="max over jobs of p_max - p_min", default_reference="exact-cp",
+    strategies=Ref(f"{__name__}.strategies"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

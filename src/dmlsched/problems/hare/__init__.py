@@ -32,6 +32,7 @@ FAMILY = register_family(Family(
     sense="min", objective_name="total weighted completion time", default_reference="exact-cp",
     key_count=instance.key_count,
     claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

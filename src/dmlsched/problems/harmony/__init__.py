@@ -29,6 +29,7 @@ FAMILY = register_family(Family(
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="max", objective_name="cluster utilisation U (4.4)", default_reference="brute-force",
     claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -24,6 +24,7 @@ FAMILY = register_family(Family(
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="average job completion time", default_reference="offline-exact",
     claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

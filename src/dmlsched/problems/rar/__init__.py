@@ -27,6 +27,7 @@ FAMILY = register_family(Family(
     sense="min", objective_name="makespan (slots)", default_reference="exact-cp",
     infeasible=horizon_infeasible,
     claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
