@@ -29,9 +29,10 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: decomposition/relaxation step (PLC0415 249 -> 248) and its moldable cp/models step (248 -> 246),
 #: and after i22f's B3, the split of cruise/models.py (246 -> 235), and after i22h's E1, the
 #: registry's one family loader (PLC0415 235 -> 229, I001 46 -> 45), and its E6, claims from the
-#: registry (PLC0415 229 -> 226), and its E7, json_values in dmlsched/fuzz.py (226 -> 223)
+#: registry (PLC0415 229 -> 226), and its E7, json_values in dmlsched/fuzz.py (226 -> 223),
+#: and its E2, the Gantt bars in the families' solution.py (223 -> 219)
 BASELINE: dict[str, int] = {
-    "PLC0415": 223,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
+    "PLC0415": 219,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
     "E501": 117,  # line-too-long (> 120)
     "I001": 45,  # unsorted-imports
     "F401": 20,  # unused-import

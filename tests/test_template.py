@@ -249,6 +249,9 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
         f"{where}: FAMILY.claims is {spec.claims}, and the family {'has' if has_claims else 'has no'} claims.py")
     if spec.claims is not None:
         assert spec.claims == Ref(f"{where}.claims:CLAIMS"), f"{where}: FAMILY.claims is {spec.claims}"
+    if spec.gantt is not None:
+        assert spec.gantt is getattr(sol_mod, "gantt_bars", None), (
+            f"{where}: FAMILY.gantt is not {sol_mod.__name__}.gantt_bars")
     if spec.infeasible is not None:  # a cheap infeasibility proof: the family's own code
         assert spec.infeasible.__module__.rsplit(".", 1)[0] == where, (
             f"{where}: FAMILY.infeasible is {spec.infeasible.__module__}.{spec.infeasible.__name__}")
@@ -362,6 +365,39 @@ def test_all_claims_reads_every_family_in_the_bundled_order():
     fams = [c.family for c in all_claims()]
     assert fams == sorted(fams, key=order.index)  # grouped by family, in FAMILIES order
     assert {f for f in fams} == {f.name for f in registry.bundled_families() if f.claims is not None}
+
+
+def _smallest_instance(name: str) -> Path:
+    files = sorted((ROOT / "instances" / name).glob("*.json"), key=lambda p: (p.stat().st_size, p.name))
+    assert files, f"{name}: no bundled instance"
+    return files[0]
+
+
+@pytest.mark.parametrize("family", [*FAMILIES, "template"])
+def test_family_gantt_bars_are_in_the_rows_and_in_time(family, request):
+    """``Family.gantt`` (``solution.gantt_bars``) on the default reference's solution of
+    the family's smallest bundled instance: bars in the chart's rows, ``0 <= start <= end``;
+    a family without it says why (``no_gantt``).  Drawn through :func:`dmlsched.plot.gantt_chart`."""
+    from dmlsched import plot
+
+    if family == "template":
+        request.getfixturevalue("template")
+        path = TEMPLATE_FILES[0]
+    else:
+        path = _smallest_instance(registry.family(family).name)
+    spec = registry.family(family)
+    if spec.gantt is None:
+        # Harmony's bars stay in plot.py until issue 21's Harmony work merges (then solution.gantt_bars)
+        assert spec.no_gantt or spec.name == "harmony", f"{family}: no gantt and no no_gantt sentence"
+    inst = dmlsched.load(path)
+    res = dmlsched.solve(inst, spec.default_reference, seed=0)
+    assert res.solution is not None, f"{family}/{spec.default_reference} on {path.name}: {res.status}"
+    chart = plot.gantt_chart(inst, res.solution)
+    assert chart.tasks, f"{family}: no bars"
+    rows = len(chart.row_labels) if chart.row_labels is not None else None
+    for t in chart.tasks:
+        assert 0 <= t["start"] <= t["end"], t
+        assert 0 <= t["gpu"] and (rows is None or t["gpu"] < rows), (t, rows)
 
 
 def test_public_strategies_are_every_familys_own():

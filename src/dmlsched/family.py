@@ -10,7 +10,7 @@ demand (a module needing an optional dependency, or one above the families'
 layer) are named by a :class:`Ref`, the one place dmlsched imports a family
 part by name.
 
-This module imports only the standard library.
+This module imports only the standard library and :mod:`dmlsched.gantt`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
+
+from .gantt import GanttChart
 
 Sense = Literal["min", "max"]
 
@@ -111,6 +113,13 @@ class Family:
         of :class:`~dmlsched.claims.Claim` (``Ref("dmlsched.problems.hare.claims:CLAIMS")``),
         imported only when the claims are asked for; ``None`` when the family
         has none.
+    gantt
+        ``gantt(instance, solution) -> GanttChart`` (:mod:`dmlsched.gantt`): the
+        bars :func:`dmlsched.plot.gantt_chart` draws (``solution.gantt_bars``);
+        ``None``: none, and :attr:`no_gantt` says why, or (a plugin) the bars
+        are the ``"tasks"`` of the solution's JSON.
+    no_gantt
+        Why the family's solutions cannot be drawn, when :attr:`gantt` is ``None``.
     strategies
         The family's hypothesis strategies: a :class:`Ref` to its
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
@@ -134,6 +143,8 @@ class Family:
     package: str | None = None
     claims: Ref | None = None
     strategies: Ref | None = None
+    gantt: Callable[[Any, Any], GanttChart] | None = None
+    no_gantt: str | None = None
 
     @property
     def package_name(self) -> str | None:

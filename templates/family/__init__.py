@@ -6,7 +6,8 @@ against the exact methods.  Every family has the same core files, and the
 same names in them (``tests/test_template.py`` checks every registered family):
 
 * ``instance.py`` -- the instance dataclass; ``from_dict``, ``to_dict``, ``size``;
-* ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``;
+* ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``,
+  ``gantt_bars`` (the bars ``dmlsched gantt`` draws);
 * ``models.py`` -- exact formulations (``exact``: a Pyomo MIP);
 * ``heuristics.py`` -- the paper's algorithm and baselines (``wspt``, ``random``);
 * ``strategies.py`` -- hypothesis strategies (``template_instances``);
@@ -36,6 +37,7 @@ FAMILY = register_family(Family(
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="total weighted completion time", default_reference="exact",
     strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

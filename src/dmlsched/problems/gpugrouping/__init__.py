@@ -21,6 +21,7 @@ FAMILY = register_family(Family(
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="max over jobs of p_max - p_min", default_reference="exact-cp",
     strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

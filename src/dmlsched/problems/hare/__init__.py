@@ -33,6 +33,7 @@ FAMILY = register_family(Family(
     key_count=instance.key_count,
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -25,6 +25,7 @@ FAMILY = register_family(Family(
     sense="min", objective_name="average job completion time", default_reference="offline-exact",
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -28,6 +28,7 @@ FAMILY = register_family(Family(
     infeasible=horizon_infeasible,
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
