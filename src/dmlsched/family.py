@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
 from .gantt import GanttChart
 
@@ -58,6 +58,44 @@ class Ref:
             return getattr(mod, attr)
         except AttributeError:
             raise ImportError(f"{self.target}: module {module!r} has no attribute {attr!r}") from None
+
+
+#: keys a hunt's moves never change, unless a family says otherwise
+DEFAULT_PROTECTED = frozenset({"problem", "name", "id", "description", "source", "expected"})
+
+
+@dataclass(frozen=True)
+class HuntSpace:
+    """The hunt's view of a family: what :mod:`dmlsched.hunt` may move and how far
+    (the moves themselves are the hunt's, :class:`dmlsched.hunt.Space`).
+
+    Attributes
+    ----------
+    element_lists
+        Keys of lists whose elements are whole objects (jobs, tasks, machines)
+        that moves may duplicate or drop.
+    default_size
+        The size caps of ``Family.sample`` AND of every move (a search cannot
+        drift to instances its exact reference cannot solve).
+    within
+        ``within(data, size) -> bool``: whether an instance (JSON form) respects the caps.
+    protected
+        Keys whose values moves never change.
+    integer_keys
+        Keys holding integers.
+    min_elements
+        Smallest length of each element list.
+    fix
+        ``fix(data) -> data`` repairs derived fields after a move, or ``None``.
+    """
+
+    element_lists: tuple[str, ...]
+    default_size: Mapping[str, Any]
+    within: Callable[[dict, Mapping[str, Any]], bool]
+    protected: frozenset[str] = DEFAULT_PROTECTED
+    integer_keys: frozenset[str] = frozenset()
+    min_elements: Mapping[str, int] = field(default_factory=dict)
+    fix: Callable[[dict], dict] | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +158,11 @@ class Family:
         are the ``"tasks"`` of the solution's JSON.
     no_gantt
         Why the family's solutions cannot be drawn, when :attr:`gantt` is ``None``.
+    sample
+        ``sample(rng, size) -> dict``: the family's seeded builder of small random
+        instances (JSON form; ``sample.random_instance``), within the caps ``size``.
+    hunt
+        The :class:`HuntSpace` of the hunt (``sample.HUNT``); ``None``: no hunt space.
     strategies
         The family's hypothesis strategies: a :class:`Ref` to its
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
@@ -145,6 +188,8 @@ class Family:
     strategies: Ref | None = None
     gantt: Callable[[Any, Any], GanttChart] | None = None
     no_gantt: str | None = None
+    sample: Callable[[Any, dict], dict] | None = None
+    hunt: HuntSpace | None = None
 
     @property
     def package_name(self) -> str | None:

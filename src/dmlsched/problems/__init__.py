@@ -35,5 +35,6 @@ OPTIONAL_MODULES = {
     "baselines": "the baselines the paper compares with",
     "policies": "online policies' decision rules",
     "simulator": "the execution model that runs online policies",
+    "sample": "the seeded builder of small random instances (random_instance) and the hunt's caps (HUNT)",
 }
 

@@ -15,12 +15,13 @@ relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``models/hare-cp.md``); ``lowerbounds.py`` (``lower-bound``); ``bounds.py``
 (Theorem 4's ratio, the mended ratio); ``bruteforce.py`` (left-shifted timing
 and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
+``sample.py`` (random small instances and the hunt's caps);
 ``claims.py`` (the paper's claims).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import instance, sample, solution
 from .bounds import alpha, theorem4_ratio
 from .instance import HareInstance, HareJob
 from .solution import HareSchedule, completion_times
@@ -34,6 +35,7 @@ FAMILY = register_family(Family(
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=sample.HUNT,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -12,13 +12,14 @@ discrete-event execution model), ``incremental.py`` (malleable
 Equipartition re-divided incrementally on whole-GPU instances, the same
 segments as the simulator's general path), ``dhondt.py`` (D'Hondt apportionment),
 ``models.py`` (``exact``: time-indexed MIP), ``cp.py`` (``exact-cp``),
-``bounds.py`` (``preemptive-lb``, the quoted ratio), ``strategies.py``
+``bounds.py`` (``preemptive-lb``, the quoted ratio), ``sample.py`` (random small
+instances and the hunt's caps), ``strategies.py``
 (hypothesis), ``claims.py`` (the paper's claims).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import instance, sample, solution
 from .dhondt import dhondt
 from .instance import MoldableInstance, MoldableTask, SpeedupCurve
 from .solution import MoldableSchedule, gantt_tasks, metrics
@@ -31,6 +32,7 @@ FAMILY = register_family(Family(
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=sample.HUNT,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

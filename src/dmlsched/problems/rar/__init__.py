@@ -8,14 +8,15 @@ slots), ``heuristics.py`` (``sjf-bco``, ``ff``, ``ls``, ``rand``,
 ``ilp-bound``: ILP (14)-(16); ``lower-bound``), ``cp.py`` (``exact-cp``),
 ``dp.py`` (``exact-dp``), ``counts.py`` (count-vector schedules shared by
 the formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
-(Theorem 5's ratio, simple lower bounds), ``strategies.py`` (hypothesis),
+(Theorem 5's ratio, simple lower bounds), ``sample.py`` (random small instances and the hunt's caps),
+``strategies.py`` (hypothesis),
 ``claims.py`` (the paper's claims).
 Specification: ``models/rar.md``.
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import instance, sample, solution
 from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
@@ -29,6 +30,7 @@ FAMILY = register_family(Family(
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=sample.HUNT,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
