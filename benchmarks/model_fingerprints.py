@@ -28,12 +28,12 @@ Builders reached (public functions and classes of the families):
   ``models.build_count_model(inst, counts)`` for the type counts of the
   ``proportional`` configuration.
 - gpu-grouping: ``models.build_model``, ``models.build_typed_model``,
-  ``models.TypedCpModel`` (CP-SAT, default scaling, no hint).
+  ``cp.TypedCpModel`` (CP-SAT, default scaling, no hint).
 - hare: ``models.build_exact`` (weighted completion and ``flow=True``),
   ``relaxation.build_relaxation_master``, ``relaxation.build_rl_miqcp``,
   ``cp.build_cp`` (default scaling, box from ``smith-eft``'s schedule).
 - harmony: ``models.build_model``.
-- hlas: ``models.OfflineCpModel`` (rounding exact, up and down; default scale).
+- hlas: ``cp.OfflineCpModel`` (rounding exact, up and down; default scale).
 - moldable: ``models.build_model``; ``cp.MoldableCp`` on ``cp.scaled_data``
   with the default scale and the upper bound of ``moldable-equi``.
 - rar: ``models.build_ilp_bound``; ``models.build_schedule_ilp`` over
@@ -100,15 +100,15 @@ def _type_counts(inst: Any, cfg: Any) -> tuple[int, ...]:
 
 
 def _grouping(inst: Any) -> Iterator[tuple[str, Callable[[], Any]]]:
-    from dmlsched.problems.gpugrouping import models
+    from dmlsched.problems.gpugrouping import cp, models
 
     yield "build_model", lambda: models.build_model(inst)
     yield "build_typed_model", lambda: models.build_typed_model(inst)
 
     def typed_cp() -> Any:
         types = inst.gpu_types
-        sc = models.choose_scaling(np.array(types.speeds, dtype=float), types.counts, None)
-        return models.TypedCpModel(inst, sc).model
+        sc = cp.choose_scaling(np.array(types.speeds, dtype=float), types.counts, None)
+        return cp.TypedCpModel(inst, sc).model
 
     yield "TypedCpModel", typed_cp
 
@@ -137,12 +137,11 @@ def _harmony(inst: Any) -> Iterator[tuple[str, Callable[[], Any]]]:
 
 
 def _hlas(inst: Any) -> Iterator[tuple[str, Callable[[], Any]]]:
-    from dmlsched.problems.hlas import models
+    from dmlsched.problems.hlas import cp
 
     for rounding in ("exact", "up", "down"):
         yield (f"OfflineCpModel(rounding={rounding})",
-               lambda r=rounding: models.OfflineCpModel(inst, models.choose_time_scale(inst).scale,
-                                                        rounding=r).model)
+               lambda r=rounding: cp.OfflineCpModel(inst, cp.choose_time_scale(inst).scale, rounding=r).model)
 
 
 def _moldable(inst: Any) -> Iterator[tuple[str, Callable[[], Any]]]:

@@ -9,7 +9,7 @@ import pytest
 
 from dmlsched.claims import (OUTCOMES, VERDICTS, WORDS, Claim, Part, PartResult, Point, ReadingVerdict,
                              ceiling_violations, claim_word, fmt, judge_part, judgement, point_factor,
-                             point_reduction, step_change, sweep_factor, sweep_reduction)
+                             point_reduction, step_change, summary_word, sweep_factor, sweep_reduction)
 
 ABOUT_1_1 = Part("p", "A vs B", "about", 1.1, "factor", "aggregate", tolerance=0.15)
 AT_LEAST = Part("p", "A vs B", "at least", 0.546, "reduction", "every", tolerance=0.15)
@@ -193,3 +193,50 @@ def test_numbers_that_round_to_no_effect_show_their_side():
     assert fmt(0.998, "factor") == "0.998x" and fmt(1.0, "factor") == "1.00x" and fmt(1.004, "factor") == "1.004x"
     assert fmt(1.23, "factor") == "1.23x" and fmt(0.9996, "factor") == "0.9996x"
     assert fmt(-0.0004, "delta") == "-0.04%" and fmt(0.2, "delta") == "+20.0%"
+
+
+def test_a_difference_of_percentages_prints_in_percentage_points():
+    # a gap of 16.1% after one of 21.9%: -5.8 percentage points, not "-5.8%" (a relative change)
+    assert fmt(0.161 - 0.219, "pp") == "-5.8 pp"
+    assert fmt(0.021, "pp") == "+2.1 pp"
+    assert fmt(0.0004, "pp") == "+0.04 pp"  # shows its side of 0 like the other units
+    assert fmt(0.021, "delta") == "+2.1%"  # a relative change keeps %
+    grows = Part("g", "gap grows", "grows", None, "pp", "every")
+    assert PartResult(grows, [Point("a", -0.058), Point("b", 0.02)]).ours_text() == "-5.8 pp to +2.0 pp"
+    assert "-5.8 pp" in judge_part(grows, [Point("a", -0.058)])[1]
+
+
+def test_an_unreachable_reason_gives_each_point_its_own_ceiling():
+    pts = [Point("vs FIFO", 0.047, 0.159), Point("vs SRTF", 0.033, 0.147), Point("vs Homo", 0.161, 0.259),
+           Point("vs Allox", 0.144, 0.245)]
+    out, why = judge_part(AT_LEAST, pts)
+    assert out == "unreachable"
+    for label, cap in (("vs FIFO", "15.9%"), ("vs SRTF", "14.7%"), ("vs Homo", "25.9%"), ("vs Allox", "24.5%")):
+        assert f"{label} (ceiling {cap})" in why
+    out, why = judge_part(ALWAYS, [Point("x", 0.9, 1.0), Point("y", 0.8, 0.95)])
+    assert out == "unreachable" and "x (ceiling 1.00x)" in why and "y (ceiling 0.95x)" in why
+
+
+def _rv(name, ours, default=False, published=False):
+    return ReadingVerdict(name, [PartResult(ABOUT_1_1, [Point("g", ours)])], published=published,
+                          why="substitute", default=default)
+
+
+def test_summary_shows_when_the_word_depends_on_the_reading_in_either_direction():
+    # the default holds, another reading fails: shown
+    w, note = summary_word([_rv("effective", 1.1, default=True), _rv("compute", 0.9)])
+    assert w == "inconclusive"
+    assert note == "with this setup: reproduced; depends on the reading: not reproduced under `compute`"
+    # the mirror image (the default fails, another reading holds): shown the same way
+    w, note = summary_word([_rv("compute", 0.9, default=True), _rv("effective", 1.1)])
+    assert note == "with this setup: not reproduced; depends on the reading: reproduced under `effective`"
+    # readings giving the default's word are not listed; several are grouped by word, in the rule's order
+    rs = [_rv("d", 1.1, default=True), _rv("same", 1.1), _rv("a", 0.9), _rv("b", 1.02), _rv("c", 0.8)]
+    assert summary_word(rs)[1] == ("with this setup: reproduced; depends on the reading: direction only under `b`; "
+                                   "not reproduced under `a`, `c`")
+    assert summary_word([_rv("d", 1.1, default=True), _rv("same", 1.1)])[1] == "with this setup: reproduced"
+    # published readings: the words themselves
+    pub = [_rv("d", 1.1, default=True, published=True), _rv("x", 0.9, published=True)]
+    assert summary_word(pub) == ("reproduced", "depends on the reading: not reproduced under `x`")
+    assert summary_word([_rv("d", 1.1, default=True, published=True)]) == ("reproduced", "")
+    assert summary_word([]) == ("not run", "")

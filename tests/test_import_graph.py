@@ -59,7 +59,7 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: i22h's E1, the registry's one family loader imported at the top of io, cli/paths and bench/child;
 #: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce;
 #: 175 in 42 after its E7, json_values in dmlsched/fuzz.py; 172 in 42 after its E2, the families'
-#: Gantt bars in their solution.py)
+#: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
@@ -84,7 +84,8 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/kit.py": 2,
     "dmlsched/plot.py": 3,
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
-    "dmlsched/problems/gpugrouping/models.py": 10,
+    "dmlsched/problems/gpugrouping/cp.py": 2,
+    "dmlsched/problems/gpugrouping/models.py": 4,
     "dmlsched/problems/hare/gpupoint.py": 1,
     "dmlsched/problems/hare/heuristics.py": 1,
     "dmlsched/problems/hare/instance.py": 1,
@@ -95,7 +96,8 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/hlas/bruteforce.py": 3,
     "dmlsched/problems/hlas/heuristics.py": 3,
     "dmlsched/problems/hlas/instance.py": 3,
-    "dmlsched/problems/hlas/models.py": 7,
+    "dmlsched/problems/hlas/cp.py": 2,
+    "dmlsched/problems/hlas/models.py": 1,
     "dmlsched/problems/hlas/solution.py": 4,
     "dmlsched/problems/moldable/cp.py": 1,
     "dmlsched/problems/moldable/models.py": 2,

@@ -162,7 +162,7 @@ def test_to_int_rounds_in_the_direction_asked_never_by_float_error():
 def test_hlas_objective_cut_is_an_integer_at_or_above_the_run():
     """Issue 24, item 4: ``floor(upper + 1e-9)`` of a float product 1e-8 below the integer
     excluded the hint; the cut is now the ceiling of the run's exact value."""
-    from dmlsched.problems.hlas.models import OfflineCpModel
+    from dmlsched.problems.hlas.cp import OfflineCpModel
     from dmlsched.problems.hlas.solution import HlasRun
 
     r = random.Random(3)

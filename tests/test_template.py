@@ -257,7 +257,7 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
         assert spec.gantt is getattr(sol_mod, "gantt_bars", None), (
             f"{where}: FAMILY.gantt is not {sol_mod.__name__}.gantt_bars")
     if spec.infeasible is not None:  # a cheap infeasibility proof: the family's own code
-        assert spec.infeasible.__module__.rsplit(".", 1)[0] == where, (
+        assert spec.infeasible.__module__ == where or spec.infeasible.__module__.startswith(where + "."), (
             f"{where}: FAMILY.infeasible is {spec.infeasible.__module__}.{spec.infeasible.__name__}")
     ms = registry.methods(spec.name)
     assert ms, f"{spec.name}: no methods"
@@ -532,3 +532,96 @@ def test_loading_every_family_imports_nothing_heavy():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "", f"loading the registry imports {r.stdout.strip()}"
+
+
+# ---------------------------------------------------------------------------
+# (c) module roles (PLAN-22 5.4): a method is registered in the module of the
+# technique that computes it
+
+#: the module of each canonical method role (a method named so has that role)
+ROLE_MODULE = {"exact": "models", "exact-cp": "cp", "exact-dp": "dp", "brute-force": "bruteforce",
+               "relaxation": "relaxation", "lower-bound": "bounds"}
+#: the role of an exact method whose name is not canonical
+ROLES = {("hlas", "offline-exact"): "exact-cp", ("hlas", "offline-mip"): "exact", ("rar", "exact-nd"): "exact"}
+#: the kinds a role module may register; heuristics and policies may also live in a
+#: family's own helper module (named in its ``__init__`` docstring, e.g. hare's ``allox.py``)
+MODULE_KINDS = {
+    "models": {"exact", "bound"}, "cp": {"exact", "bound"}, "dp": {"exact", "bound"},
+    "bruteforce": {"exact", "bound"}, "relaxation": {"bound"}, "bounds": {"bound"}, "lowerbounds": {"bound"},
+    "heuristics": {"heuristic", "policy"}, "baselines": {"heuristic", "policy"},
+    "instance": set(), "solution": set(), "strategies": set(), "claims": set(), "policies": set(),
+    "simulator": set(), "__init__": set(),
+}
+#: methods another step of issue 22 is moving (name -> the module it is in until then);
+#: this table may only shrink
+PENDING_MOVES = {("hare", "lower-bound"): "lowerbounds"}
+
+
+def _role_problems(problem: str) -> list[str]:
+    """What breaks the module roles among the registered methods of ``problem``."""
+    bad = []
+    for m in registry.methods(problem):
+        mod = m.fn.__module__.rsplit(".", 1)[1]
+        if PENDING_MOVES.get((problem, m.name)) == mod:
+            continue
+        role = ROLES.get((problem, m.name), m.name)
+        if role in ROLE_MODULE and mod != ROLE_MODULE[role]:
+            bad.append(f"{problem}/{m.name} ({role}) is registered in {mod}.py, not {ROLE_MODULE[role]}.py")
+        elif role not in ROLE_MODULE and m.kind == "exact":
+            bad.append(f"{problem}/{m.name}: an exact method with no role (name it canonically or add it to ROLES)")
+        if mod in MODULE_KINDS and m.kind not in MODULE_KINDS[mod]:
+            bad.append(f"{problem}/{m.name}: {mod}.py registers kind {m.kind!r} "
+                       f"(its role allows {sorted(MODULE_KINDS[mod]) or 'no method'})")
+    return bad
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_methods_live_in_the_module_of_their_role(family):
+    pkg = importlib.import_module(f"dmlsched.problems.{family}")
+    assert _role_problems(pkg.SPEC.name) == []
+
+
+def test_template_methods_live_in_the_module_of_their_role(template):
+    assert _role_problems(template.SPEC.name) == []
+    modules = {p.stem for p in TEMPLATE.glob("*.py")}
+    assert modules <= set(MODULE_KINDS)
+
+
+def test_every_role_module_is_a_listed_module():
+    """The role modules are the template's names: core or optional, one job each."""
+    assert set(ROLE_MODULE.values()) | {"baselines"} <= set(CORE_MODULES) | set(OPTIONAL_MODULES)
+    assert set(MODULE_KINDS) <= set(CORE_MODULES) | set(OPTIONAL_MODULES)
+
+
+def test_role_check_can_fail(tmp_path):
+    """A copy of the template with ``exact-cp`` registered in ``models.py`` (and a
+    heuristic registered in ``bounds.py``) fails the role check."""
+    from dmlsched.cli import load_plugins
+
+    folder = tmp_path / "rolecopy"
+    folder.mkdir()
+    for p in TEMPLATE.glob("*.py"):
+        text = p.read_text()
+        if p.name == "instance.py":
+            text = text.replace('PROBLEM = "template"', 'PROBLEM = "template-roles"')
+        elif p.name == "models.py":
+            text = text.replace('@method(PROBLEM, "exact", kind="exact"', '@method(PROBLEM, "exact-cp", kind="exact"')
+        elif p.name == "bounds.py":
+            text = text.replace('"lower-bound", kind="bound"', '"lower-bound", kind="heuristic"')
+        (folder / p.name).write_text(text)
+    registry._ensure_loaded()
+    saved = dict(registry._PROBLEMS), dict(registry._METHODS)
+    try:
+        load_plugins([str(folder / "__init__.py")])
+        assert {m.name for m in registry.methods("template-roles")} >= {"exact-cp", "lower-bound"}
+        bad = _role_problems("template-roles")
+        assert "template-roles/exact-cp (exact-cp) is registered in models.py, not cp.py" in bad
+        assert any("bounds.py registers kind 'heuristic'" in b for b in bad)
+    finally:
+        registry._PROBLEMS.clear()
+        registry._PROBLEMS.update(saved[0])
+        registry._METHODS.clear()
+        registry._METHODS.update(saved[1])
+        for m in [m for m, mod in list(sys.modules.items())
+                  if str(getattr(mod, "__file__", "") or "").startswith(str(folder))]:
+            del sys.modules[m]

@@ -81,8 +81,10 @@ some part is unreachable and no part fails; else ``partially reproduced`` if
 some part holds and some does not; else ``direction only`` if every part's sign
 holds; else ``not reproduced``.  ``not run`` is kept for setup or judge
 failures.  The headline is the default reading's word; the other readings
-follow in the claim's section.  :data:`WORDS` holds the definitions the report
-prints at its top.
+follow in the claim's section.  Where another reading gives a different word
+(kinder or harsher alike), the summary shows it beside the headline with the
+readings that give it (:func:`summary_word`): the word depends on the reading.
+:data:`WORDS` holds the definitions the report prints at its top.
 
 Suites: a method entry ``"NAME@LABEL"`` runs method ``NAME`` with the options
 ``suite.options["NAME@LABEL"]`` (over ``suite.options["NAME"]``); its records
@@ -147,6 +149,11 @@ RULE: tuple[str, ...] = (
     "tolerance, lies beyond the ceiling); `fails` (the wrong sign at a covered point where a better schedule "
     "existed, or a stated value missed). 'Close' parts (either way within the tolerance) hold or fail; 'slightly "
     "better' parts ('a trivial improvement') need the right sign: a loss fails.",
+    "Readings: the headline word is the default reading's; where another reading of the paper gives a different "
+    "word, kinder or harsher alike, the Summary shows that word beside the headline with the readings that give it "
+    "('depends on the reading'), and the claim's section gives every reading's word. A setup a claim revisits "
+    "(for example Hare's long jobs or batch arrivals) is listed as one more reading: it changes the workload, "
+    "not the paper's text, and its name says so.",
 )
 
 #: outcomes of a part (:func:`judge_part`)
@@ -158,7 +165,7 @@ DEFAULT_TOLERANCE = 0.15
 PartKind = Literal["at least", "about", "always better", "slightly better", "grows", "close", "value", "at most",
                    "bound"]
 Subject = Literal["method", "context"]
-Unit = Literal["factor", "reduction", "delta", "value"]
+Unit = Literal["factor", "reduction", "delta", "pp", "value"]
 Scale = Literal["full", "quick"]
 Role = Literal["claim", "theory", "model check", "context"]
 
@@ -216,8 +223,9 @@ class Part:
         ``"grows"``.
     unit
         ``"factor"`` (B / A, > 1: A better; effect ``x - 1``), ``"reduction"``
-        (``1 - A / B``; effect ``x``), ``"delta"`` (a step; effect ``x``) or
-        ``"value"``.
+        (``1 - A / B``; effect ``x``), ``"delta"`` (a step, a relative change;
+        effect ``x``), ``"pp"`` (a difference of two percentages, printed in
+        percentage points; effect ``x``) or ``"value"``.
     covers
         ``"every"`` (the claim says always / every / at least, states a range or
         a trend along a figure's axis: each covered point must hold) or
@@ -542,7 +550,7 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
     if wrong:
         blocked = [p for p in wrong if cap[id(p)] is not None and cap[id(p)] <= 0]
         if len(blocked) == len(wrong):
-            return "unreachable", f"{_labels(blocked)}: no schedule beats the baseline (ceiling {fmt(blocked[0].ceiling, u)})"
+            return "unreachable", f"no schedule beats the baseline: {_ceilings(blocked, u)}"
         lost = [p for p in wrong if p not in blocked]
         return "fails", f"wrong sign at {_labels(lost)} ({fmt(lost[0].ours, u)})"
     if part.kind == "slightly better":
@@ -557,8 +565,8 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
     lo, hi = big * (1 - tol) - eps, big * (1 + tol) + eps
     beyond = [p for p in pts if cap[id(p)] is not None and cap[id(p)] < lo]
     if beyond:
-        return "unreachable", (f"the ceiling {fmt(beyond[0].ceiling, u)} at {_labels(beyond)} is below the "
-                               f"paper's {fmt(part.paper, u)} (less its tolerance)")
+        return "unreachable", (f"the ceiling is below the paper's {fmt(part.paper, u)} (less its tolerance) at "
+                               f"{_ceilings(beyond, u)}")
     short = [p for p in pts if eff[id(p)] < lo]
     over = [p for p in pts if part.kind == "about" and eff[id(p)] > hi]
     if not short and not over:
@@ -611,12 +619,51 @@ def judgement(readings: list[ReadingVerdict], *, ours: str = "", ceiling: str = 
     return Judgement(verdict, rows or [], caveats or [], measured, readings, ours, ceiling, caveat)
 
 
+def _compared_word(r: ReadingVerdict, inconclusive: bool) -> str:
+    """A reading's word as the summary compares it: what its setup shows when the headline is
+    ``inconclusive`` and so is this reading (the same setup caveat), else its word."""
+    return r.setup_word if inconclusive and r.word == "inconclusive" else r.word
+
+
+def summary_word(readings: Sequence[ReadingVerdict], names: int = 3) -> tuple[str, str]:
+    """The summary's verdict: ``(word, note)``, the default reading's word and the note after it.
+
+    The note gives what the setup shows when the word is ``inconclusive`` and, where other
+    readings give a different word, every such word with the readings that give it (at most
+    ``names`` names each), whatever its direction: ``("inconclusive", "with this setup:
+    reproduced; depends on the reading: not reproduced under `compute`")``.  One rule for every
+    claim; ``("not run", "")`` without readings.
+    """
+    if not readings:
+        return "not run", ""
+    d = next((r for r in readings if r.default), readings[0])
+    inconclusive = d.word == "inconclusive"
+    notes = [f"with this setup: {d.setup_word}"] if inconclusive else []
+    own = _compared_word(d, inconclusive)
+    differ: dict[str, list[str]] = {}
+    for r in readings:
+        w = _compared_word(r, inconclusive)
+        if r is not d and w != own:
+            differ.setdefault(w, []).append(f"`{r.name}`")
+    if differ:
+        groups = [f"{w} under {', '.join(ns[:names])}" + (f" (+{len(ns) - names} more)" if len(ns) > names else "")
+                  for w, ns in sorted(differ.items(), key=lambda kv: VERDICTS.index(kv[0]))]
+        notes.append("depends on the reading: " + "; ".join(groups))
+    return d.word, "; ".join(notes)
+
+
 # ---------------------------------------------------------------------------
 # formatting and aggregates shared by the judges
 def fmt(x: float | None, unit: str) -> str:
-    """A number in a part's unit: ``1.23x``, ``+12.3%``, ``12.3%`` or ``1.23``."""
+    """A number in a part's unit: ``1.23x``, ``+12.3%``, ``12.3%``, ``+12.3 pp`` or ``1.23``.
+
+    ``"pp"`` is a difference of two percentages (e.g. a gap of 16.1% against one of
+    21.9%): it is printed in percentage points, never with ``%``, which would read as a
+    relative change."""
     if _nan(x):
         return "-"
+    if unit == "pp":
+        return f"{100 * x:+.{_side_digits(100 * x, 0.0, 1)}f} pp"
     if unit == "factor":  # a factor that rounds to 1.00x but is not 1 shows its side of 1
         return f"{x:.{_side_digits(x, 1.0, 2)}f}x"
     if unit in ("reduction", "delta"):  # likewise a change that rounds to 0.0%
@@ -635,6 +682,13 @@ def _side_digits(x: float, ref: float, digits: int) -> int:
 def _labels(pts: Sequence[Point], n: int = 3) -> str:
     names = [p.label for p in pts]
     return ", ".join(names[:n]) + (f" (+{len(names) - n} more)" if len(names) > n else "")
+
+
+def _ceilings(pts: Sequence[Point], unit: str, n: int = 6) -> str:
+    """Each point with its own ceiling (``"300 jobs vs SRTF (ceiling 14.7%), ..."``): one ceiling
+    never stands for several points (each baseline has its own)."""
+    out = [f"{p.label} (ceiling {fmt(p.ceiling, unit)})" for p in pts[:n]]
+    return ", ".join(out) + (f" (+{len(pts) - n} more)" if len(pts) > n else "")
 
 
 def gmean(xs: Iterable[float]) -> float:

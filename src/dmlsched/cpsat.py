@@ -16,8 +16,11 @@ Otherwise :func:`grid_scale` returns the largest power of ten within the
 limit, marked inexact, and the method rounds each number in the direction its
 proof needs (:func:`to_int` with ``"down"`` or ``"up"``: each family documents
 it, typically rounding durations *down* gives a valid lower bound and rounding
-*up* a feasible schedule), and says what it proves.  Objective cuts are
-computed on the scaled integers (never from float products).
+*up* a feasible schedule), and says what it proves (``details["exact_scale"]``
+in every family).  Objective cuts are computed on the scaled integers (never
+from float products).  A method solves through
+:meth:`dmlsched.kit.Run.solve_cpsat` with a :class:`Scaling` that says how the
+model's objective stands for the family's.
 
 Reproducibility: with ``workers=1`` (the default) or ``interleave_search``,
 and a ``work_limit`` in CP-SAT's deterministic time units, a run's result does
@@ -27,6 +30,7 @@ not depend on the machine's load; a run stopped by the wall-clock deadline has
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -185,9 +189,60 @@ def scale_times(values: Sequence[float], scale: int, *, up: bool = False) -> lis
     return [to_int(v, scale, "up" if up else "down") for v in values]
 
 
-def is_exact_scale(values: Sequence[float], scale: int) -> bool:
-    """Whether every value is a multiple of ``1/scale`` (:func:`on_grid`)."""
-    return on_grid(values, scale)
+#: the former name of :func:`on_grid`
+is_exact_scale = on_grid
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """How a CP-SAT model's integer objective stands for the family's objective
+    (:meth:`dmlsched.kit.Run.solve_cpsat`, the one CP-SAT path of every method).
+
+    Attributes
+    ----------
+    objective_scale
+        The model's objective is this multiple of the family's: CP-SAT's
+        objective and bound are divided by it (:func:`solve_cpsat`).
+    exact
+        Whether the scaled model is the family's problem (the exactness
+        condition of :func:`grid_scale`).  Otherwise CP-SAT's ``OPTIMAL``
+        proves only the scaled model's optimum, and the outcome's status is
+        ``feasible`` (the method proves optimality by its bound).
+    to_bound
+        The family's proven bound from CP-SAT's bound (after the division;
+        ``None`` in, typically ``None`` out), applied to every bound CP-SAT
+        reports, in the solution callback and at the end; ``None``: as it is.
+    objective
+        Whether CP-SAT's objective (after the division) is the family's value;
+        ``False``: the outcome carries none, the method values its solutions.
+    relaxed_as
+        What the scaled model is when it is not exact (``"rounded-down
+        model"``): appended to the solver message when ``OPTIMAL`` is demoted.
+    """
+
+    objective_scale: float = 1.0
+    exact: bool = True
+    to_bound: Callable[[float | None], float | None] | None = None
+    objective: bool = True
+    relaxed_as: str | None = None
+
+    def bound(self, scaled: float | None) -> float | None:
+        """The family's proven bound from CP-SAT's (already divided by :attr:`objective_scale`)."""
+        return scaled if self.to_bound is None else self.to_bound(scaled)
+
+    def outcome(self, out: SolveOutcome) -> SolveOutcome:
+        """CP-SAT's outcome in the family's terms: bound converted, objective kept or
+        dropped, ``OPTIMAL`` a proof only when :attr:`exact`."""
+        changes: dict[str, Any] = {}
+        if self.to_bound is not None:
+            changes["bound"] = self.to_bound(out.bound)
+        if not self.objective:
+            changes["objective"] = None
+        if out.status == Status.OPTIMAL and not self.exact:
+            changes["status"] = Status.FEASIBLE
+            if self.relaxed_as:
+                changes["message"] = f"{out.message} ({self.relaxed_as})"
+        return dataclasses.replace(out, **changes) if changes else out
 
 
 def solve_cpsat(

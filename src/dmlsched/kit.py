@@ -367,29 +367,45 @@ class Run:
             self.cut(what)
         return out
 
-    def solve_cpsat(self, model: Any, *, work_limit: float | None = None,
+    def solve_cpsat(self, model: Any, *, scaling: Any = None,
                     on_solution: Callable[[Any], Any] | None = None, what: str = "CP-SAT",
-                    deadline: Deadline | None = None, objective_scale: float = 1.0) -> Any:
-        """Solve a CP-SAT model by the remaining deadline; see
-        :func:`dmlsched.cpsat.solve_cpsat`.  ``on_solution(values)`` turns
-        each improving CP-SAT solution into a family solution that is offered
-        as an incumbent.  ``objective_scale``: the model's objective is that
-        multiple of the family's (objective and bounds are divided by it)."""
-        from .cpsat import solve_cpsat
+                    budget: Budget | None = None, defaults: Mapping[str, Any] | None = None) -> Any:
+        """Solve a CP-SAT model by the remaining budget: the one CP-SAT path of every
+        method (:func:`dmlsched.cpsat.solve_cpsat` does the solver's part).
 
+        ``scaling`` (a :class:`dmlsched.cpsat.Scaling`; ``None``: the model's
+        objective is the family's) says how the model's integer objective stands
+        for the family's: every bound CP-SAT reports goes through it, and
+        CP-SAT's ``OPTIMAL`` is a proof only when the scaling is exact.
+        ``on_solution(values)`` turns each improving CP-SAT solution into a
+        family solution that is offered as an incumbent, with CP-SAT's bound so
+        far.  ``budget``: a share of the run's (default: the run's own): its
+        remaining seconds are CP-SAT's wall-clock limit and its
+        :meth:`~dmlsched.budget.Budget.work_left` CP-SAT's deterministic time
+        limit (a method's ``work_limit`` option is the run's work, see
+        :func:`method`; the deterministic time CP-SAT uses is not charged back);
+        ``defaults``: the method's CP-SAT parameters, under the user's
+        ``solver_options``.  A wall-clock stop is recorded as a cut of ``what``.
+        Returns the outcome in the family's terms.
+        """
+        from .cpsat import Scaling, solve_cpsat
+
+        sc = scaling if scaling is not None else Scaling()
         extra, threads = self.solver_settings()
-        dl = deadline or self.deadline
+        if defaults:
+            extra = {**defaults, **(extra or {})}
+        dl = budget or self.budget
         cb = None
         if on_solution is not None:
             def cb(values: Any, bound: float | None) -> None:
-                self.incumbent(on_solution(values), bound=bound)
+                self.incumbent(on_solution(values), bound=sc.bound(bound))
         with self.stage("solve"):
             out = solve_cpsat(model, time_limit=dl.remaining(), seed=self.seed, workers=threads,
-                              work_limit=work_limit, display=self.display, options=extra, callback=cb,
-                              objective_scale=objective_scale)
+                              work_limit=dl.work_left(), display=self.display, options=extra, callback=cb,
+                              objective_scale=sc.objective_scale)
         if out.limit == "time":
             self.cut(what)
-        return out
+        return sc.outcome(out)
 
     # -- runs outside the decorator ---------------------------------------------
     @classmethod
@@ -707,12 +723,15 @@ def method(
     ``options`` are checked against the declarations (and :data:`COMMON_OPTIONS`,
     plus :data:`SOLVER_OPTIONS` when ``uses_solver``).  ``NotApplicable`` raised
     by the body (or by :meth:`Run.require`) becomes status ``n/a``; a
-    ``KeyboardInterrupt`` returns the best incumbent if there is one.
+    ``KeyboardInterrupt`` returns the best incumbent if there is one.  The
+    run's :class:`~dmlsched.budget.Budget` has ``time_limit`` seconds and, when
+    the method declares a ``work_limit`` option, that much work.
     """
     declared = tuple(options) + (SOLVER_OPTIONS if uses_solver else ())
     names = [o.name for o in declared]
     if len(set(names)) != len(names):
         raise ValueError(f"{problem}/{name}: duplicate option names in {names}")
+    with_work = "work_limit" in names
 
     def deco(body: Callable[[Any, Run], Result]) -> Callable[..., Result]:
         @functools.wraps(body)
@@ -720,8 +739,11 @@ def method(
                **given: Any) -> Result:
             if time_limit is None and kind == "heuristic" and uses_solver:
                 time_limit = DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT  # a solver inside a heuristic: bounded
-            deadline = Deadline(time_limit)
+            start = time.monotonic()
             opts, common = check_options(problem, name, declared, given)
+            # a method with a work_limit option starts with that work in its budget
+            # (CP-SAT's deterministic seconds: Run.solve_cpsat reads work_left())
+            deadline = Budget(time_limit, start, work=opts.get("work_limit") if with_work else None)
             spec = get_problem(problem)
             run = Run(
                 problem=problem, method=name, kind=kind, sense=spec.sense,

@@ -19,8 +19,9 @@ from dmlsched.generate.hlas import grouping as random_grouping
 from dmlsched.generate.hlas import paper_grouping
 from dmlsched.problems.gpugrouping import Grouping, GroupingInstance, brute_force_grouping, brute_force_typed, from_hlas
 from dmlsched.problems.gpugrouping.bruteforce import grouping_from_counts, partitions, stirling2, type_matrices
+from dmlsched.problems.gpugrouping.cp import choose_scaling
 from dmlsched.problems.gpugrouping.heuristics import deal
-from dmlsched.problems.gpugrouping.models import build_model, build_typed_model, choose_scaling
+from dmlsched.problems.gpugrouping.models import build_model, build_typed_model
 from dmlsched.problems.gpugrouping.strategies import grouping_instances
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,7 +140,7 @@ def test_inexact_scaling_gives_a_valid_bound(inst):
     assume(not choose_scaling(inst.s, (1,) * inst.num_gpus, 10).exact)
     _, v, _ = brute_force_grouping(inst)
     res = dmlsched.solve(inst, "exact-cp", scale=10, hint=False)
-    assert res.details["scale_exact"] is False
+    assert res.details["exact_scale"] is False
     assert res.bound <= v + 1e-9 and res.objective >= v - 1e-9
     if res.status == Status.OPTIMAL:
         assert res.objective == pytest.approx(v, abs=1e-6)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from dmlsched.claims import VERDICTS, Judgement, all_claims
+from dmlsched.claims import VERDICTS, Judgement, all_claims, fmt
 from dmlsched.problems.hare import claims as C
 
 KEYS = {"hare-fig12", "hare-fig14", "hare-fig15", "hare-fig16", "hare-fig17", "hare-fig18", "hare-fig19",
@@ -244,3 +244,33 @@ def test_fig18_has_the_ceiling_of_hares_own_reduction():
         for r in pts[lab].values():
             del r["lower-bound"]
     assert C._fig18(pts, "list", {}, "objective")[1].points[0].ceiling is None
+
+
+def test_fig15_gap_steps_in_percentage_points_and_each_baselines_ceiling():
+    """Fig. 15's 'gaps grow' compares two gaps (percentages): the steps print in percentage points;
+    the 300-job part, unreachable, names each baseline's own ceiling."""
+    pts = C._sim_points("fig15", "full")
+    base = {"fifo": 1.25, "fifo-round": 1.25, "srtf": 1.2, "srtf-round": 1.2, "homo": 1.4, "allox": 1.35}
+
+    def vals(p, v):
+        n = p["num_jobs"] / 100
+        if v == "lower-bound":
+            return 0.95 * n
+        if v.startswith("list"):
+            return n
+        return base[v] * n * (1 + 0.01 * n)  # gaps grow a little with the jobs
+
+    j = C._sim_judge("fig15")(_sim_records("fig15", pts, vals), "full")
+    d = {pr.part.key: pr for pr in j.readings[0].parts}
+    assert d["gaps-grow"].part.unit == "pp" and d["gaps-grow"].outcome == "holds"
+    assert " pp" in d["gaps-grow"].ours_text() and "%" not in d["gaps-grow"].ours_text()
+    assert d["jct-grows"].part.unit == "delta" and "%" in d["jct-grows"].ours_text()  # a relative change
+    assert d["300-jobs"].outcome == "unreachable"
+    why = d["300-jobs"].reason
+    for name in ("Gavel-FIFO", "SRTF", "Sched_Homo", "Sched_Allox"):
+        pt = next(p for p in d["300-jobs"].points if p.label.endswith(name))
+        assert f"{pt.label} (ceiling {fmt(pt.ceiling, 'reduction')})" in why
+    assert len({p.ceiling for p in d["300-jobs"].points}) == 4  # four baselines, four ceilings
+    caps = [p.ceiling for p in d["300-jobs"].points]  # the summary gives their range, not the tightest alone
+    assert f"300-jobs {fmt(min(caps), 'reduction')} to {fmt(max(caps), 'reduction')}" in j.ceiling
+    assert C.PARTS_16[0].unit == "pp"

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import dmlsched
 from dmlsched import Status
+from dmlsched.cpsat import on_grid, scale_times
 from dmlsched.problems.hare import cp
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 from dmlsched.problems.hare.solution import HareSchedule, evaluate, validate
@@ -62,14 +63,14 @@ def test_greedy_colouring_uses_exactly_the_largest_overlap(ivs):
 # scaling: on the grid is exact, off the grid rounds down at every scale
 
 
-def test_scaled_floor_rounds_down_even_at_large_scales():
+def test_scale_times_rounds_down_even_at_large_scales():
     v = 0.912 / 2.2  # 0.41454545..., on no decimal grid
     for s in (10, 10**6, 10**11):
-        (x,) = cp.scaled_floor([v], s)
+        (x,) = scale_times([v], s)
         assert x <= v * s and x >= v * s - 1
-    assert cp.scaled_floor([0.152, 0.1 + 0.2], 1000) == [152, 300]  # decimal data snap to their grid
-    assert cp.on_grid([0.5, 1.5, 2.0], 2) and not cp.on_grid([0.5, 1 / 3], 2)
-    assert not cp.on_grid([v], 10**11)
+    assert scale_times([0.152, 0.1 + 0.2], 1000) == [152, 300]  # decimal data snap to their grid
+    assert on_grid([0.5, 1.5, 2.0], 2) and not on_grid([0.5, 1 / 3], 2)
+    assert not on_grid([v], 10**11)
 
 
 def test_choose_scaling_exact_on_a_grid_and_inexact_otherwise():
@@ -131,7 +132,7 @@ def test_rounded_down_image_of_a_schedule_is_a_solution_no_worse(seed):
     for scale in (1, 3, 10, 1000):
         sc = cp.choose_scaling(inst, scale)
         assert not sc.exact
-        xs = np.array(cp.scaled_floor(sched.start.tolist(), scale), dtype=np.int64)
+        xs = np.array(scale_times(sched.start.tolist(), scale), dtype=np.int64)
         typ = cp._type_of_gpu(inst, sc)[sched.gpu]
         _check_scaled(inst, sc, xs, typ)
         assert cp.scaled_objective(inst, sc, sched) <= val * sc.objective_scale * (1 + 1e-12)
@@ -272,7 +273,7 @@ def test_schedule_from_types_recovers_gpus_that_pass_the_validator():
     inst = random_instance(7, max_tasks=8, gpus=(3, 4))
     sc = cp.choose_scaling(inst)
     sched, val, _ = cp.list_incumbent(inst)
-    xs = np.array(cp.scaled_floor(sched.start.tolist(), sc.scale), dtype=np.int64)
+    xs = np.array(scale_times(sched.start.tolist(), sc.scale), dtype=np.int64)
     typ = cp._type_of_gpu(inst, sc)[sched.gpu]
     back = cp.schedule_from_types(inst, sc, xs, typ)
     validate(inst, back)

@@ -14,7 +14,8 @@ from dmlsched import Status
 from dmlsched.generate.hlas import generate
 from dmlsched.problems.hare.bruteforce import count_candidates
 from dmlsched.problems.hlas import HlasInstance, HlasJob
-from dmlsched.problems.hlas.models import TimeScale, choose_time_scale, trivial_bound, unit_weight_hare
+from dmlsched.problems.hlas.cp import TimeScale, choose_time_scale
+from dmlsched.problems.hlas.models import trivial_bound, unit_weight_hare
 from dmlsched.problems.hlas.strategies import hlas_instances
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +41,7 @@ def test_offline_exact_matches_brute_force(inst):
     assume(count_candidates(unit_weight_hare(inst)) <= 20_000)
     bf = dmlsched.solve(inst, "brute-force")
     cp = dmlsched.solve(inst, "offline-exact", time_limit=20)
-    assert cp.details["scale_exact"] is True
+    assert cp.details["exact_scale"] is True
     assert cp.status == Status.OPTIMAL and cp.objective == pytest.approx(bf.objective, abs=1e-9)
     assert trivial_bound(inst) <= cp.objective + 1e-9
     for policy in POLICIES:
@@ -75,7 +76,7 @@ def test_thirds_are_an_exact_scale():
     assert choose_time_scale(inst) == TimeScale(3, True)
     bf = dmlsched.solve(inst, "brute-force")
     res = dmlsched.solve(inst, "offline-exact", time_limit=30)
-    assert res.status == Status.OPTIMAL and res.details["scale_exact"] is True
+    assert res.status == Status.OPTIMAL and res.details["exact_scale"] is True
     assert res.objective == pytest.approx(bf.objective, rel=1e-9)
 
 
@@ -85,7 +86,7 @@ def test_inexact_scale_rounds_up_for_a_schedule_and_down_for_a_bound(scale):
     assert choose_time_scale(inst) == choose_time_scale(inst, 1000) and not choose_time_scale(inst).exact
     bf = dmlsched.solve(inst, "brute-force")
     res = dmlsched.solve(inst, "offline-exact", scale=scale, time_limit=30)
-    assert res.details["scale_exact"] is False and res.details["scale"] == scale
+    assert res.details["exact_scale"] is False and res.details["scale"] == scale
     assert res.bound <= bf.objective + 1e-9 <= res.objective + 2e-9
     # the gap closes as the scale grows: within the rounding of the tasks on a chain
     assert res.objective - res.bound <= 2 * inst.num_tasks * 3 / scale + 1e-9

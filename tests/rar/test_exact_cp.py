@@ -170,3 +170,62 @@ def test_dp_proves_what_the_time_indexed_model_leaves_open():
 def test_dp_refuses_large_instances_before_searching():
     r = dmlsched.solve(dmlsched.load(ROOT / "rar" / "paper-seed0.json"), "exact-dp")
     assert r.status == Status.NOT_APPLICABLE and "use exact-cp" in r.details["error"]
+
+
+# ---------------------------------------------------------------------------
+# the deadline: exact-cp asks its budget before every phase and reports a heuristic stop
+# (checked with a budget that stops at a counted check point, never with a wall clock)
+
+
+class _StopAfter(dmlsched.budget.Budget):
+    """A budget whose stop() says stop from its ``n``-th question on (deterministic)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(None)
+        self.asked, self.n = 0, n
+
+    def stop(self) -> bool:
+        self.asked += 1
+        return self.asked >= self.n
+
+    __call__ = stop
+    expired = stop
+
+
+def test_model_size_counts_vectors_once_per_job_size(monkeypatch):
+    """Thousands of jobs: the count vectors are counted per distinct G_j (6 here), not per
+    job (the 6,000-job instance spent 16.6 s there, past a 5 s deadline)."""
+    from dmlsched.generate.rar import generate
+    from dmlsched.problems.rar import counts, cp
+
+    inst = generate(seed=0, num_jobs=300, num_servers=30)
+    expected = sum(counts.count_vectors_size(inst, j) for j in range(inst.num_jobs))
+    calls = []
+    real = cp.count_vectors_size
+    monkeypatch.setattr(cp, "count_vectors_size", lambda i, j: calls.append(j) or real(i, j))
+    size = cp.model_size(inst, 500)
+    assert size["vectors"] == expected and len(calls) == len(set(inst.G.tolist())) <= 6
+
+
+def test_heuristic_stop_is_reported_and_no_model_is_built(monkeypatch):
+    """A budget that is spent when the incumbent heuristics run: they report the stop, the
+    method records the cut (not reproducible) and returns the incumbent and the bound
+    without building (allocating) a CP-SAT model."""
+    from dmlsched import kit
+    from dmlsched.problems.rar import cp, heuristics
+
+    inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
+    found, stopped = heuristics.best_heuristic_schedule(inst, budget=_StopAfter(1))
+    assert stopped and found is not None  # SJF-BCO's first probe always runs to its end
+    full, not_stopped = heuristics.best_heuristic_schedule(inst)
+    assert not not_stopped and full[0] <= found[0]
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("a CP-SAT model was built after the deadline")
+
+    monkeypatch.setattr(cp, "build_cp", no_model)
+    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: _StopAfter(1))
+    r = dmlsched.solve(inst, "exact-cp", time_limit=5)
+    assert r.status == Status.FEASIBLE and r.objective == found[0] and not r.reproducible
+    assert "the incumbent heuristics" in r.details["deadline_cut"]
+    assert r.details["model"].startswith("not built: the deadline passed")

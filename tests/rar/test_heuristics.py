@@ -197,3 +197,33 @@ def test_greedy_is_seeded_and_meets_the_bound_at_paper_scale():
     assert a.solution.gpus == b.solution.gpus and a.objective == b.objective and a.reproducible
     assert a.objective == dmlsched.solve(inst, "lower-bound").objective  # proven optimal on this seed
     assert a.objective < dmlsched.solve(inst, "sjf-bco").objective
+
+
+def test_greedy_and_bisection_stop_inside_a_run_when_the_budget_says_so():
+    """The list scheduler asks the budget at every completion event and the bisection's
+    later probes before every job: a stop ends the search with what finished runs found,
+    reported as a cut (a budget stopping at its n-th question: deterministic)."""
+    from dmlsched.budget import Budget
+    from dmlsched.problems.rar.heuristics import GREEDY_RULES, greedy_search, list_schedule
+
+    class StopAfter(Budget):
+        def __init__(self, n):
+            super().__init__(None)
+            self.asked, self.n = 0, n
+
+        def stop(self):
+            self.asked += 1
+            return self.asked >= self.n
+
+    inst = generate(seed=3, num_jobs=40, num_servers=6)
+    free = greedy_search(inst, GREEDY_RULES, 0, 0)
+    assert not free["cut"] and free["runs"] == len(GREEDY_RULES)
+    assert list_schedule(inst, np.arange(inst.num_jobs), False, StopAfter(1)) is None
+    never = StopAfter(10**9)
+    assert greedy_search(inst, GREEDY_RULES, 0, 0, budget=never)["m"] == free["m"]  # asking changes nothing
+    cut = greedy_search(inst, GREEDY_RULES, 0, 0, budget=StopAfter(never.asked // 2))
+    assert cut["cut"] and cut["runs"] < len(GREEDY_RULES)
+    assert cut["sched"] is None or cut["m"] >= free["m"]
+    full = sjf_bco_search(inst)
+    stopped = sjf_bco_search(inst, budget=StopAfter(2))  # asked first before the second probe
+    assert stopped["cut"] and not full["cut"] and stopped["sched"] is not None and stopped["m"] >= full["m"]

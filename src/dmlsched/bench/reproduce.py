@@ -51,7 +51,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..claims import VERDICTS, Claim, Judgement, all_claims
+from ..claims import VERDICTS, Claim, Judgement, all_claims, summary_word
 from ..errors import UnknownMethodError
 from ..family import Family
 from ..registry import bundled_families, family
@@ -309,12 +309,12 @@ def _para(text: str, limit: int = MAX_LINE) -> str:
 
 
 def _word_cell(j: Judgement) -> str:
-    """The summary's verdict cell: the default reading's word (with what this setup shows)."""
-    d = next((r for r in j.readings if r.default), j.readings[0]) if j.readings else None
-    if d is None:
+    """The summary's verdict cell: the default reading's word (with what this setup shows, and
+    the other readings' words where they differ: :func:`dmlsched.claims.summary_word`)."""
+    if not j.readings:
         return f"**{verdict_word(j.verdict) or j.verdict}**"
-    w = d.word
-    return f"**{w}**" + (f" (with this setup: {d.setup_word})" if w == "inconclusive" else "")
+    w, note = summary_word(j.readings)
+    return f"**{w}**" + (f" ({note})" if note else "")
 
 
 def _ours_cell(j: Judgement) -> str:

@@ -18,19 +18,25 @@ FAMILIES = ["hare", "harmony", "gpugrouping", "cruise", "moldable", "rar", "hlas
 
 #: modules every family has: ``instance`` (``from_dict``, ``to_dict``, ``size``),
 #: ``solution`` (``validate``, ``evaluate``, ``to_json``), ``models`` (exact
-#: formulations), ``heuristics`` (the paper's algorithm), ``strategies``
+#: Pyomo formulations), ``heuristics`` (the paper's algorithm), ``strategies``
 #: (hypothesis strategies), ``__init__`` (declares the family's ``FAMILY``, then
 #: imports the modules that register its methods)
 CORE_MODULES = ("__init__", "instance", "solution", "models", "heuristics", "strategies")
 
 #: the names of optional modules, one job each; a family's module outside
-#: :data:`CORE_MODULES` and this list is named in the family's ``__init__`` docstring
+#: :data:`CORE_MODULES` and this list is named in the family's ``__init__`` docstring.
+#: A method is registered in the module of its technique (``tests/test_template.py``,
+#: "module roles"): ``exact`` in ``models``, ``exact-cp`` in ``cp``, ``exact-dp`` in
+#: ``dp``, ``brute-force`` in ``bruteforce``, ``relaxation`` in ``relaxation``,
+#: ``lower-bound`` in ``bounds``, the paper's algorithm and policies in ``heuristics``
 OPTIONAL_MODULES = {
-    "bounds": "the paper's claimed ratio and proven bounds, as functions of the instance",
+    "bounds": "the paper's claimed ratio and proven bounds, as functions of the instance; the "
+              "solver-free or LP lower bounds (method lower-bound)",
     "bruteforce": "exhaustive enumeration on tiny instances (method brute-force), the tests' reference",
     "claims": "the paper's claims (CLAIMS) for dmlsched reproduce",
-    "cp": "CP-SAT models (method exact-cp)",
-    "dp": "dynamic programs",
+    "cp": "CP-SAT models (method exact-cp, and every other exact method on CP-SAT)",
+    "dp": "dynamic programs (method exact-dp)",
+    "relaxation": "a relaxation's bound (method relaxation)",
     "lowerbounds": "proven lower bounds beyond bounds.py (method lower-bound)",
     "baselines": "the baselines the paper compares with",
     "policies": "online policies' decision rules",

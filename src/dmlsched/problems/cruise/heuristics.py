@@ -159,10 +159,11 @@ def proportional(inst: CruiseInstance, allowed_workers=None, max_configs: int = 
     proportional to :func:`server_weights`, over the role splits of
     :func:`role_candidates` (first best kept on ties).
 
-    ``data="compute"`` (the dissertation's rule): ``d_i`` proportional to
-    ``1 / C^i_proc``.  ``data="effective"`` (our variant): ``d_i`` proportional to
-    ``1 / (C^i_proc + T_i / B)``, the sample rate including the per-sample share
-    of communication ``T_i`` under the chosen model partition.
+    ``data="compute"``: ``d_i`` proportional to ``1 / C^i_proc``.
+    ``data="effective"``: ``d_i`` proportional to ``1 / (C^i_proc + T_i / B)``, the
+    sample rate including the per-sample share of communication ``T_i`` under the
+    chosen model partition (the released Cruise optimizer's split; both are readings
+    of Section 3.4.2, models/cruise.md).
     """
     if data not in ("compute", "effective"):
         raise ValueError(f"data must be 'compute' or 'effective', got {data!r}")
@@ -225,8 +226,9 @@ def solve_closed_form(inst: CruiseInstance, run: Run) -> Result:
                "largest number of per-type role splits enumerated before ranking machines by compute speed",
                minimum=1),
         Option("data", str, "compute",
-               "data rule: 'compute' (the dissertation's: d_i proportional to 1/C_proc) or 'effective' "
-               "(ours: proportional to 1/(C_proc + T_i/B))", choices=("compute", "effective")),
+               "data rule (two readings of Sec. 3.4.2): 'compute' (d_i proportional to 1/C_proc) or 'effective' "
+               "(proportional to 1/(C_proc + T_i/B), the released optimizer's split)",
+               choices=("compute", "effective")),
     ],
 )
 def solve_proportional(inst: CruiseInstance, run: Run) -> Result:

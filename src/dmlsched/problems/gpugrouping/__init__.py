@@ -2,8 +2,8 @@
 groups so that every job sees groups of similar speed.
 
 Files: ``instance.py`` (speeds, GPU types), ``solution.py`` (validator,
-evaluator), ``models.py`` (the MILP ``exact`` and the typed CP-SAT model
-``exact-cp``), ``heuristics.py`` (``greedy``), ``bruteforce.py``
+evaluator), ``models.py`` (the MILP ``exact``), ``cp.py`` (the typed CP-SAT
+model ``exact-cp``), ``heuristics.py`` (``greedy``), ``bruteforce.py``
 (``brute-force``), ``sample.py`` (random small instances and the hunt's
 caps), ``strategies.py`` (hypothesis).  The paper claims no bound
 and no number for the grouping, so the family has no ``bounds.py`` and no
@@ -27,7 +27,7 @@ FAMILY = register_family(Family(
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
-from . import bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
+from . import bruteforce, cp, heuristics, models  # noqa: E402,F401  (register the methods)
 from .bruteforce import brute_force_grouping, brute_force_typed  # noqa: E402
 from .heuristics import greedy_grouping  # noqa: E402
 

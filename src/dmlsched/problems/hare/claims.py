@@ -483,7 +483,8 @@ def _always_better(pts: dict, hare: str, bases: dict[str, str], metric: str) -> 
 
 
 def _steps(pts: dict, f, label: str) -> list[Point]:
-    """Steps between consecutive points of ``f(insts)`` (a number per point)."""
+    """Steps between consecutive points of ``f(insts)`` (a number per point): differences, so of
+    two gaps (percentages) a difference in percentage points (unit ``"pp"``)."""
     labs = list(pts)
     vals = [f(pts[lab]) for lab in labs]
     return [Point(f"{label}{a} -> {b}", y - x) for a, b, x, y in zip(labs, labs[1:], vals, vals[1:])]
@@ -540,7 +541,7 @@ def _fig15(pts, hare, bases, metric) -> list[PartResult]:
 
 PARTS_15 = (
     Part("gaps-grow", "the gap between Hare and each baseline grows with the number of jobs", "grows", None,
-         "delta", "every", source="the performance gaps between Hare and other schemes become bigger"),
+         "pp", "every", source="the performance gaps between Hare and other schemes become bigger"),
     Part("300-jobs", "Hare vs each baseline at 300 jobs, total weighted JCT", "at least", 0.546, "reduction",
          "every", source="Hare outperforms others by 54.6%-80.5% when processing 300 jobs"),
     Part("jct-grows", "every scheme's weighted JCT grows with the number of jobs", "grows", None, "delta", "every",
@@ -562,7 +563,7 @@ def _fig16(pts, hare, bases, metric) -> list[PartResult]:
 
 
 PARTS_16 = (
-    Part("gaps-grow", "the gap between Hare and each baseline grows with the heterogeneity", "grows", None, "delta",
+    Part("gaps-grow", "the gap between Hare and each baseline grows with the heterogeneity", "grows", None, "pp",
          "every", source="the gaps between Hare and other schemes become bigger as the increasing of heterogeneity"),
     Part("allox-2x", "Sched_Allox / Hare, weighted JCT", "about", 2.0, "factor", "aggregate",
          "geometric mean over the levels", source="its performance still lags behind Hare by 2x"),
@@ -647,6 +648,14 @@ PARTS_19 = (
          subject="context"),
 )
 
+def _ceiling_range(pr: PartResult) -> str:
+    """A part's ceilings for the summary: one number, or the range over its points (each baseline
+    has its own ceiling; the part's section gives each)."""
+    caps = [p.ceiling for p in pr.points if p.ceiling is not None and p.ceiling == p.ceiling]  # not nan
+    lo, hi = fmt(min(caps), pr.part.unit), fmt(max(caps), pr.part.unit)
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
 FIGS = {"fig14": (_fig14, PARTS_14), "fig15": (_fig15, PARTS_15), "fig16": (_fig16, PARTS_16),
         "fig17": (_fig17, PARTS_17), "fig18": (_fig18, PARTS_18), "fig19": (_fig19, PARTS_19)}
 
@@ -676,7 +685,7 @@ def _sim_judge(kind: str):
         d = verdicts[0]
         num = next((p for p in d.parts if p.part.paper is not None), d.parts[0])
         caps = [(p.ceiling_value(), p) for p in d.parts if p.ceiling_value() is not None and p.part.paper is not None]
-        ceiling = "; ".join(f"{p.part.key} {fmt(c, p.part.unit)}" for c, p in caps) or "-"
+        ceiling = "; ".join(f"{p.part.key} {_ceiling_range(p)}" for c, p in caps) or "-"
         return judgement(
             verdicts, ours="; ".join(f"{p.part.key} {p.ours_text()}" for p in d.parts if p.part.paper is not None)
             or f"{num.part.key}: {num.outcome}", ceiling=ceiling,

@@ -18,7 +18,7 @@ proves are in ``models/hare-cp.md``.
 multiplied by an integer ``scale`` and *rounded down*: training
 ``floor(s T^c)``, training plus synchronisation ``floor(s (T^c + T^s))``,
 arrival ``floor(s a_n)``; weights by ``weight_scale``, also rounded down
-(:func:`scaled_floor`).  The rounded-down model is a relaxation: every real
+(:func:`dmlsched.cpsat.scale_times`).  The rounded-down model is a relaxation: every real
 schedule maps to one of its solutions with no larger objective
 (``models/hare-cp.md``, Lemma S), so CP-SAT's proven bound divided by
 ``scale * weight_scale`` is a lower bound on the optimum.  Every CP-SAT
@@ -28,7 +28,7 @@ GPU; re-timed with the *real* times by left shifting
 model's solutions would be too, and none is better than the re-timed one of
 the same orders, so it is not solved separately).  When every time is a
 multiple of ``1/scale`` and every weight of ``1/weight_scale`` (the
-*exactness condition*, :func:`on_grid`) the model is Hare_Sched itself on
+*exactness condition*, :func:`dmlsched.cpsat.on_grid`) the model is Hare_Sched itself on
 that grid, the re-timed schedule is no worse than CP-SAT's, and a CP-SAT
 optimum is the optimum.  Otherwise the method returns the re-timed schedule
 and the bound, ``optimal`` only when the two meet within the kit's relative
@@ -38,7 +38,6 @@ gap ``1e-6``; ``details["exact_scale"]`` says which case applies and
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import math
 from dataclasses import dataclass
@@ -46,10 +45,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ...cpsat import grid_scale, new_model, rational, to_int
-from ...cpsat import on_grid as cpsat_on_grid
+from ... import cpsat
+from ...cpsat import grid_scale, new_model, rational, scale_times
 from ...kit import Option, Run, method
-from ...result import Result, Status
+from ...result import Result
 from .box import chain_horizon, list_incumbent, type_tables
 from .bruteforce import left_shift
 from .instance import HareInstance
@@ -68,18 +67,6 @@ LARGE_MODEL = 4000
 
 # ---------------------------------------------------------------------------
 # scaling
-
-
-def on_grid(values: Sequence[float], scale: int) -> bool:
-    """Whether every value is a multiple of ``1/scale`` (read as the rational a person
-    wrote, :func:`dmlsched.cpsat.rational`)."""
-    return cpsat_on_grid(values, scale)
-
-
-def scaled_floor(values: Sequence[float], scale: int) -> list[int]:
-    """``floor(v * scale)``, exact for a value on the grid ``1/scale`` (:func:`dmlsched.cpsat.to_int`:
-    never rounded up by floating-point error)."""
-    return [to_int(v, scale, "down") for v in values]
 
 
 @dataclass(frozen=True)
@@ -146,12 +133,12 @@ def choose_scaling(inst: HareInstance, scale: int | None = None) -> Scaling:
     tgrid = grid_scale(times, max_scaled=cap * tmax, scale=scale)
     s = tgrid.scale
     exact = wgrid.exact and tgrid.exact
-    arrival = np.array(scaled_floor(inst.arrival.tolist(), s), dtype=np.int64)
-    train = np.array(scaled_floor(tc.ravel().tolist(), s), dtype=np.int64).reshape(tc.shape)
+    arrival = np.array(scale_times(inst.arrival.tolist(), s), dtype=np.int64)
+    train = np.array(scale_times(tc.ravel().tolist(), s), dtype=np.int64).reshape(tc.shape)
     # floor(s (T^c + T^s)) of the two numbers as written (exact integers on the grid)
     done = np.array([math.floor((rational(a) + rational(b)) * s) for a, b in zip(tc.ravel().tolist(), ts.ravel().tolist())],
                     dtype=np.int64).reshape(tc.shape)
-    weight = np.array(scaled_floor(w.tolist(), ws), dtype=np.int64)
+    weight = np.array(scale_times(w.tolist(), ws), dtype=np.int64)
     return Scaling(s, ws, exact, types, gpus_of, arrival, train, done, weight)
 
 
@@ -175,7 +162,7 @@ def scaled_objective(inst: HareInstance, sc: Scaling, sched: HareSchedule) -> in
     """Objective of the rounded-down image of a real schedule (Lemma S):
     ``sum_n W_n max_i (floor(s x_i) + D_{n,t_i})``."""
     t_of = _type_of_gpu(inst, sc)
-    xs = np.array(scaled_floor(sched.start.tolist(), sc.scale), dtype=np.int64)
+    xs = np.array(scale_times(sched.start.tolist(), sc.scale), dtype=np.int64)
     done = xs + sc.done[inst.task_job, t_of[sched.gpu]]
     c = np.maximum.reduceat(done, inst.job_offset[:-1])
     return int(np.dot(sc.weight, c))
@@ -440,7 +427,7 @@ def add_hint(inst: HareInstance, hc: HareCp, sched: HareSchedule) -> None:
     scaled starts ``floor(s x)``, a solution of the model), tasks of a round
     relabelled by start so that the symmetry breaking holds."""
     typ = _type_of_gpu(inst, hc.sc)[sched.gpu]
-    xs = np.array(scaled_floor(sched.start.tolist(), hc.sc.scale), dtype=np.int64)
+    xs = np.array(scale_times(sched.start.tolist(), hc.sc.scale), dtype=np.int64)
     for n, job in enumerate(inst.jobs):
         for r in range(job.rounds):
             first = inst.task_index(n, r, 0)
@@ -537,14 +524,14 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
         hc = build_cp(inst, sc, bx, symmetry=opts["symmetry"])
         if opts["hint"]:
             add_hint(inst, hc, inc)
+    # inexact: CP-SAT's optimum is the rounded-down relaxation's only, a proven bound, not a
+    # proof for the schedule (the outcome is then feasible)
     out = run.solve_cpsat(
-        hc.model, work_limit=opts["work_limit"], objective_scale=sc.objective_scale,
+        hc.model,
+        scaling=cpsat.Scaling(objective_scale=sc.objective_scale, exact=sc.exact, relaxed_as="rounded-down model"),
         on_solution=lambda v: values_to_schedule(inst, hc, v.Value),
     )
     scaled_bound = out.bound
-    if not sc.exact and out.status == Status.OPTIMAL:
-        # optimal for the rounded-down relaxation only: a proven bound, not a proof for the schedule
-        out = dataclasses.replace(out, status=Status.FEASIBLE, message=out.message + " (rounded-down model)")
     sched = None
     with run.stage("extract"):
         if out.has_solution:

@@ -42,7 +42,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...cpsat import grid_scale, new_model, solve_cpsat, to_int
+from ...cpsat import Scaling, grid_scale, new_model, to_int
 from ...kit import Option, Run, method
 from ...result import Result
 from .bounds import preemptive_lower_bound
@@ -479,20 +479,18 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
     sum_a = sum(Fraction(float(a)) for a in inst.arrival)
 
     def to_bound(scaled: float | None) -> float | None:
-        # B / scale - sum_k a_k in exact arithmetic (late arrivals would swamp the flow times)
-        return None if scaled is None or not math.isfinite(scaled) else float(Fraction(scaled) / scale - sum_a)
+        # B / scale - sum_k a_k in exact arithmetic (late arrivals would swamp the flow times),
+        # and never below the preemptive bound (the method's proven bound)
+        if scaled is None or not math.isfinite(scaled):
+            return lb_pre
+        return max(lb_pre, float(Fraction(scaled) / scale - sum_a))
 
-    def on_solution(values: Any, scaled_bound: float | None) -> None:
+    def on_solution(values: Any) -> MoldableSchedule:
         order, alloc = cp.decode(values)
-        run.incumbent(left_shift(inst, order, alloc), bound=max(lb_pre, to_bound(scaled_bound) or lb_pre))
+        return left_shift(inst, order, alloc)
 
-    extra, threads = run.solver_settings()
-    with run.stage("solve"):
-        out = solve_cpsat(cp.model, time_limit=run.remaining(), seed=run.seed, workers=threads,
-                          work_limit=run.options["work_limit"], display=run.display, options=extra,
-                          callback=on_solution)
-    if out.limit == "time":
-        run.cut("CP-SAT")
+    # the CP-SAT status is not the method's (below): only the bound is converted
+    out = run.solve_cpsat(cp.model, scaling=Scaling(exact=data.exact, to_bound=to_bound), on_solution=on_solution)
     sched = None
     if out.has_solution:
         with run.stage("extract"):
@@ -501,7 +499,7 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
     # the CP-SAT status is not the method's: optimality is proven by the re-timed
     # schedule meeting the bound (always the case for an optimum under the exactness condition)
     return run.result(
-        solution=sched, bound=[to_bound(out.bound), lb_pre],
+        solution=sched, bound=[out.bound, lb_pre],
         solver_status=out.message, time_scale=scale, exact_scale=data.exact,
         model="non-preemptive moldable schedules, real start times",
         memory_estimate=est, tasks_x_gpus=inst.num_tasks * inst.gpus, whole_space_bound=lb_pre,

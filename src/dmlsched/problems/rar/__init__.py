@@ -3,30 +3,37 @@ communication contention; SJF-BCO, its baselines, the ILP (14)-(16) lower
 bound and the ILP (10)-(13) over enumerated schedule sets.
 
 Files: ``instance.py``, ``solution.py`` (validator, evaluator: makespan in
-slots), ``heuristics.py`` (``sjf-bco``, ``ff``, ``ls``, ``rand``,
-``greedy``), ``models.py`` (``exact``, ``exact-nd``: ILP (10)-(13);
-``ilp-bound``: ILP (14)-(16); ``lower-bound``), ``cp.py`` (``exact-cp``),
-``dp.py`` (``exact-dp``), ``counts.py`` (count-vector schedules shared by
-the formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
-(Theorem 5's ratio, simple lower bounds), ``sample.py`` (random small instances and the hunt's caps),
-``strategies.py`` (hypothesis),
-``claims.py`` (the paper's claims).
+slots), ``heuristics.py`` (``sjf-bco``, ``greedy``; the list dispatcher and
+the placement rules), ``baselines.py`` (the paper's baselines ``ff``, ``ls``,
+``rand``), ``models.py`` (``exact``, ``exact-nd``: ILP (10)-(13);
+``ilp-bound``: ILP (14)-(16)), ``cp.py`` (``exact-cp``), ``dp.py``
+(``exact-dp``), ``counts.py`` (count-vector schedules shared by the
+formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
+(Theorem 5's ratio, the solver-free lower bounds, ``lower-bound``),
+``sample.py`` (random small instances and the hunt's caps),
+``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
 Specification: ``models/rar.md``.
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, sample, solution
-from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
+
+
+def _horizon_infeasible(inst: RarInstance) -> str | None:
+    """:func:`.bounds.horizon_infeasible`, looked up when called: ``bounds`` registers the
+    method ``lower-bound``, so it is imported after the family is."""
+    return bounds.horizon_infeasible(inst)
+
 
 FAMILY = register_family(Family(
     name="rar", package=__name__, instance_type=RarInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     sense="min", objective_name="makespan (slots)", default_reference="exact-cp",
-    infeasible=horizon_infeasible,
+    infeasible=_horizon_infeasible,
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
@@ -34,10 +41,13 @@ FAMILY = register_family(Family(
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
+from . import bounds  # noqa: E402,F401  (registers lower-bound)
 from . import heuristics  # noqa: E402,F401  (registers methods)
+from . import baselines  # noqa: E402,F401  (registers ff, ls, rand)
 from . import models  # noqa: E402,F401  (registers methods)
 from . import cp  # noqa: E402,F401  (registers exact-cp)
 from . import dp  # noqa: E402,F401  (registers exact-dp)
+from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio  # noqa: E402,F401
 
 __all__ = ["RarInstance", "RarJob", "RarSchedule", "average_jct", "completion_times", "l_u", "phi",
            "rho_hat", "theorem5_ratio"]

@@ -30,6 +30,8 @@ import math
 import numpy as np
 
 from ...budget import Budget
+from ...kit import Run, method
+from ...result import Result, Status
 from .counts import count_vectors, count_vectors_size
 from .instance import RarInstance
 
@@ -373,3 +375,19 @@ def best_lower_bound(inst: RarInstance, budget: Budget | None = None) -> tuple[i
     return int(best), name, out
 
 
+@method(
+    "rar", "lower-bound", kind="bound",
+    description="best solver-free lower bound: load, energetic reasoning, fluid configuration LP (small "
+                "instances); milliseconds at the paper's scale",
+)
+def solve_lower_bound(inst: RarInstance, run: Run) -> Result:
+    """The best of the load bound, energetic reasoning and (when the jobs have at most
+    ``bounds.FLUID_MAX_VECTORS`` count vectors) the fluid configuration LP; proofs in
+    ``models/rar.md``.  Deterministic (work limits only)."""
+    with run.stage("bound"):
+        value, name, parts = best_lower_bound(inst, budget=run.budget)
+    parts.pop("_duals", None)
+    parts.pop("_dual_pairs", None)
+    if parts.pop("stopped", False):
+        run.cut("the lower bounds")
+    return run.result(bound=float(value), objective=float(value), status=Status.OPTIMAL, best=name, bounds=parts)

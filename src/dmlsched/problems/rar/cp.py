@@ -129,10 +129,14 @@ def split_min_duration(inst: RarInstance, j: int, n: int) -> int:
 
 
 def model_size(inst: RarInstance, H: int) -> dict[str, int]:
-    """Variables :func:`build_cp` creates, counted before it allocates (``run.require``)."""
+    """Variables :func:`build_cp` creates, counted before it allocates (``run.require``).
+    The number of count vectors depends on ``G_j`` only: counted once per distinct size
+    (a few milliseconds at thousands of jobs, where counting per job took seconds)."""
     S = inst.num_servers
     timed = sum(1 for j in range(inst.num_jobs) if int(inst.G[j]) >= 2 and S >= 2)
-    nvec = sum(count_vectors_size(inst, j) for j in range(inst.num_jobs))
+    first = {int(g): j for j, g in reversed(list(enumerate(inst.G.tolist())))}
+    per_size = {g: count_vectors_size(inst, j) for g, j in first.items()}
+    nvec = sum(per_size[int(g)] for g in inst.G.tolist())
     return {"timed_jobs": timed, "vectors": nvec,
             "variables": timed * (6 + S) * H + 3 * inst.num_jobs + nvec}
 
@@ -449,7 +453,9 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         duals = lb_all.pop("_duals", None)
         pairs = lb_all.pop("_dual_pairs", [])
     with run.stage("incumbent"):
-        inc = best_heuristic_schedule(inst, budget=run.budget)
+        inc, stopped = best_heuristic_schedule(inst, budget=run.budget)
+    if stopped:
+        run.cut("the incumbent heuristics")
     if inc is not None:
         run.incumbent(inc[1], bound=lb)
     H = int(min(inc[0], inst.horizon)) if inc is not None else int(inst.horizon)
@@ -457,20 +463,22 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
                "incumbent_heuristic": inc[0] if inc is not None else None}
     if inc is not None and inc[0] <= lb:
         return run.result(bound=lb, closed="heuristic meets the lower bound", **details)
+    if run.budget.stop():  # nothing left for a model: the incumbent and the bound stand
+        return run.result(bound=lb, model="not built: the deadline passed before the CP-SAT phases", **details)
     size = model_size(inst, H)
     try:
         run.require(memory_bytes=BYTES_PER_VAR * size["variables"],
                     what=f"the CP-SAT model ({fmt_count(size['variables'])} variables, horizon {H})")
     except ResourceLimit as e:  # refused before allocating: the incumbent and the bound stand
         return run.result(bound=lb, model=f"not built: {e}", **details)
-    wl = run.options["work_limit"]
+    wl = run.budget.work  # the original work allowance (the work_limit option)
     # phase 1: the contention-free relaxation (every placement at its fastest rate)
     with run.stage("build"):
         rx = build_cp(inst, H, lb=lb, symmetry=run.options["symmetry"], relax=True)
         if inc is not None:
             hint(rx, inst, inc[1].start.tolist(), counts_of(inst, inc[1]), completion(inst, inc[1]))
-    rout = run.solve_cpsat(rx.model, work_limit=None if wl is None else wl * RELAX_SHARE,
-                           deadline=run.budget.share(RELAX_SHARE), what="CP-SAT relaxation")
+    relax_work = None if wl is None else wl * RELAX_SHARE
+    rout = run.solve_cpsat(rx.model, budget=run.budget.share(RELAX_SHARE, work=relax_work), what="CP-SAT relaxation")
     details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
     relax_lb = int(math.ceil(rout.bound - 1e-9)) if rout.bound is not None else 0
     lb = max(lb, relax_lb)
@@ -480,6 +488,8 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     if run.best_value is not None and run.best_value <= lb:
         return run.result(bound=lb, closed="a schedule meets the relaxation's bound", **details)
     H = int(min(H, run.best_value)) if run.best_value is not None else H
+    if run.budget.stop():  # the relaxation used the time: no exact model (cut recorded by CP-SAT)
+        return run.result(bound=lb, model="not built: the deadline passed after the relaxation", **details)
     # phase 2 (small instances): the slot dynamic program of exact-dp
     # the DP prunes with the fluid bound: it pays where that bound is as strong as the relaxation's,
     # i.e. where contention, not packing, separates the bound from the schedules (measured)
@@ -513,7 +523,9 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         starts, vecs = extract(cp, values)
         return as_schedule(inst, starts, vecs)
 
-    out = run.solve_cpsat(cp.model, work_limit=None if wl is None else wl * (1 - RELAX_SHARE), on_solution=on_solution,
+    # the rest of the original work allowance (the DP phase spends none)
+    rest = None if wl is None else wl * (1 - RELAX_SHARE)
+    out = run.solve_cpsat(cp.model, budget=run.budget.share(1.0, work=rest), on_solution=on_solution,
                           what="CP-SAT exact-cp")
     if out.has_solution:
         with run.stage("extract"):

@@ -235,7 +235,9 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
         parts.pop("_duals", None)
         pairs = parts.pop("_dual_pairs", [])
     with run.stage("incumbent"):
-        inc = best_heuristic_schedule(inst, budget=run.budget)
+        inc, stopped = best_heuristic_schedule(inst, budget=run.budget)
+    if stopped:
+        run.cut("the incumbent heuristics")
     ub = inc[0] if inc is not None else inst.horizon + 1
     if inc is not None:
         run.incumbent(inc[1], bound=lb)

@@ -1,5 +1,6 @@
-"""SJF-BCO (Algorithm 1 with FA-FFP, Algorithm 2, and LBSGF, Algorithm 3) and
-the paper's baselines FF, LS and RAND (MobiHoc'22, Sections 5 and 7).
+"""SJF-BCO (Algorithm 1 with FA-FFP, Algorithm 2, and LBSGF, Algorithm 3), the
+placement rules of the paper's baselines FF, LS and RAND (MobiHoc'22, Sections
+5 and 7; their methods are in :mod:`.baselines`), and ``greedy`` (ours).
 
 All four share one *clock-driven list dispatcher* (:class:`Dispatch`): jobs
 are taken in a fixed order; for the current job a placement rule picks GPUs
@@ -103,11 +104,14 @@ class Dispatch:
 
 
 def run_list(inst: RarInstance, order, choose: Callable[[int], Chooser], rhat: np.ndarray,
-             cutoff: int) -> tuple[int, RarSchedule, np.ndarray] | None:
+             cutoff: int, budget: Budget | None = None) -> tuple[int, RarSchedule, np.ndarray] | None:
     """Dispatch jobs in ``order`` with rule ``choose(j)``; ``None`` if the run fails
-    or cannot reach a makespan ``< cutoff``."""
+    or cannot reach a makespan ``< cutoff``, or if ``budget.stop()`` (asked before every
+    job) says stop."""
     d = Dispatch(inst, rhat)
     for j in order:
+        if budget is not None and budget.stop():
+            return None
         if not d.place(int(j), choose(int(j)), cutoff):
             return None
     T = d.finish()
@@ -286,7 +290,9 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
     m)`` performs them and returns ``(m_theta, schedule, index, T, runs)``.  A
     run counts only if it places every job and finishes by the horizon (``m <= T``).
     ``budget.stop()`` is asked before every probe after the first (the method's
-    deadline); when it says stop, ``best["cut"]`` is ``True``.
+    deadline), and within those probes before every job (a probe it stops keeps only
+    its finished runs); when it says stop, ``best["cut"]`` is ``True``.  The first probe always
+    runs to its end.
     """
     T = inst.horizon
     left, right = theta_range or (1, T)
@@ -299,13 +305,14 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
             break
         theta = (left + right) // 2
         m_theta, y_theta, idx_theta, T_theta = T + 1, None, None, None
+        probe_budget = budget if trail else None  # the first probe runs to its end
         if inner is not None:
-            m_theta, y_theta, idx_theta, T_theta, n = inner(theta, best["m"])
+            m_theta, y_theta, idx_theta, T_theta, n = inner(theta, best["m"], probe_budget)
             runs += n
         else:
             for idx, choose in enumerate(rules(theta)):
                 runs += 1
-                out = run_list(inst, order, choose, rhat, cutoff=min(m_theta, best["m"]))
+                out = run_list(inst, order, choose, rhat, cutoff=min(m_theta, best["m"]), budget=probe_budget)
                 if out is not None and out[0] < m_theta:
                     m_theta, y_theta, idx_theta, T_theta = out[0], out[1], idx, out[2]
         trail.append((theta, m_theta if y_theta is not None else None))
@@ -330,14 +337,20 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
     order_l = order.tolist()
     T = inst.horizon
 
-    def inner(theta: int, m_best: int):
+    def inner(theta: int, m_best: int, probe_budget: Budget | None):
         """The kappa loop (lines 8-23) at one theta, sharing work between kappas.
 
         Jobs come in non-decreasing G_j, so the runs for kappa < kappa' place the
         jobs with G_j <= kappa identically (FA-FFP in both, same state): one
         prefix state is advanced with FA-FFP as kappa grows and each run forks it
         for its LBSGF suffix.  Exactly the results of independent runs.
+        ``probe_budget.stop()``, asked before every job, abandons the probe (it keeps
+        what its finished runs found).
         """
+
+        def stopped() -> bool:
+            return probe_budget is not None and probe_budget.stop()
+
         fa, lb = fa_ffp(theta), lbsgf(theta, lam)
         m_theta, y_theta, idx_theta, T_theta, n = T + 1, None, None, None, 0
         cur = Dispatch(inst, rhat)
@@ -348,6 +361,8 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
             cutoff = min(m_theta, m_best)
             if not dead:
                 while pos < len(order_l) and G[order_l[pos]] <= k:
+                    if stopped():
+                        return m_theta, y_theta, idx_theta, T_theta, n
                     if not cur.place(order_l[pos], fa, cutoff):
                         dead = True
                         break
@@ -357,6 +372,8 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
             d = cur.copy() if pos < len(order_l) else cur
             ok = True
             for j in order_l[pos:]:
+                if stopped():
+                    return m_theta, y_theta, idx_theta, T_theta, n
                 if not d.place(j, lb, cutoff):
                     ok = False
                     break
@@ -376,20 +393,10 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
     return best
 
 
-
-
 # ---------------------------------------------------------------------------
 # registration (the method kit)
 
-#: the job order of the baselines (the paper does not say; ``models/rar.md``, "Readings")
-ORDER_OPTION = Option(
-    "order", str, "sjf",
-    "job order: 'sjf' (non-decreasing G_j, Algorithm 1 line 4) or 'input' (as listed); the paper "
-    "does not say which order FF, LS and RAND use", choices=("sjf", "input"),
-)
-
-
-def _finish(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
+def search_result(run: Run, inst: RarInstance, best: dict, **extra) -> Result:
     """The result of a list-dispatch search (``best`` from :func:`bisection`)."""
     if best.get("cut"):
         run.cut("bisection on theta_u")
@@ -422,83 +429,17 @@ def solve_sjf_bco(inst: RarInstance, run: Run) -> Result:
     kappa, lam, ties = run.options["kappa"], run.options["lam"], run.options["ties"]
     with run.stage("search"):
         best = sjf_bco_search(inst, kappa=kappa, lam=lam, budget=run.budget, ties=ties)
-    return _finish(run, inst, best, kappa=best.get("kappa"), ties=ties, **{"lambda": lam})
-
-
-def _baseline(run: Run, rule: Callable[[float], Chooser], inst: RarInstance) -> Result:
-    rhat = rho_hat(inst)
-    order = run.options["order"]
-    with run.stage("search"):
-        best = bisection(inst, lambda theta: [lambda j, c=rule(theta): c], job_order(inst, order), rhat,
-                         budget=run.budget)
-    return _finish(run, inst, best, order=order)
-
-
-@method("rar", "ff", kind="heuristic", options=[ORDER_OPTION],
-        description="First-Fit baseline: first G_j eligible GPUs server by server, bisection on theta")
-def solve_ff(inst: RarInstance, run: Run) -> Result:
-    """FF baseline (Section 7): the first ``G_j`` eligible idle GPUs, server by server."""
-    return _baseline(run, first_fit, inst)
-
-
-@method("rar", "ls", kind="heuristic", options=[ORDER_OPTION],
-        description="List-Scheduling baseline: least-loaded G_j GPUs, bisection on theta")
-def solve_ls(inst: RarInstance, run: Run) -> Result:
-    """LS baseline (Section 7): the ``G_j`` eligible idle GPUs with least ``U_g`` cluster-wide."""
-    return _baseline(run, least_loaded, inst)
-
-
-@method("rar", "rand", kind="heuristic",
-        description="RAND baseline: random eligible GPUs, theta = T, seeded",
-        options=[ORDER_OPTION,
-                 Option("pick", str, "gpus",
-                        "'gpus': G_j eligible idle GPUs uniformly at random; 'servers': servers in a "
-                        "random order, random GPUs of each in turn", choices=("gpus", "servers"))])
-def solve_rand(inst: RarInstance, run: Run) -> Result:
-    """RAND baseline (Section 7): random eligible GPUs, ``theta_u = T``; one run, seeded.
-
-    "we allocate GPUs to a job as long as it does not exceed T, i.e., we set
-    theta_u^RAND = T, to avoid the long running time in order to find a
-    feasible schedule": one run, no search.  When that run has no schedule
-    within the horizon (its makespan exceeds ``T``: random GPUs spread a job
-    over many servers, so contention slows it; or a job cannot start before
-    ``T``), the result is status ``error`` whose message says which, with the
-    makespan the run reached in ``details["makespan_reached"]``.
-    """
-    rng = np.random.default_rng(run.seed)
-    rhat = rho_hat(inst)
-    rule = random_rule if run.options["pick"] == "gpus" else random_server_rule
-    c = rule(rng, inst.horizon)
-    T = inst.horizon
-    best = {"m": None, "sched": None, "theta": T, "T": None, "runs": 1}
-    reached = None
-    with run.stage("search"):
-        d = Dispatch(inst, rhat)
-        for j in job_order(inst, run.options["order"]).tolist():
-            if not d.place(int(j), c, T + 1):
-                if np.count_nonzero(d.U + rhat[j] <= T) < inst.G[j]:
-                    best["why"] = (f"job {inst.jobs[j].id} (G_j = {int(inst.G[j])}) finds fewer than G_j GPUs "
-                                   f"with U_g + rho_hat_j <= T")
-                else:
-                    best["why"] = f"job {inst.jobs[j].id} (G_j = {int(inst.G[j])}) cannot start before T"
-                break
-        else:
-            Tj = d.finish()
-            reached = int(Tj.max())
-            if reached <= T:
-                best.update(m=reached, sched=RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus)), T=Tj)
-            else:
-                best["why"] = (f"RAND's run (pick={run.options['pick']}, seed {run.seed}) places every job but "
-                               f"ends at slot {reached} > T")
-    return _finish(run, inst, best, order=run.options["order"], pick=run.options["pick"], seed=run.seed,
-                   makespan_reached=reached)
+    return search_result(run, inst, best, kappa=best.get("kappa"), ties=ties, **{"lambda": lam})
 
 
 def best_heuristic_schedule(inst: RarInstance, budget: Budget | None = None
-                            ) -> tuple[int, RarSchedule] | None:
+                            ) -> tuple[tuple[int, RarSchedule] | None, bool]:
     """The best schedule of SJF-BCO, the FF and LS baselines in both job orders and
-    ``greedy``'s rules (the incumbent exact methods start from); ``None`` if none finds
-    one within ``T``."""
+    ``greedy``'s rules (the incumbent exact methods start from), ``None`` if none finds
+    one within ``T``; and whether ``budget.stop()`` ended the search early (then the
+    caller records a cut: the result depends on the wall clock).  SJF-BCO's first
+    probe always runs; every later probe, rule and list-scheduling event asks the
+    budget first."""
     rhat = rho_hat(inst)
     found: list[tuple[int, RarSchedule]] = []
     b = sjf_bco_search(inst, budget=budget)
@@ -513,10 +454,11 @@ def best_heuristic_schedule(inst: RarInstance, budget: Budget | None = None
             if b["sched"] is not None:
                 found.append((int(b["m"]), b["sched"]))
     if budget is None or not budget.stop():
-        g = greedy_search(inst, GREEDY_RULES, 0, 0)
+        g = greedy_search(inst, GREEDY_RULES, 0, 0, budget=budget)
         if g["sched"] is not None:
             found.append((int(g["m"]), g["sched"]))
-    return min(found, key=lambda x: x[0]) if found else None
+    stopped = budget is not None and budget.stop()
+    return (min(found, key=lambda x: x[0]) if found else None), stopped
 
 
 # ---------------------------------------------------------------------------
@@ -544,11 +486,13 @@ def _place_counts(free: np.ndarray, g: int) -> dict[int, int] | None:
     return vec
 
 
-def list_schedule(inst: RarInstance, order, reserve: bool) -> tuple[int, RarSchedule, np.ndarray] | None:
+def list_schedule(inst: RarInstance, order, reserve: bool, budget: Budget | None = None
+                  ) -> tuple[int, RarSchedule, np.ndarray] | None:
     """Event-driven list scheduling: at slot 0 and at every completion, start the
     waiting jobs in ``order`` that fit (:func:`_place_counts`).  With ``reserve``
     the scan stops at the first job that does not fit (no job overtakes it);
-    without, later jobs fill the gap (backfilling).  ``None`` if it ends after ``T``."""
+    without, later jobs fill the gap (backfilling).  ``None`` if it ends after ``T``,
+    or if ``budget.stop()`` says stop at a completion event (the caller asks it)."""
     J, S = inst.num_jobs, inst.num_servers
     free = np.asarray(inst.servers, dtype=np.int64).copy()
     eng = Engine(inst)
@@ -578,6 +522,8 @@ def list_schedule(inst: RarInstance, order, reserve: bool) -> tuple[int, RarSche
         waiting = rest
         if not waiting:
             break
+        if budget is not None and budget.stop():
+            return None
         te = eng.next_exit()
         if te is None or te >= inst.horizon:
             return None
@@ -620,9 +566,15 @@ def greedy_search(inst: RarInstance, rules: list[tuple[str, bool]], iterations: 
             best.update(m=out[0], sched=out[1], T=out[2], rule=rule)
 
     for name, reserve in rules:
+        if budget is not None and budget.stop():
+            best["cut"] = True
+            return best
         key, tie = PRIORITIES[name](inst, r)
-        consider(list_schedule(inst, _order(inst, np.asarray(key, float), np.asarray(tie, float)), reserve),
-                 f"{name}{'-reserve' if reserve else ''}")
+        out = list_schedule(inst, _order(inst, np.asarray(key, float), np.asarray(tie, float)), reserve, budget)
+        if out is None and budget is not None and budget.stop():  # stopped inside the run
+            best["cut"] = True
+            return best
+        consider(out, f"{name}{'-reserve' if reserve else ''}")
     lb = load_lower_bound(inst)
     if iterations and best["rule"] is not None and best["m"] > lb:
         base = best["rule"]
@@ -637,8 +589,11 @@ def greedy_search(inst: RarInstance, rules: list[tuple[str, bool]], iterations: 
                 best["cut"] = True
                 break
             noisy = np.asarray(key, float) * np.exp(rng.normal(0.0, 0.15, inst.num_jobs))
-            consider(list_schedule(inst, _order(inst, noisy, np.asarray(tie, float)), reserve),
-                     f"{base} (perturbed)")
+            out = list_schedule(inst, _order(inst, noisy, np.asarray(tie, float)), reserve, budget)
+            if out is None and budget is not None and budget.stop():
+                best["cut"] = True
+                break
+            consider(out, f"{base} (perturbed)")
     return best
 
 
@@ -665,6 +620,8 @@ def solve_greedy(inst: RarInstance, run: Run) -> Result:
         best = greedy_search(inst, rules, run.options["iterations"], run.seed, budget=run.budget)
     if best["cut"]:
         run.cut("greedy perturbation runs")
+    if best["sched"] is None and best["cut"]:
+        return run.result(runs=best["runs"])
     if best["sched"] is None:
         return run.result(status=Status.ERROR, error=f"found no schedule within the horizon T = {inst.horizon} "
                           "(no bound proves that none exists)",

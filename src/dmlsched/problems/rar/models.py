@@ -34,7 +34,7 @@ from ...budget import Budget
 from ...errors import InvalidSolutionError, NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
-from .bounds import best_lower_bound, load_lower_bound, rho_hat
+from .bounds import load_lower_bound, rho_hat
 from .counts import assign_gpus, capacity_ok, count_vectors, count_vectors_size, servers_of, simulate_counts
 from .instance import RarInstance
 from .solution import Engine
@@ -444,21 +444,3 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
         return _cut(run, inst, e.partial, "enumeration of Y_all(UB)")
     return _from_set(run, inst, Y, complete=not len(Ynd), space_note="all schedules with makespan <= UB",
                      UB_nondelay=ub if len(Ynd) else None)
-
-
-@method(
-    "rar", "lower-bound", kind="bound",
-    description="best solver-free lower bound: load, energetic reasoning, fluid configuration LP (small "
-                "instances); milliseconds at the paper's scale",
-)
-def solve_lower_bound(inst: RarInstance, run: Run) -> Result:
-    """The best of the load bound, energetic reasoning and (when the jobs have at most
-    ``bounds.FLUID_MAX_VECTORS`` count vectors) the fluid configuration LP; proofs in
-    ``models/rar.md``.  Deterministic (work limits only)."""
-    with run.stage("bound"):
-        value, name, parts = best_lower_bound(inst, budget=run.budget)
-    parts.pop("_duals", None)
-    parts.pop("_dual_pairs", None)
-    if parts.pop("stopped", False):
-        run.cut("the lower bounds")
-    return run.result(bound=float(value), objective=float(value), status=Status.OPTIMAL, best=name, bounds=parts)
