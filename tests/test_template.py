@@ -609,7 +609,7 @@ def test_role_check_can_fail(tmp_path):
         elif p.name == "bounds.py":
             text = text.replace('"lower-bound", kind="bound"', '"lower-bound", kind="heuristic"')
         (folder / p.name).write_text(text)
-    registry._ensure_loaded()
+    registry.load_families()
     saved = dict(registry._PROBLEMS), dict(registry._METHODS)
     try:
         load_plugins([str(folder / "__init__.py")])
