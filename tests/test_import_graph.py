@@ -59,7 +59,8 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: i22h's E1, the registry's one family loader imported at the top of io, cli/paths and bench/child;
 #: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce;
 #: 175 in 42 after its E7, json_values in dmlsched/fuzz.py; 172 in 42 after its E2, the families'
-#: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps)
+#: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps;
+#: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
@@ -82,7 +83,7 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/hunt/pool.py": 1,
     "dmlsched/hunt/space.py": 1,
     "dmlsched/kit.py": 2,
-    "dmlsched/plot.py": 3,
+    "dmlsched/plot.py": 2,
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
     "dmlsched/problems/gpugrouping/cp.py": 2,
     "dmlsched/problems/gpugrouping/models.py": 4,

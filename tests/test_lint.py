@@ -31,9 +31,9 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: path (235 -> 226), and after i21d (E501 117 -> 116), and after i22i's D3, D5 and E4 (PLC0415 226 -> 216,
 #: E501 116 -> 115), and after i22h's E1 (the registry's one family loader), E6 (claims from the registry),
 #: E7 (json_values in dmlsched/fuzz.py), E2 (the Gantt bars in the families' solution.py) and E3 (the hunt
-#: samplers in the families' sample.py), merged: PLC0415 216 -> 200, I001 46 -> 45
+#: samplers in the families' sample.py), merged: PLC0415 216 -> 200, I001 46 -> 45; Harmony's bars and sampler (199)
 BASELINE: dict[str, int] = {
-    "PLC0415": 200,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
+    "PLC0415": 199,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
     "E501": 115,  # line-too-long (> 120)
     "I001": 45,  # unsorted-imports
     "F401": 20,  # unused-import

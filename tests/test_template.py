@@ -391,8 +391,7 @@ def test_family_gantt_bars_are_in_the_rows_and_in_time(family, request):
         path = _smallest_instance(registry.family(family).name)
     spec = registry.family(family)
     if spec.gantt is None:
-        # Harmony's bars stay in plot.py until issue 21's Harmony work merges (then solution.gantt_bars)
-        assert spec.no_gantt or spec.name == "harmony", f"{family}: no gantt and no no_gantt sentence"
+        assert spec.no_gantt, f"{family}: no gantt and no no_gantt sentence"
     inst = dmlsched.load(path)
     res = dmlsched.solve(inst, spec.default_reference, seed=0)
     assert res.solution is not None, f"{family}/{spec.default_reference} on {path.name}: {res.status}"
@@ -414,11 +413,8 @@ def test_family_sample_loads_and_keeps_within_the_caps(family):
 
     spec = registry.family(family)
     if spec.hunt is None:
-        if spec.name == "harmony":  # its sampler stays in hunt/space.py until issue 21's Harmony work merges
-            assert get_space(spec.name).problem == "harmony"
-        else:
-            with pytest.raises(HuntError, match=f"no hunt space for {spec.name!r}"):
-                get_space(spec.name)
+        with pytest.raises(HuntError, match=f"no hunt space for {spec.name!r}"):
+            get_space(spec.name)
         return
     size = dict(spec.hunt.default_size)
     for seed in range(20):

@@ -82,8 +82,6 @@ def gantt_chart(instance: Any, solution: Any) -> GanttChart:
         return spec.gantt(instance, solution)
     if spec.no_gantt is not None:
         raise ValueError(f"no Gantt chart for problem {spec.name!r}: {spec.no_gantt}")
-    if spec.name == "harmony":  # interim: moves to harmony/solution.gantt_bars once issue 21's Harmony work merges
-        return _harmony_chart(instance, solution)
     sj = spec.solution_to_json(instance, solution)
     tasks = sj.get("tasks") if isinstance(sj, dict) else None
     if not isinstance(tasks, list) or not all(
@@ -107,33 +105,6 @@ def gantt_tasks(instance: Any, solution: Any) -> list[dict]:
     """
     return gantt_chart(instance, solution).tasks
 
-
-def _harmony_chart(instance: Any, solution: Any) -> GanttChart:
-    """Harmony: one row per machine; a group's machines are consecutive rows,
-    and each of its jobs a slice of them.  With an execution (the run of the
-    dissertation's execution model) over its phases, in time; without, the
-    static grouping over one group iteration ``T_g`` (4.1) of each group."""
-    from .problems.harmony.solution import group_stats
-
-    ids = [j.id for j in instance.jobs]
-    ex = getattr(solution, "execution", None)
-    phases = ([(float(ph.start), float(ph.end), ph.groups, ph.machines) for ph in ex.phases] if ex is not None
-              else [(0.0, None, solution.groups, solution.machines)])
-    tasks: list[dict] = []
-    for start, end, groups, machines in phases:
-        row = 0
-        for jobs, m in zip(groups, machines):
-            m = int(m)
-            stop = end if end is not None else float(group_stats(instance, jobs, m).t_group)
-            n = max(len(jobs), 1)
-            for k, j in enumerate(jobs):
-                for r in range(row, row + m):
-                    tasks.append({"job": ids[j], "gpu": r, "start": start, "end": stop,
-                                  "offset": k / n, "height": 1.0 / n})
-            row += m
-    labels = [f"machine {i}" for i in range(int(instance.machines))]
-    return GanttChart(tasks, row_labels=labels, ylabel="machine",
-                      xlabel="time" if ex is not None else "time (one group iteration T_g per group)")
 
 
 #: rows a Gantt chart draws one by one; past this, rows are aggregated (servers, GPU

@@ -35,7 +35,6 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..draws import grid as _grid
 from ..errors import DmlschedError
 from ..family import DEFAULT_PROTECTED, Family
 from ..registry import families
@@ -314,22 +313,6 @@ def _set(d: Any, p: Path, v: Any) -> None:
 # and the spaces of families without one (register_space)
 
 
-# Harmony's sampler stays here, registered like a plugin's space, while problems/harmony/ is
-# changed on another branch (issue 21); it moves to problems/harmony/sample.py after that merges.
-def _harmony(rng: np.random.Generator, s: dict) -> dict:
-    jobs = [{"id": f"J{i}", "t_cpu": _grid(rng, 0.5, 5.0, 0.5), "t_net": _grid(rng, 0.5, 5.0, 0.5),
-             "iterations": int(rng.integers(1, int(s["iterations"]) + 1))}
-            for i in range(int(rng.integers(2, int(s["jobs"]) + 1)))]
-    return {"problem": "harmony", "machines": int(rng.integers(1, int(s["machines"]) + 1)),
-            "reference_dop": int(rng.integers(1, 4)), "weights": {"cpu": 1, "net": 1}, "jobs": jobs}
-
-
-def _harmony_within(d: dict, s: dict) -> bool:
-    return (len(d["jobs"]) <= int(s["jobs"]) and int(d["machines"]) <= int(s["machines"])
-            and int(d["reference_dop"]) <= int(s["machines"])
-            and all(int(j["iterations"]) <= int(s["iterations"]) for j in d["jobs"]))
-
-
 def _space_of(fam: Family) -> Space:
     h = fam.hunt
     return Space(fam.name, fam.sample, element_lists=tuple(h.element_lists), protected=frozenset(h.protected),
@@ -389,11 +372,3 @@ def register_space(space: Space, *, replace: bool = False) -> Space:
     SPACES[space.problem] = space
     return space
 
-
-SPACES["harmony"] = Space(
-    "harmony", _harmony, element_lists=("jobs",),
-    protected=frozenset({"problem", "name", "id", "description", "source", "expected", "weights"}),
-    integer_keys=frozenset({"iterations", "machines", "reference_dop"}),
-    min_elements={"jobs": 2}, default_size={"jobs": 5, "machines": 4, "iterations": 40},
-    within=_harmony_within,
-)

@@ -11,14 +11,15 @@ Files: ``instance.py``, ``solution.py`` (validator, evaluator: utilisation
 ratio), ``execution.py`` (the execution model's simulation: with
 ``simulate=True``, average JCT, makespan and utilisation over the run; the
 run's validator and metrics are in ``solution.py``, the policies beside their
-methods in ``heuristics.py`` and ``oracle.py``), ``strategies.py`` (hypothesis),
+methods in ``heuristics.py`` and ``oracle.py``; Gantt bars: ``solution.gantt_bars``),
+``sample.py`` (random small instances and the hunt's caps), ``strategies.py`` (hypothesis),
 ``claims.py`` (the dissertation's claims).  Specification:
 ``models/harmony.md``; claims: ``proofs/harmony.md``.
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import instance, sample, solution
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio
 from .instance import HarmonyInstance, HarmonyJob
 from .solution import HarmonySolution, completion_times, group_stats, metrics
@@ -30,6 +31,8 @@ FAMILY = register_family(Family(
     sense="max", objective_name="cluster utilisation U (4.4)", default_reference="brute-force",
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=sample.HUNT,
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

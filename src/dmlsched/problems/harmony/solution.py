@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...gantt import GanttChart
 from ...io import Reader
 from .instance import HarmonyInstance
 
@@ -424,3 +425,29 @@ def execution_from_json(inst: HarmonyInstance, data: Any) -> Execution:
             raise comp_r.error(f"no completion time for job {j.id!r}")
         completion.append(float(comp[j.id]))
     return Execution(phases=phases, completion=tuple(completion), policy=str(r.get("policy").value if r.has("policy") else ""))
+
+def gantt_bars(instance: Any, solution: Any) -> GanttChart:
+    """The Gantt bars of a Harmony solution (``Family.gantt``): one row per
+    machine; a group's machines are consecutive rows, and each of its jobs a
+    slice of them.  With an execution (the run of the
+    dissertation's execution model) over its phases, in time; without, the
+    static grouping over one group iteration ``T_g`` (4.1) of each group."""
+    ids = [j.id for j in instance.jobs]
+    ex = getattr(solution, "execution", None)
+    phases = ([(float(ph.start), float(ph.end), ph.groups, ph.machines) for ph in ex.phases] if ex is not None
+              else [(0.0, None, solution.groups, solution.machines)])
+    tasks: list[dict] = []
+    for start, end, groups, machines in phases:
+        row = 0
+        for jobs, m in zip(groups, machines):
+            m = int(m)
+            stop = end if end is not None else float(group_stats(instance, jobs, m).t_group)
+            n = max(len(jobs), 1)
+            for k, j in enumerate(jobs):
+                for r in range(row, row + m):
+                    tasks.append({"job": ids[j], "gpu": r, "start": start, "end": stop,
+                                  "offset": k / n, "height": 1.0 / n})
+            row += m
+    labels = [f"machine {i}" for i in range(int(instance.machines))]
+    return GanttChart(tasks, row_labels=labels, ylabel="machine",
+                      xlabel="time" if ex is not None else "time (one group iteration T_g per group)")
