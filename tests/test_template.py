@@ -679,6 +679,42 @@ def test_model_builders_have_the_shape(family):
     assert not problems, problems
 
 
+def _pyomo_builders(family: str, inst) -> list:
+    """The family's Pyomo model builders with their default options on ``inst``."""
+    if family == "gpu-grouping":
+        from dmlsched.problems.gpugrouping.models import GroupingModel, TypedGroupingModel
+
+        return [GroupingModel(inst), TypedGroupingModel(inst)]
+    if family == "cruise":
+        from dmlsched.problems.cruise.formulation import CruiseModel
+        from dmlsched.problems.cruise.typemodel import CountModel
+
+        counts = (1,) + (0,) * (len(inst.machine_types) - 1)  # one worker of the first type
+        return [CruiseModel(inst, 1), CountModel(inst, counts)]
+    if family == "rar":
+        from dmlsched.problems.rar.models import IlpBoundModel, ScheduleIlp, nondelay_schedules
+
+        return [IlpBoundModel(inst), ScheduleIlp(inst, nondelay_schedules(inst))]
+    if family == "moldable":
+        from dmlsched.problems.moldable.models import MoldableMip
+
+        return [MoldableMip(inst)]
+    return []  # hlas: CP-SAT only (its components are not named in the proto)
+
+
+@pytest.mark.parametrize("family", BUILDER_FAMILIES)
+def test_pyomo_builders_make_exactly_their_constraints(family):
+    """Built with their defaults on the family's smallest bundled instance, the Pyomo builders'
+    models hold exactly the constraint components their CONSTRAINTS name."""
+    import pyomo.environ as pyo
+
+    inst = dmlsched.load(_smallest_instance(family))
+    for builder in _pyomo_builders(family, inst):
+        model = builder.build()
+        names = {c.local_name for c in model.component_objects(pyo.Constraint, descend_into=False)}
+        assert names == set(type(builder).CONSTRAINTS), (type(builder).__name__, names)
+
+
 def test_model_shape_check_can_fail():
     """A builder whose constraint family has no add_ method, an add_ method citing nothing,
     or a name the specification never mentions, fails the check."""
