@@ -14,7 +14,7 @@ import pytest
 
 import dmlsched
 from dmlsched.kit import Deadline, DeadlineReached, Run, _watchdog, method
-from dmlsched.registry import _METHODS, _ensure_loaded
+from dmlsched.registry import _METHODS, load_families
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def endless_policy():
     """A policy of the Hare family whose simulation never ends (registered for the test only)."""
-    _ensure_loaded()
+    load_families()
     calls = []
 
     @method("hare", "endless-policy", kind="policy", description="test only: an event loop without end")

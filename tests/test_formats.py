@@ -29,9 +29,9 @@ def _validator(family: str):
 
 
 def test_every_registered_family_has_a_format():
-    from dmlsched.registry import _ensure_loaded, _PROBLEMS
+    from dmlsched.registry import _PROBLEMS, load_families
 
-    _ensure_loaded()
+    load_families()
     assert set(FAMILIES) == set(_PROBLEMS)
     assert set(EXAMPLES) == set(FAMILIES)
 

@@ -55,7 +55,7 @@ def _validate(inst, sol):
 
 @pytest.fixture
 def planted(monkeypatch):
-    registry._ensure_loaded()  # copy the loaded registry, never an empty one
+    registry.load_families()  # copy the loaded registry, never an empty one
     monkeypatch.setattr(registry, "_PROBLEMS", dict(registry._PROBLEMS))
     monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
     monkeypatch.setattr(H.space, "SPACES", dict(H.space.SPACES))

@@ -55,20 +55,23 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
 #: steps B1, B2, B5, B6, the Harmony step and C2; 204 after C3, with cli.py split over the cli/ package;
 #: 198 in 48 after C4; 197 in 47 after i22e's Hare decomposition/relaxation step, 195 in 47 after its
-#: moldable cp/models step; 185 in 46 after i22f's B3, the split of cruise/models.py)
+#: moldable cp/models step; 185 in 46 after i22f's B3, the split of cruise/models.py; 180 in 45 after
+#: i22h's E1, the registry's one family loader imported at the top of io, cli/paths and bench/child;
+#: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce;
+#: 175 in 42 after its E7, json_values in dmlsched/fuzz.py; 172 in 42 after its E2, the families'
+#: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
-    "dmlsched/bench/child.py": 5,
+    "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
     "dmlsched/bench/execute.py": 10,
     "dmlsched/bench/report.py": 3,
-    "dmlsched/bench/reproduce.py": 13,
+    "dmlsched/bench/reproduce.py": 11,
     "dmlsched/bench/runner.py": 4,
-    "dmlsched/claims.py": 1,
     "dmlsched/cli/bench.py": 15,
     "dmlsched/cli/command.py": 4,
     "dmlsched/cli/gantt.py": 8,
     "dmlsched/cli/hunt.py": 10,
-    "dmlsched/cli/paths.py": 6,
+    "dmlsched/cli/paths.py": 4,
     "dmlsched/cli/solve.py": 6,
     "dmlsched/generate/hare.py": 3,
     "dmlsched/generate/hlas.py": 2,
@@ -78,13 +81,11 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/hunt/guided.py": 1,
     "dmlsched/hunt/pool.py": 1,
     "dmlsched/hunt/space.py": 1,
-    "dmlsched/io.py": 2,
     "dmlsched/kit.py": 2,
-    "dmlsched/plot.py": 6,
+    "dmlsched/plot.py": 3,
     "dmlsched/problems/gpugrouping/bruteforce.py": 1,
     "dmlsched/problems/gpugrouping/cp.py": 2,
     "dmlsched/problems/gpugrouping/models.py": 4,
-    "dmlsched/problems/gpugrouping/strategies.py": 1,
     "dmlsched/problems/hare/gpupoint.py": 1,
     "dmlsched/problems/hare/heuristics.py": 1,
     "dmlsched/problems/hare/instance.py": 1,
@@ -98,7 +99,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/hlas/cp.py": 2,
     "dmlsched/problems/hlas/models.py": 1,
     "dmlsched/problems/hlas/solution.py": 4,
-    "dmlsched/problems/hlas/strategies.py": 1,
     "dmlsched/problems/moldable/cp.py": 1,
     "dmlsched/problems/moldable/models.py": 2,
     "dmlsched/problems/moldable/solution.py": 1,

@@ -32,7 +32,7 @@ def inst(tiny_hare_dict):
 @pytest.fixture
 def scratch(monkeypatch):
     """Methods registered in a test are removed afterwards."""
-    registry._ensure_loaded()  # copy the loaded registry, never an empty one
+    registry.load_families()  # copy the loaded registry, never an empty one
     monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
     yield
 

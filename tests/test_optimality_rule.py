@@ -31,7 +31,7 @@ def scratch(monkeypatch):
     """Methods registered by a test are removed afterwards."""
     from dmlsched import registry
 
-    registry._ensure_loaded()  # copy the loaded registry, never an empty one
+    registry.load_families()  # copy the loaded registry, never an empty one
     monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
     yield
 

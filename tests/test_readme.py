@@ -219,9 +219,9 @@ def test_family_table_names_every_registered_method():
 
 def test_readme_names_each_familys_default_reference():
     """The README's sentence on `--reference` gives every family's default."""
-    from dmlsched.registry import _PROBLEMS, _ensure_loaded
+    from dmlsched.registry import _PROBLEMS, load_families
 
-    _ensure_loaded()
+    load_families()
     para = next(p for p in README.split("\n\n") if "Its reference (`--reference`" in p)
     para = " ".join(para.split())
     found = {}

@@ -21,7 +21,7 @@ def inst(tiny_hare_dict):
 @pytest.fixture
 def scratch(monkeypatch):
     """Methods registered in a test are removed afterwards."""
-    registry._ensure_loaded()
+    registry.load_families()
     monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
     yield
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dmlsched.registry import _ensure_loaded, methods
+from dmlsched.registry import load_families, methods
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +29,7 @@ FILES = {
     "hlas": "hlas/tiny_offline.json", "moldable": "moldable/sharing-memory.json",
 }
 
-_ensure_loaded()
+load_families()
 METHODS = [(m.problem, m.name) for m in methods() if m.problem in FILES]
 
 

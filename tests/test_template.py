@@ -12,15 +12,21 @@
   the MIP agrees, the lower bound is below, the loader names bad fields.
 * Every registered family (:data:`dmlsched.problems.FAMILIES`) and the
   template have the core files (:data:`dmlsched.problems.CORE_MODULES`), the
-  names the registry takes from them, a ``SPEC`` wired by
-  ``register_family``, methods defined in their own modules, a strategy
+  names the registry takes from them, one ``FAMILY`` (a
+  :class:`~dmlsched.family.Family`; ``SPEC`` is it) that the registry finds
+  by the family's name and its package's name, declared by its own package
+  and wired to the functions of its own modules, methods defined in their own modules, a strategy
   ``*_instances``; every other module of a family is named (as ``name.py``) in
   the family's ``__init__`` docstring, and optional modules beyond
   :data:`dmlsched.problems.OPTIONAL_MODULES` are flagged there too.
+* The registry finds a family in one way (``registry.family``, by its name or
+  its package's name); ``ProblemSpec`` is ``Family`` and the older keyword
+  registration of plugins builds one; a ``Ref`` imports its target on use.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import json
@@ -34,8 +40,10 @@ from hypothesis import strategies as st
 
 import dmlsched
 from dmlsched import registry
-from dmlsched.errors import InstanceError, InvalidSolutionError
+from dmlsched.errors import InstanceError, InvalidSolutionError, UnknownMethodError
+from dmlsched.family import Family, Ref
 from dmlsched.problems import CORE_MODULES, FAMILIES, OPTIONAL_MODULES
+from dmlsched.registry import ProblemSpec, RegistryError
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "templates" / "family"
@@ -61,7 +69,7 @@ def template():
     copy of the registry; the registry and ``sys.modules`` are restored afterwards."""
     from dmlsched.cli import load_plugins
 
-    registry._ensure_loaded()
+    registry.load_families()
     saved = dict(registry._PROBLEMS), dict(registry._METHODS)
 
     def _ours() -> list[str]:
@@ -93,7 +101,7 @@ def conformance(template):
 
 
 def _strategies(pkg: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{pkg.__name__}.strategies")
+    return pkg.FAMILY.strategies.get()
 
 
 # ---------------------------------------------------------------------------
@@ -224,19 +232,41 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
     for mod, names in ((inst_mod, INSTANCE_NAMES), (sol_mod, SOLUTION_NAMES)):
         for n in names:
             assert callable(getattr(mod, n, None)), f"{mod.__name__} has no {n}"
-    spec = pkg.SPEC
-    assert registry.get_problem(spec.name) is spec, f"{where}: SPEC is not the registered family"
+    spec = pkg.FAMILY
+    assert isinstance(spec, Family), f"{where}: FAMILY is not a dmlsched.family.Family"
+    assert pkg.SPEC is spec, f"{where}: SPEC is not FAMILY"
+    assert registry.family(spec.name) is spec, f"{where}: FAMILY is not the registered family"
+    assert spec.package == where, f"{where}: FAMILY.package is {spec.package!r}, not the package declaring it"
+    assert registry.family(spec.package_name) is spec, f"{where}: the package name does not find FAMILY"
     wired = {"from_dict": inst_mod.from_dict, "to_dict": inst_mod.to_dict, "size": inst_mod.size,
-             "validate": sol_mod.validate, "evaluate": sol_mod.evaluate, "solution_to_json": sol_mod.to_json}
+             "validate": sol_mod.validate, "evaluate": sol_mod.evaluate, "solution_to_json": sol_mod.to_json,
+             "key_count": getattr(inst_mod, "key_count", None)}
     for field, fn in wired.items():
-        assert getattr(spec, field) is fn, f"{where}: SPEC.{field} is not {fn.__module__}.{fn.__name__}"
+        assert getattr(spec, field) is fn, (
+            f"{where}: FAMILY.{field} is not {getattr(fn, '__module__', '')}.{getattr(fn, '__name__', fn)}")
+    has_claims = (folder / "claims.py").is_file()
+    assert (spec.claims is not None) == has_claims, (
+        f"{where}: FAMILY.claims is {spec.claims}, and the family {'has' if has_claims else 'has no'} claims.py")
+    if spec.claims is not None:
+        assert spec.claims == Ref(f"{where}.claims:CLAIMS"), f"{where}: FAMILY.claims is {spec.claims}"
+    if spec.sample is not None or spec.hunt is not None:
+        smp = importlib.import_module(f"{where}.sample")
+        assert spec.sample is smp.random_instance and spec.hunt is smp.HUNT, (
+            f"{where}: FAMILY.sample/hunt are not sample.random_instance/sample.HUNT")
+    if spec.gantt is not None:
+        assert spec.gantt is getattr(sol_mod, "gantt_bars", None), (
+            f"{where}: FAMILY.gantt is not {sol_mod.__name__}.gantt_bars")
+    if spec.infeasible is not None:  # a cheap infeasibility proof: the family's own code
+        assert spec.infeasible.__module__ == where or spec.infeasible.__module__.startswith(where + "."), (
+            f"{where}: FAMILY.infeasible is {spec.infeasible.__module__}.{spec.infeasible.__name__}")
     ms = registry.methods(spec.name)
     assert ms, f"{spec.name}: no methods"
     for m in ms:
         mod = m.fn.__module__
         assert mod.rsplit(".", 1)[0] == where and mod.rsplit(".", 1)[1] in modules, (
             f"{spec.name}/{m.name} is defined in {mod}, outside the family's modules")
-    strat = importlib.import_module(f"{where}.strategies")
+    assert spec.strategies == Ref(f"{where}.strategies"), f"{where}: FAMILY.strategies is {spec.strategies}"
+    strat = spec.strategies.get()
     public = getattr(strat, "__all__", None)
     assert public and any(n.endswith("_instances") for n in public), (
         f"{where}.strategies: no __all__ with a *_instances strategy")
@@ -258,14 +288,12 @@ def test_template_has_its_own_shape(template):
 def test_every_registered_family_is_a_listed_package():
     """Every family of the registry comes from a package in FAMILIES (so the
     layout test above covers all of them)."""
-    from dmlsched.problems import family_package
-
     covered = set()
     for spec in dmlsched.families():
         if not spec.instance_type.__module__.startswith("dmlsched.problems."):
             continue  # a plugin's family (the template, while loaded above)
-        pkg = importlib.import_module(family_package(spec.name))
-        assert pkg.SPEC is spec
+        pkg = importlib.import_module(spec.package)
+        assert pkg.FAMILY is spec
         covered.add(pkg.__name__.rsplit(".", 1)[1])
     assert covered == set(FAMILIES)
 
@@ -283,6 +311,213 @@ def test_layout_check_can_fail(tmp_path, template):
     (folder / "strategies.py").unlink()
     with pytest.raises(AssertionError, match="missing core modules"):
         _check_layout(template, folder)
+
+
+def _fake_package(template: ModuleType, **family_changes) -> ModuleType:
+    """A package that looks like the template but declares a changed ``FAMILY``."""
+    fake = ModuleType(template.__name__, template.__doc__)
+    fake.FAMILY = fake.SPEC = dataclasses.replace(template.FAMILY, **family_changes)
+    return fake
+
+
+def test_family_check_can_fail(template):
+    """A FAMILY that is not the registered one, names another package, is
+    wired to a function outside its modules, or a SPEC that is not FAMILY,
+    fails the check."""
+    fake = _fake_package(template)
+    with pytest.raises(AssertionError, match="FAMILY is not the registered family"):
+        _check_layout(fake, TEMPLATE)
+    registry.register_problem(fake.FAMILY)
+    try:
+        bad = _fake_package(template, package="elsewhere")
+        registry.register_problem(bad.FAMILY)
+        with pytest.raises(AssertionError, match="FAMILY.package is 'elsewhere'"):
+            _check_layout(bad, TEMPLATE)
+        bad = _fake_package(template, evaluate=template.instance.size)
+        registry.register_problem(bad.FAMILY)
+        with pytest.raises(AssertionError, match=r"FAMILY.evaluate is not .*solution.evaluate"):
+            _check_layout(bad, TEMPLATE)
+        bad.SPEC = template.FAMILY
+        with pytest.raises(AssertionError, match="SPEC is not FAMILY"):
+            _check_layout(bad, TEMPLATE)
+    finally:
+        registry.register_problem(template.FAMILY)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_claims_are_its_own(family):
+    """``FAMILY.claims`` gives the family's claims: :class:`~dmlsched.claims.Claim` s
+    of this family, each key once, the same that ``all_claims`` collects."""
+    from dmlsched.claims import Claim, all_claims
+
+    spec = registry.family(family)
+    if spec.claims is None:
+        assert all_claims([family]) == []
+        return
+    claims = spec.claims.get()
+    assert claims and all(isinstance(c, Claim) and c.family == spec.name for c in claims)
+    keys = [c.key for c in claims]
+    assert len(set(keys)) == len(keys)
+    assert all_claims([spec.name]) == claims
+
+
+def test_all_claims_reads_every_family_in_the_bundled_order():
+    from dmlsched.claims import all_claims
+
+    order = [f.name for f in registry.bundled_families()]
+    assert [registry.family(p).name for p in FAMILIES] == order
+    fams = [c.family for c in all_claims()]
+    assert fams == sorted(fams, key=order.index)  # grouped by family, in FAMILIES order
+    assert {f for f in fams} == {f.name for f in registry.bundled_families() if f.claims is not None}
+
+
+def _smallest_instance(name: str) -> Path:
+    files = sorted((ROOT / "instances" / name).glob("*.json"), key=lambda p: (p.stat().st_size, p.name))
+    assert files, f"{name}: no bundled instance"
+    return files[0]
+
+
+@pytest.mark.parametrize("family", [*FAMILIES, "template"])
+def test_family_gantt_bars_are_in_the_rows_and_in_time(family, request):
+    """``Family.gantt`` (``solution.gantt_bars``) on the default reference's solution of
+    the family's smallest bundled instance: bars in the chart's rows, ``0 <= start <= end``;
+    a family without it says why (``no_gantt``).  Drawn through :func:`dmlsched.plot.gantt_chart`."""
+    from dmlsched import plot
+
+    if family == "template":
+        request.getfixturevalue("template")
+        path = TEMPLATE_FILES[0]
+    else:
+        path = _smallest_instance(registry.family(family).name)
+    spec = registry.family(family)
+    if spec.gantt is None:
+        # Harmony's bars stay in plot.py until issue 21's Harmony work merges (then solution.gantt_bars)
+        assert spec.no_gantt or spec.name == "harmony", f"{family}: no gantt and no no_gantt sentence"
+    inst = dmlsched.load(path)
+    res = dmlsched.solve(inst, spec.default_reference, seed=0)
+    assert res.solution is not None, f"{family}/{spec.default_reference} on {path.name}: {res.status}"
+    chart = plot.gantt_chart(inst, res.solution)
+    assert chart.tasks, f"{family}: no bars"
+    rows = len(chart.row_labels) if chart.row_labels is not None else None
+    for t in chart.tasks:
+        assert 0 <= t["start"] <= t["end"], t
+        assert 0 <= t["gpu"] and (rows is None or t["gpu"] < rows), (t, rows)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_sample_loads_and_keeps_within_the_caps(family):
+    """``Family.sample`` at the hunt's default size gives instances the loader reads and
+    ``Family.hunt.within`` accepts (20 seeds); the hunt's space is built from them."""
+    import numpy as np
+
+    from dmlsched.hunt import HuntError, get_space
+
+    spec = registry.family(family)
+    if spec.hunt is None:
+        if spec.name == "harmony":  # its sampler stays in hunt/space.py until issue 21's Harmony work merges
+            assert get_space(spec.name).problem == "harmony"
+        else:
+            with pytest.raises(HuntError, match=f"no hunt space for {spec.name!r}"):
+                get_space(spec.name)
+        return
+    size = dict(spec.hunt.default_size)
+    for seed in range(20):
+        d = spec.sample(np.random.default_rng(seed), size)
+        assert isinstance(dmlsched.from_dict(d), spec.instance_type)
+        assert spec.hunt.within(d, size), (seed, d)
+    space = get_space(spec.name)
+    assert space.sample is spec.sample and space.within is spec.hunt.within
+    assert space.default_size == dict(spec.hunt.default_size)
+
+
+def test_public_strategies_are_every_familys_own():
+    """:mod:`dmlsched.strategies` re-exports each family's ``Family.strategies``;
+    no family's strategies import another family's (hostile JSON comes from
+    :mod:`dmlsched.fuzz`)."""
+    import dmlsched.strategies as public
+    from dmlsched import fuzz
+
+    for spec in registry.bundled_families():
+        mod = spec.strategies.get()
+        for name in mod.__all__:
+            assert getattr(public, name) is getattr(mod, name), name
+        src = Path(mod.__file__).read_text()
+        others = [f.package_name for f in registry.bundled_families() if f is not spec]
+        assert not [o for o in others if f"{o}.strategies" in src], f"{spec.name}: imports another family's strategies"
+        if hasattr(mod, "json_values"):
+            assert mod.json_values is fuzz.json_values
+    assert public.json_values is fuzz.json_values
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_mutated_dicts_get_an_instance_or_an_instance_error(family):
+    """Each family's ``*_dicts_mutated`` (valid dicts with hostile JSON from
+    :mod:`dmlsched.fuzz` in one field) reaches the loader, which answers with an
+    instance or an :class:`InstanceError`, never another exception."""
+    mod = registry.family(family).strategies.get()
+    names = [n for n in mod.__all__ if n.endswith("_dicts_mutated")]
+    for name in names:
+        @settings(max_examples=25, deadline=None, database=None)
+        @given(getattr(mod, name)())
+        def loads(d):
+            try:
+                dmlsched.from_dict(d)
+            except InstanceError:
+                pass
+
+        loads()
+
+
+# ---------------------------------------------------------------------------
+# (c) the registry finds a family in one way
+
+
+def test_family_lookup_takes_the_registry_and_the_package_name():
+    from dmlsched.problems import gpugrouping
+
+    assert registry.family("gpu-grouping") is registry.family("gpugrouping") is gpugrouping.FAMILY
+    assert registry.get_problem("gpu-grouping") is gpugrouping.FAMILY
+    with pytest.raises(UnknownMethodError, match="unknown problem 'gpugrouping'"):
+        registry.get_problem("gpugrouping")  # the strict lookup: registry names only
+    with pytest.raises(UnknownMethodError, match=r"unknown problem 'nope'; known: .*gpu-grouping"):
+        registry.family("nope")
+    assert [f.name for f in dmlsched.families()] == sorted(f.name for f in dmlsched.families())
+
+
+def test_problem_spec_is_family_and_the_older_registration_works(template):
+    """``ProblemSpec`` is :class:`Family`, and a plugin's
+    ``register_family(name, instance_module, solution_module, instance_type=...)``
+    still builds one, with the instance module's package."""
+    assert ProblemSpec is Family
+    name = "template-older-form"
+    try:
+        fam = registry.register_family(name, template.instance, template.solution,
+                                       instance_type=template.TemplateInstance, sense="min")
+        assert isinstance(fam, Family) and registry.family(name) is fam
+        assert fam.package == template.__name__
+        assert fam.from_dict is template.instance.from_dict and fam.size is template.instance.size
+        assert fam.validate is template.solution.validate
+        assert fam.solution_to_json is template.solution.to_json and fam.key_count is None
+        with pytest.raises(RegistryError, match="needs a Family"):
+            registry.register_family(name, template.instance, template.solution)
+        with pytest.raises(RegistryError, match="takes no other arguments"):
+            registry.register_family(fam, template.instance)
+    finally:
+        registry._PROBLEMS.pop(name, None)
+
+
+def test_ref_imports_its_target_on_use():
+    from dmlsched.problems import hare
+
+    assert Ref("dmlsched.problems.hare").get() is hare
+    assert Ref("dmlsched.problems.hare:FAMILY").get() is registry.family("hare")
+    with pytest.raises(ImportError, match="has no attribute 'NOPE'"):
+        Ref("dmlsched.problems.hare:NOPE").get()
+    with pytest.raises(ImportError):
+        Ref("dmlsched.problems.nope").get()
+    for bad in ("", "a:", ":b", "a..b", "a.:b"):
+        with pytest.raises(ValueError, match="expected 'package.module'"):
+            Ref(bad)
 
 
 def test_loading_every_family_imports_nothing_heavy():
@@ -374,7 +609,7 @@ def test_role_check_can_fail(tmp_path):
         elif p.name == "bounds.py":
             text = text.replace('"lower-bound", kind="bound"', '"lower-bound", kind="heuristic"')
         (folder / p.name).write_text(text)
-    registry._ensure_loaded()
+    registry.load_families()
     saved = dict(registry._PROBLEMS), dict(registry._METHODS)
     try:
         load_plugins([str(folder / "__init__.py")])

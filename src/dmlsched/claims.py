@@ -1,8 +1,8 @@
 """The papers' claims as data, and the one evidence rule that judges them.
 
 Each family declares its claims in ``problems/<family>/claims.py`` as a list
-``CLAIMS`` of :class:`Claim`; ``dmlsched reproduce`` collects them
-(:func:`all_claims`), runs their suites on the benchmark engine and writes
+``CLAIMS`` of :class:`Claim`, named by its ``Family.claims``; ``dmlsched
+reproduce`` collects them from the registry (:func:`all_claims`), runs their suites on the benchmark engine and writes
 ``benchmarks/REPRODUCTION.md``.
 
 The evidence rule (written here once; every family's judge applies it)
@@ -94,11 +94,13 @@ same method under several readings.
 
 from __future__ import annotations
 
-import importlib
 import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal, Sequence
+
+from .registry import bundled_families, family
+from .registry import families as registered_families
 
 #: the claim words, in the order of the rule (``not run``: a setup or judge failure)
 VERDICTS = ("reproduced", "unreachable in this setup", "partially reproduced", "direction only", "not reproduced",
@@ -482,18 +484,19 @@ class Claim:
 
 
 def all_claims(families: list[str] | None = None) -> list[Claim]:
-    """Every family's ``CLAIMS`` (families without a ``claims`` module have none)."""
-    from .problems import FAMILIES, family_package
-
+    """The claims (``Family.claims``) of ``families`` (registry or package names),
+    by default of every registered family: the bundled ones in
+    :data:`dmlsched.problems.FAMILIES` order, then any other by name.  A family
+    that declares no claims has none."""
+    if families:
+        fams = [family(f) for f in families]
+    else:
+        fams = bundled_families()
+        fams += [f for f in registered_families() if f not in fams]
     out: list[Claim] = []
-    for fam in families or FAMILIES:
-        try:
-            mod = importlib.import_module(f"{family_package(fam)}.claims")
-        except ModuleNotFoundError as e:
-            if e.name and e.name.endswith(".claims"):
-                continue
-            raise
-        out.extend(getattr(mod, "CLAIMS", []))
+    for fam in fams:
+        if fam.claims is not None:
+            out.extend(fam.claims.get())
     keys = [c.key for c in out]
     dup = {k for k in keys if keys.count(k) > 1}
     if dup:

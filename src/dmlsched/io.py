@@ -20,7 +20,8 @@ import weakref
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import InstanceError
+from .errors import InstanceError, UnknownMethodError
+from .registry import families, get_problem, problem_of
 
 _MISSING: Any = object()
 
@@ -307,17 +308,14 @@ def plain(value: Any) -> Any:
 
 def _spec_of(data: Any) -> Any:
     """The family of a JSON value (its ``"problem"``), or an :class:`InstanceError`."""
-    from .registry import _PROBLEMS, _ensure_loaded
-
-    _ensure_loaded()
     r = Reader(data)
     r.obj()
     name = r.string("problem")
-    if name not in _PROBLEMS:
-        raise InstanceError(
-            "problem", f"unknown problem {name!r} (known: {', '.join(sorted(_PROBLEMS))})"
-        )
-    return _PROBLEMS[name]
+    try:
+        return get_problem(name)  # loads the families
+    except UnknownMethodError:
+        known = ", ".join(f.name for f in families())
+        raise InstanceError("problem", f"unknown problem {name!r} (known: {known})") from None
 
 
 def _from_json_value(data: Any, spec: Any = None) -> Any:
@@ -446,8 +444,6 @@ def _find_twice(v: Any, path: str) -> tuple[str, str] | None:
 
 def to_dict(instance: Any) -> dict:
     """The JSON-able dict of an instance (with its ``"problem"`` field)."""
-    from .registry import problem_of
-
     spec = problem_of(instance)
     d = spec.to_dict(instance)
     out = {"problem": spec.name}

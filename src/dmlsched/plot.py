@@ -12,13 +12,12 @@ Hare and any family whose solution JSON has a ``"tasks"`` list of
 ``{"job", "gpu", "start", "end"}`` (optionally ``"round"``, ``"sync_end"``);
 HLAS runs with their GPU groups drawn as bands; RAR schedules (GPUs grouped by
 server, in time slots); Cruise configurations (one epoch, one row per
-machine); moldable schedules (shared GPUs as slices of a row, through the
-family's ``gantt_tasks``); Harmony groupings (machines as rows, each group's
+machine); moldable schedules (shared GPUs as slices of a row); Harmony groupings (machines as rows, each group's
 jobs as slices of its machines' rows, over the run's phases when the solution
 carries an execution, else over one group iteration); GPU groupings (GPUs as
 rows in bands per group, each job's speed on the GPU as a bar: an allocation,
-not a schedule in time).  A family package can provide
-``gantt_tasks(instance, solution)`` returning the bars.  Any registered method
+not a schedule in time).  The bars are the family's: its ``Family.gantt``
+(``solution.gantt_bars``, a :class:`~dmlsched.gantt.GanttChart`).  Any registered method
 can be drawn, plugins included.  Charts stay readable at scale (see
 :func:`plot_gantt`).
 """
@@ -31,6 +30,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from .gantt import GanttChart, tasks_chart
 
 
 def _plt():
@@ -61,80 +62,28 @@ def _ax(ax: Any, figsize: tuple[float, float] = (8, 4)) -> Any:
 # Gantt charts
 
 
-@dataclass
-class GanttChart:
-    """What a Gantt chart of one solution shows.
-
-    Attributes
-    ----------
-    tasks
-        Bars: dicts with ``job`` (colour key and label), ``gpu`` (row index),
-        ``start``, ``end`` and optionally ``round``, ``sync_end``, ``offset``,
-        ``height`` (see :func:`plot_gantt`).
-    row_labels
-        One label per row (``None``: the row indices).
-    groups
-        ``(label, rows)`` pairs drawn as bands of rows (HLAS GPU groups, RAR
-        servers); rows are ordered group by group.
-    ylabel, xlabel, legend_title
-        Axis and legend titles.
-    aggregate
-        ``(label, rows)`` pairs that become one row each when there are too
-        many rows to draw one by one (GPU types; default ``groups``).
-    integer_time
-        The time axis counts slots (integer ticks).
-    """
-
-    tasks: list[dict]
-    row_labels: list[str] | None = None
-    groups: list[tuple[str, list[int]]] | None = None
-    ylabel: str = "GPU"
-    xlabel: str = "time"
-    legend_title: str = "job"
-    aggregate: list[tuple[str, list[int]]] | None = None
-    integer_time: bool = False
-
-
-#: families whose solutions cannot be drawn (none of the bundled ones), and why
-NOT_SCHEDULES: dict[str, str] = {}
-
-
 def gantt_chart(instance: Any, solution: Any) -> GanttChart:
-    """The :class:`GanttChart` of a solution of any family that has a schedule.
-
-    Hare schedules (and any family whose solution JSON has a ``"tasks"`` list
-    of ``{"job", "gpu", "start", "end"}``) are drawn as they are; HLAS runs
-    with their GPU groups as bands; RAR schedules with one row per GPU,
-    grouped by server, in time slots; Cruise configurations as one epoch, one
-    row per machine (each worker's mini-batches: computation, then
-    communication with the servers); moldable schedules through the family's
-    ``gantt_tasks`` (shared GPUs as slices of a row).  A family package may
-    provide ``gantt_tasks(instance, solution)`` returning the bars.
+    """The :class:`~dmlsched.gantt.GanttChart` of a solution of any family that has a schedule:
+    the family's ``Family.gantt`` (each family's ``solution.gantt_bars``), or for a family
+    without one (a plugin) the ``"tasks"`` list of ``{"job", "gpu", "start", "end"}`` of
+    its solution JSON.
 
     Raises
     ------
     ValueError
-        If the family's solutions are not schedules in time.
+        If the family's solutions are not schedules in time (``Family.no_gantt`` says why).
     """
-    import importlib
-
     from .registry import problem_of
 
     spec = problem_of(instance)
     if isinstance(solution, JsonTasks):
-        return GanttChart(list(solution.tasks), row_labels=_gpu_labels(instance), aggregate=_gpu_types(instance))
-    if spec.name in _CONVERTERS:
-        return _CONVERTERS[spec.name](instance, solution)
-    if spec.name in NOT_SCHEDULES:
-        raise ValueError(f"no Gantt chart for problem {spec.name!r}: {NOT_SCHEDULES[spec.name]}")
-    try:
-        fam = importlib.import_module(f"dmlsched.problems.{spec.name.replace('-', '')}")
-        conv = getattr(fam, "gantt_tasks", None)
-    except ImportError:
-        conv = None
-    if conv is not None:
-        return GanttChart(list(conv(instance, solution)), row_labels=_gpu_labels(instance),
-                          aggregate=_gpu_types(instance))
+        return tasks_chart(instance, list(solution.tasks))
+    if spec.gantt is not None:
+        return spec.gantt(instance, solution)
+    if spec.no_gantt is not None:
+        raise ValueError(f"no Gantt chart for problem {spec.name!r}: {spec.no_gantt}")
+    if spec.name == "harmony":  # interim: moves to harmony/solution.gantt_bars once issue 21's Harmony work merges
+        return _harmony_chart(instance, solution)
     sj = spec.solution_to_json(instance, solution)
     tasks = sj.get("tasks") if isinstance(sj, dict) else None
     if not isinstance(tasks, list) or not all(
@@ -142,9 +91,9 @@ def gantt_chart(instance: Any, solution: Any) -> GanttChart:
     ):
         raise ValueError(
             f"solutions of problem {spec.name!r} are not GPU task lists "
-            "(need a 'tasks' list with job, gpu, start, end, or a family gantt_tasks())"
+            "(need a 'tasks' list with job, gpu, start, end, or a Family.gantt)"
         )
-    return GanttChart(tasks, row_labels=_gpu_labels(instance), aggregate=_gpu_types(instance))
+    return tasks_chart(instance, tasks)
 
 
 def gantt_tasks(instance: Any, solution: Any) -> list[dict]:
@@ -157,98 +106,6 @@ def gantt_tasks(instance: Any, solution: Any) -> list[dict]:
         If the family's solutions cannot be drawn as bars.
     """
     return gantt_chart(instance, solution).tasks
-
-
-def _gpu_labels(instance: Any) -> list[str] | None:
-    gpus = getattr(instance, "gpus", None)
-    if isinstance(gpus, (list, tuple)):
-        return [f"{m}: {g}" for m, g in enumerate(gpus)]
-    return None
-
-
-def _gpu_types(instance: Any) -> list[tuple[str, list[int]]] | None:
-    """``(type, GPUs)`` pairs of an instance listing one GPU type per GPU."""
-    gpus = getattr(instance, "gpus", None)
-    if not isinstance(gpus, (list, tuple)):
-        return None
-    out: dict[str, list[int]] = {}
-    for m, g in enumerate(gpus):
-        out.setdefault(str(g), []).append(m)
-    return list(out.items())
-
-
-def _hlas_chart(instance: Any, run: Any) -> GanttChart:
-    """HLAS: Hare's task bars, rows grouped by the run's GPU groups."""
-    from .problems.hare.solution import to_json as hare_json
-
-    tasks = hare_json(instance.hare, run.hare_schedule())["tasks"]
-    groups = [list(map(int, g)) for g in (run.groups or instance.grouping or [])]
-    return GanttChart(
-        tasks, row_labels=_gpu_labels(instance),
-        groups=[(f"group {u}", g) for u, g in enumerate(groups)] if groups else None,
-        aggregate=None if groups else _gpu_types(instance),
-    )
-
-
-def _rar_chart(instance: Any, schedule: Any) -> GanttChart:
-    """RAR: one row per GPU (grouped by server), each job a bar on its GPUs
-    from its start slot to its finish slot."""
-    from .registry import problem_of
-
-    sj = problem_of(instance).solution_to_json(instance, schedule)
-    offsets = [int(x) for x in instance.offsets]
-    tasks = []
-    for job in sj["jobs"]:
-        for srv, local in job["placement"].items():
-            for g in local:
-                tasks.append({"job": job["id"], "gpu": offsets[int(srv)] + int(g),
-                              "start": float(job["start"]), "end": float(job["end"])})
-    labels = [f"s{s}/g{g}" for s, n in enumerate(instance.servers) for g in range(int(n))]
-    groups = [(f"server {s}", list(range(offsets[s], offsets[s] + int(n)))) for s, n in enumerate(instance.servers)]
-    return GanttChart(tasks, row_labels=labels, groups=groups, xlabel="time slot", integer_time=True)
-
-
-#: workers with more mini-batches than this are drawn as one computation and one communication bar
-MAX_BATCH_BARS = 200
-
-
-def _cruise_chart(instance: Any, config: Any) -> GanttChart:
-    """Cruise: one epoch, one row per machine.  A worker ``i`` processes
-    ``ceil(d_i / B)`` mini-batches, each computation (``C_proc d``) followed by
-    communication with the servers (the per-mini-batch time of (3.4)); a
-    server's row spans the epoch with its ``m_j`` model units."""
-    from .problems.cruise.solution import comm_times, epoch_times
-
-    comm = comm_times(instance, config)
-    epoch = float(epoch_times(instance, config).max())
-    B = int(instance.batch_size)
-    tasks: list[dict] = []
-    labels = []
-    for i in range(instance.num_machines):
-        if config.w[i] == 1:
-            d = int(config.d[i])
-            labels.append(f"{i}: worker, d={d}")
-            p, t = float(instance.p[i]), float(comm[i])
-            nb = -(-d // B)
-            x = 0.0
-            if nb > MAX_BATCH_BARS:
-                tasks.append({"job": "computation", "gpu": i, "start": 0.0, "end": p * d})
-                tasks.append({"job": "communication", "gpu": i, "start": p * d, "end": p * d + nb * t})
-                continue
-            left = d
-            for _ in range(nb):
-                b = min(B, left)
-                left -= b
-                tasks.append({"job": "computation", "gpu": i, "start": x, "end": x + p * b})
-                x += p * b
-                if t > 0:
-                    tasks.append({"job": "communication", "gpu": i, "start": x, "end": x + t})
-                    x += t
-        else:
-            labels.append(f"{i}: server, m={int(config.m[i])}")
-            tasks.append({"job": "server", "gpu": i, "start": 0.0, "end": epoch})
-    return GanttChart(tasks, row_labels=labels, ylabel="machine", xlabel="time (one epoch)",
-                      legend_title="phase")
 
 
 def _harmony_chart(instance: Any, solution: Any) -> GanttChart:
@@ -277,24 +134,6 @@ def _harmony_chart(instance: Any, solution: Any) -> GanttChart:
     labels = [f"machine {i}" for i in range(int(instance.machines))]
     return GanttChart(tasks, row_labels=labels, ylabel="machine",
                       xlabel="time" if ex is not None else "time (one group iteration T_g per group)")
-
-
-def _gpugrouping_chart(instance: Any, solution: Any) -> GanttChart:
-    """GPU grouping: one row per GPU in bands per group; each job's training
-    speed on the GPU (``s_{n,m}``) as a bar, the jobs side by side as slices.
-    An allocation, not a schedule: the axis is speed."""
-    members = solution.members(instance.groups)
-    n = max(len(instance.speeds), 1)
-    tasks = [{"job": f"job {k}", "gpu": m, "start": 0.0, "end": float(instance.speeds[k][m]),
-              "offset": k / n, "height": 1.0 / n}
-             for k in range(len(instance.speeds)) for m in range(instance.num_gpus)]
-    return GanttChart(tasks, row_labels=[f"GPU {m}" for m in range(instance.num_gpus)],
-                      groups=[(f"group {u}", list(g)) for u, g in enumerate(members)],
-                      xlabel="training speed s_{n,m} (an allocation: no times)")
-
-
-_CONVERTERS = {"hlas": _hlas_chart, "rar": _rar_chart, "cruise": _cruise_chart, "harmony": _harmony_chart,
-               "gpu-grouping": _gpugrouping_chart}
 
 
 #: rows a Gantt chart draws one by one; past this, rows are aggregated (servers, GPU

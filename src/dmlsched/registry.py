@@ -1,7 +1,7 @@
 """Registry of problem families and their methods.
 
-A *problem family* registers a :class:`ProblemSpec` (how to read, write,
-validate and evaluate); each *method* registers a :class:`MethodSpec` under the
+A *problem family* registers a :class:`~dmlsched.family.Family` (how to read,
+write, validate and evaluate); each *method* registers a :class:`MethodSpec` under the
 key ``(problem, method)``.  Every method has the same signature::
 
     fn(instance, *, solver, time_limit, seed, **options) -> Result
@@ -11,14 +11,21 @@ so nothing downstream branches on method names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import importlib
+from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 from .errors import DmlschedError, UnknownMethodError
+from .family import Family, Ref, Sense
 from .options import options_from_signature
 
+__all__ = [
+    "KINDS", "Family", "Kind", "MethodSpec", "ProblemSpec", "Ref", "RegistryError", "Sense", "bundled_families",
+    "families", "family", "get_method", "get_problem", "load_families", "methods", "problem_of", "register_family",
+    "register_method", "register_problem",
+]
+
 Kind = Literal["exact", "heuristic", "bound", "policy"]
-Sense = Literal["min", "max"]
 KINDS = ("exact", "heuristic", "bound", "policy")
 
 
@@ -27,61 +34,8 @@ class RegistryError(DmlschedError, ValueError):
     a method replaced without ``replace=True``)."""
 
 
-@dataclass(frozen=True)
-class ProblemSpec:
-    """How a problem family plugs into dmlsched.
-
-    Attributes
-    ----------
-    name
-        Value of the ``"problem"`` field in instance files.
-    instance_type
-        The instance dataclass.
-    from_dict, to_dict
-        JSON-able dict <-> instance.  ``from_dict`` raises
-        :class:`~dmlsched.errors.InstanceError` naming the field on bad input.
-    validate
-        ``validate(instance, solution)`` raises
-        :class:`~dmlsched.errors.InvalidSolutionError` on any violated constraint.
-    evaluate
-        ``evaluate(instance, solution) -> float``: the objective, recomputed
-        from the solution alone.
-    solution_to_json
-        ``solution_to_json(instance, solution) -> dict`` for ``--json`` output.
-    sense
-        ``"min"`` or ``"max"``.
-    objective_name
-        Human name of the objective, e.g. ``"total weighted completion time"``.
-    size
-        ``size(instance) -> dict`` of size measures for benchmarks.
-    default_reference
-        Method used by ``check`` as the reference when none is given.
-    infeasible
-        ``infeasible(instance) -> str | None``: a cheap proof that the instance
-        has no feasible solution (its reason), or ``None``.  Every method of
-        the family then returns status ``infeasible`` with that reason, so "no
-        solution exists" reads the same whatever the method (for example a
-        RAR horizon shorter than a lower bound on the makespan).
-    key_count
-        ``key_count(data) -> int``: the number of keys of every object in a
-        JSON value that ``from_dict`` accepted, from what the reader knows of
-        its shape (the loader's proof that no key was given twice); the
-        instance module's ``key_count`` when it has one, else a generic count.
-    """
-
-    name: str
-    instance_type: type
-    from_dict: Callable[[Any], Any]
-    to_dict: Callable[[Any], dict]
-    validate: Callable[[Any, Any], None]
-    evaluate: Callable[[Any, Any], float]
-    solution_to_json: Callable[[Any, Any], dict]
-    sense: Sense = "min"
-    objective_name: str = "objective"
-    size: Callable[[Any], dict] = field(default=lambda inst: {})
-    default_reference: str | None = "exact"
-    infeasible: Callable[[Any], str | None] | None = None
-    key_count: Callable[[Any], int] | None = None
+#: the former name of :class:`~dmlsched.family.Family`, kept for plugins for one release
+ProblemSpec = Family
 
 
 @dataclass(frozen=True)
@@ -128,33 +82,53 @@ class MethodSpec:
         return hasattr(self.fn, "body")
 
 
-_PROBLEMS: dict[str, ProblemSpec] = {}
+_PROBLEMS: dict[str, Family] = {}
 _METHODS: dict[tuple[str, str], MethodSpec] = {}
 
 
-def register_problem(spec: ProblemSpec) -> ProblemSpec:
+def register_problem(spec: Family) -> Family:
     """Register a problem family (idempotent for the same spec name)."""
     _PROBLEMS[spec.name] = spec
     return spec
 
 
 def register_family(
-    name: str,
-    instance_module: Any,
-    solution_module: Any,
+    name: str | Family,
+    instance_module: Any = None,
+    solution_module: Any = None,
     *,
-    instance_type: type,
+    instance_type: type | None = None,
     sense: Sense = "min",
     objective_name: str = "objective",
     default_reference: str | None = "exact",
     infeasible: Callable[[Any], str | None] | None = None,
-) -> ProblemSpec:
-    """Register a family laid out by convention: ``instance_module`` provides
-    ``from_dict``, ``to_dict`` and ``size``; ``solution_module`` provides
-    ``validate``, ``evaluate`` and ``to_json`` (``infeasible``: see
-    :class:`ProblemSpec`)."""
+) -> Family:
+    """Register a family: ``register_family(Family(...))``, the declaration of
+    every bundled family and of the template.
+
+    The older form ``register_family(name, instance_module, solution_module,
+    instance_type=..., ...)`` is kept for plugins: ``instance_module`` provides
+    ``from_dict``, ``to_dict``, ``size`` (and ``key_count`` if it has one);
+    ``solution_module`` provides ``validate``, ``evaluate`` and ``to_json``;
+    the package is the instance module's (``infeasible``: see
+    :class:`~dmlsched.family.Family`).
+
+    Raises
+    ------
+    RegistryError
+        If a :class:`~dmlsched.family.Family` is given with module arguments,
+        or the older form lacks a module or ``instance_type``.
+    """
+    if isinstance(name, Family):
+        if instance_module is not None or solution_module is not None or instance_type is not None:
+            raise RegistryError(f"{name.name}: register_family(Family(...)) takes no other arguments")
+        return register_problem(name)
+    if instance_module is None or solution_module is None or instance_type is None:
+        raise RegistryError(
+            f"{name}: register_family needs a Family, or the instance and solution modules and instance_type"
+        )
     return register_problem(
-        ProblemSpec(
+        Family(
             name=name,
             instance_type=instance_type,
             from_dict=instance_module.from_dict,
@@ -168,6 +142,7 @@ def register_family(
             default_reference=default_reference,
             infeasible=infeasible,
             key_count=getattr(instance_module, "key_count", None),
+            package=getattr(instance_module, "__package__", None) or None,
         )
     )
 
@@ -246,14 +221,66 @@ def _first_line(doc: str | None) -> str:
     return lines[0].strip() if lines else ""
 
 
-def _ensure_loaded() -> None:
-    import importlib
-
-    importlib.import_module("dmlsched.problems")  # imports every family, which registers itself
+_LOADED = False
 
 
-def get_problem(name: str) -> ProblemSpec:
-    _ensure_loaded()
+def load_families() -> None:
+    """Import every bundled family (the packages of
+    :data:`dmlsched.problems.FAMILIES`, in that order); each registers itself.
+
+    The one family loader: every lookup of the registry calls it, and so do
+    the readers and the command line before they time a load.  Plugins are
+    imported by whoever names them (``--plugin``, a suite's ``plugins``).
+    """
+    global _LOADED
+    if _LOADED:
+        return
+    problems = importlib.import_module("dmlsched.problems")
+    for name in problems.FAMILIES:
+        importlib.import_module(f"{problems.__name__}.{name}")
+    _BUNDLED[:] = [f"{problems.__name__}.{name}" for name in problems.FAMILIES]
+    _LOADED = True
+
+
+#: the packages of the bundled families, in loading order (set by :func:`load_families`)
+_BUNDLED: list[str] = []
+
+
+def bundled_families() -> list[Family]:
+    """The families shipped with dmlsched, in the order of
+    :data:`dmlsched.problems.FAMILIES` (the order of ``dmlsched reproduce``)."""
+    load_families()
+    by_package = {spec.package: spec for spec in _PROBLEMS.values()}
+    return [by_package[p] for p in _BUNDLED if p in by_package]
+
+
+#: the former private name of :func:`load_families` (for code written before it)
+_ensure_loaded = load_families
+
+
+def family(name: str) -> Family:
+    """The registered family named ``name``: its registry name (``"gpu-grouping"``)
+    or, for one release, the last part of its package (``"gpugrouping"``).
+
+    Raises
+    ------
+    UnknownMethodError
+        If no family has that name.
+    """
+    load_families()
+    spec = _PROBLEMS.get(name)
+    if spec is not None:
+        return spec
+    for spec in _PROBLEMS.values():
+        if spec.package_name == name:
+            return spec
+    raise UnknownMethodError(f"unknown problem {name!r}; known: {', '.join(sorted(_PROBLEMS))}")
+
+
+def get_problem(name: str) -> Family:
+    """The registered family named ``name`` (its registry name only; :func:`family`
+    also takes the package name)."""
+    load_families()
     try:
         return _PROBLEMS[name]
     except KeyError:
@@ -262,9 +289,9 @@ def get_problem(name: str) -> ProblemSpec:
         ) from None
 
 
-def problem_of(instance: Any) -> ProblemSpec:
-    """The :class:`ProblemSpec` whose instance type ``instance`` is."""
-    _ensure_loaded()
+def problem_of(instance: Any) -> Family:
+    """The :class:`~dmlsched.family.Family` whose instance type ``instance`` is."""
+    load_families()
     for spec in _PROBLEMS.values():
         if isinstance(instance, spec.instance_type):
             return spec
@@ -278,7 +305,7 @@ def problem_of(instance: Any) -> ProblemSpec:
 
 
 def get_method(problem: str, method: str) -> MethodSpec:
-    _ensure_loaded()
+    load_families()
     try:
         return _METHODS[(problem, method)]
     except KeyError:
@@ -290,7 +317,7 @@ def get_method(problem: str, method: str) -> MethodSpec:
 
 def methods(problem: str | None = None) -> list[MethodSpec]:
     """Registered methods, optionally of one problem, sorted by (problem, name)."""
-    _ensure_loaded()
+    load_families()
     return [
         _METHODS[k]
         for k in sorted(_METHODS)
@@ -298,7 +325,7 @@ def methods(problem: str | None = None) -> list[MethodSpec]:
     ]
 
 
-def families() -> list[ProblemSpec]:
+def families() -> list[Family]:
     """Registered problem families, sorted by name."""
-    _ensure_loaded()
+    load_families()
     return [_PROBLEMS[k] for k in sorted(_PROBLEMS)]

@@ -1,4 +1,5 @@
-"""Public hypothesis strategies, one module per problem family, re-exported here.
+"""Public hypothesis strategies, one module per problem family (``Family.strategies``
+of every bundled family), re-exported here.
 
 >>> from dmlsched.strategies import hare_instances   # doctest: +SKIP
 >>> @given(hare_instances(max_jobs=3))               # doctest: +SKIP
@@ -11,8 +12,6 @@ Requires ``hypothesis``: ``pip install 'dmlsched[strategies]'`` (also in the
 
 from __future__ import annotations
 
-import importlib
-
 try:
     import hypothesis  # noqa: F401
 except ModuleNotFoundError as _e:
@@ -23,17 +22,14 @@ except ModuleNotFoundError as _e:
         name="hypothesis",
     ) from None
 
-from .problems import FAMILIES
+from .registry import bundled_families
 
 __all__: list[str] = []
 
-for _family in FAMILIES:
-    try:
-        _mod = importlib.import_module(f"dmlsched.problems.{_family}.strategies")
-    except ModuleNotFoundError as _e:  # a family without strategies
-        if _e.name != f"dmlsched.problems.{_family}.strategies":
-            raise
+for _family in bundled_families():
+    if _family.strategies is None:
         continue
+    _mod = _family.strategies.get()
     _names = getattr(_mod, "__all__", None) or [
         n for n, v in vars(_mod).items()
         if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == _mod.__name__

@@ -6,12 +6,15 @@ against the exact methods.  Every family has the same core files, and the
 same names in them (``tests/test_template.py`` checks every registered family):
 
 * ``instance.py`` -- the instance dataclass; ``from_dict``, ``to_dict``, ``size``;
-* ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``;
+* ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``,
+  ``gantt_bars`` (the bars ``dmlsched gantt`` draws);
 * ``models.py`` -- exact formulations (``exact``: a Pyomo MIP);
 * ``heuristics.py`` -- the paper's algorithm and baselines (``wspt``, ``random``);
 * ``strategies.py`` -- hypothesis strategies (``template_instances``);
-* ``__init__.py`` -- this file: registers the family, then imports the modules
-  that register its methods.
+* ``__init__.py`` -- this file: declares the family (``FAMILY``, a
+  :class:`dmlsched.family.Family`: its name, its package, and the functions of
+  ``instance.py`` and ``solution.py``), then imports the modules that register
+  its methods.
 
 Optional modules, with names from one list
 (:data:`dmlsched.problems.OPTIONAL_MODULES`): here ``bounds.py`` (the claimed
@@ -20,21 +23,23 @@ outside both lists is named in this docstring.  ``example.json`` is a bundled
 instance (a packaged family keeps its instances in ``instances/<family>/``).
 """
 
+from dmlsched.family import Family, Ref
 from dmlsched.registry import register_family
 
 from . import instance, solution
 from .instance import Job, TemplateInstance
 from .solution import TemplateSchedule, completion_times
 
-SPEC = register_family(
-    instance.PROBLEM,
-    instance,
-    solution,
-    instance_type=TemplateInstance,
-    sense="min",
-    objective_name="total weighted completion time",
-    default_reference="exact",
-)
+# the one declaration of the family; dmlsched.registry.family(name) finds it
+FAMILY = register_family(Family(
+    name=instance.PROBLEM, package=__name__, instance_type=TemplateInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="total weighted completion time", default_reference="exact",
+    strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import bounds, bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
 

@@ -15,6 +15,7 @@ import numbers
 from dataclasses import dataclass
 
 from dmlsched.errors import InvalidSolutionError
+from dmlsched.gantt import GanttChart
 from dmlsched.tolerance import time_tolerance  # the one tolerance of every family's validator
 
 from .instance import TemplateInstance
@@ -65,6 +66,13 @@ def to_json(inst: TemplateInstance, sol: TemplateSchedule) -> dict:
         "completion": {j.id: float(c) for j, c in zip(inst.jobs, completion_times(inst, sol))},
         "order": [inst.jobs[j].id for j in sol.order()],
     }
+
+
+def gantt_bars(inst: TemplateInstance, sol: TemplateSchedule) -> GanttChart:
+    """The Gantt chart of a schedule (``Family.gantt``): one bar per job on the one machine."""
+    tasks = [{"job": j.id, "gpu": 0, "start": float(s), "end": float(c)}
+             for j, s, c in zip(inst.jobs, sol.start, completion_times(inst, sol))]
+    return GanttChart(tasks, row_labels=["machine"], ylabel="machine")
 
 
 def from_order(inst: TemplateInstance, order: list[int]) -> TemplateSchedule:

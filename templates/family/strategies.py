@@ -8,7 +8,7 @@ Public (a family in ``dmlsched.problems`` is re-exported by
   shrunk counterexamples read well);
 * :func:`template_dicts_mutated` -- valid instance dicts with one field
   (the jobs, a job, or a field of a job) replaced by any JSON value, removed,
-  or an unknown field added (loader fuzzing:
+  or an unknown field added (loader fuzzing with :func:`dmlsched.fuzz.json_values`:
   ``from_dict`` must answer with an instance or an ``InstanceError``).
 
 The pattern to copy: ``<family>_instances(*, min_jobs, max_jobs, ...)`` with
@@ -22,6 +22,8 @@ import copy
 from typing import Any
 
 from hypothesis import strategies as st
+
+from dmlsched.fuzz import json_values
 
 from .instance import Job, TemplateInstance, to_dict
 
@@ -46,8 +48,6 @@ def template_instances(draw, *, min_jobs: int = 1, max_jobs: int = 5, max_time: 
 @st.composite
 def template_dicts_mutated(draw, **instance_kwargs: Any) -> dict:
     """A valid instance dict with one field (possibly nested) replaced by any JSON value or removed."""
-    from dmlsched.problems.hare.strategies import json_values
-
     d = copy.deepcopy(to_dict(draw(template_instances(**instance_kwargs))))
     target = draw(st.sampled_from(["jobs", "job", "id", "processing", "weight", "extra"]))
     value = draw(json_values(max_leaves=8))

@@ -44,7 +44,7 @@ def toy_plugin():
     """Path of the toy plugin; the registry and module cache are restored afterwards."""
     from dmlsched import registry
 
-    registry._ensure_loaded()
+    registry.load_families()
     probs, meths = dict(registry._PROBLEMS), dict(registry._METHODS)
     mods = set(sys.modules)
     yield TOY

@@ -213,3 +213,18 @@ def test_report_records_the_commit_and_ships_its_runs(toy_plugin, tmp_path: Path
     # too large: not written, and the report says what re-running costs
     assert write_archive(runs[0].records, tmp_path / "big.xz", max_bytes=10) is None
     assert not (tmp_path / "big.xz").exists()
+
+
+def test_family_selection_takes_registry_and_package_names():
+    """``reproduce --family`` takes the registry name (``gpu-grouping``) and the
+    package's (``gpugrouping``), each family once; an unknown name is an error
+    listing the known ones."""
+    from dmlsched import registry
+    from dmlsched.bench.reproduce import _select_families
+    from dmlsched.suites import SuiteError
+
+    bundled = registry.bundled_families()
+    got = _select_families(["gpu-grouping", "hare", "gpugrouping"], bundled)
+    assert [f.name for f in got] == ["gpu-grouping", "hare"]
+    with pytest.raises(SuiteError, match=r"--family: unknown nosuch; known: hare, harmony, gpu-grouping"):
+        _select_families(["hare", "nosuch"], bundled)

@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..registry import load_families
 from .execute import base_record, finish_record, incumbent_record
 
 #: seconds a new worker process may take to import dmlsched and report ready
@@ -305,9 +306,7 @@ def main() -> int:
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between jobs a stop request is moot
     import dmlsched  # noqa: F401  (pay imports before the first job)
-    from dmlsched.registry import _ensure_loaded
-
-    _ensure_loaded()
+    load_families()
     try:
         import pyomo.environ  # noqa: F401
     except Exception:  # pragma: no cover

@@ -51,7 +51,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..claims import VERDICTS, Claim, Judgement, summary_word
+from ..claims import VERDICTS, Claim, Judgement, all_claims, summary_word
+from ..errors import UnknownMethodError
+from ..family import Family
+from ..registry import bundled_families, family
 
 #: where ``dmlsched reproduce`` writes by default
 DEFAULT_OUT = "benchmarks/REPRODUCTION.md"
@@ -520,21 +523,14 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     report at full scale (:func:`archive_path`), none at quick scale;
     ``False``/``None``: none.  ``results`` may be such an archive (read only).
     """
-    from ..problems import FAMILIES
-
     if scale not in ("full", "quick"):
         raise ValueError(f"scale must be 'full' or 'quick', got {scale!r}")
     stream = stream if stream is not None else sys.stderr
     out = out or (DEFAULT_QUICK_OUT if scale == "quick" else DEFAULT_OUT)
-    # a family by its registered name (gpu-grouping) or its package's (gpugrouping)
-    fams = [f.replace("-", "") for f in families] if families else None
-    if fams:
-        unknown = sorted(set(fams) - set(FAMILIES))
-        if unknown:
-            from ..suites import SuiteError
-
-            raise SuiteError(f"--family: unknown {', '.join(unknown)}; known: {', '.join(FAMILIES)}")
-    registered, broken = _collect_claims(fams or FAMILIES)
+    bundled = bundled_families()
+    selected = _select_families(families, bundled) if families else bundled
+    fams = [f.name for f in selected] if families else None
+    registered, broken = _collect_claims([f.name for f in selected])
     cl = list(claims) if claims is not None else registered
     if fams:
         cl = [c for c in cl if c.family in fams]
@@ -546,7 +542,8 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
             raise SuiteError(f"--claim: unknown {', '.join(missing)}; known: {', '.join(c.key for c in cl) or 'none'}")
         cl = [c for c in cl if c.key in claim_keys]
     with_claims = {c.family for c in registered} | {c.family for c in cl} | set(broken)
-    without = [f for f in (fams or FAMILIES) if f not in with_claims]
+    # named by package, as its (missing) claims file is
+    without = [f.package_name or f.name for f in selected if f.name not in with_claims]
     tmp = None
     shown_results = results
     if results is not None and Path(results).suffix in ARCHIVE_SUFFIXES:
@@ -603,11 +600,30 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     return p, runs
 
 
+def _select_families(names: list[str], bundled: list[Family]) -> list[Family]:
+    """The families ``--family`` names, each by its registry name (``gpu-grouping``)
+    or its package's (``gpugrouping``), once each, in the order given."""
+    out: list[Family] = []
+    unknown: list[str] = []
+    for name in names:
+        try:
+            fam = family(name)
+        except UnknownMethodError:
+            unknown.append(name)
+            continue
+        if fam not in out:
+            out.append(fam)
+    if unknown:
+        from ..suites import SuiteError
+
+        raise SuiteError(f"--family: unknown {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(f.name for f in bundled)}")
+    return out
+
+
 def _collect_claims(families: list[str]) -> tuple[list[Claim], dict[str, str]]:
     """Every family's claims; a family whose claims module fails to import is
     reported (``{family: error}``), not fatal to the others."""
-    from ..claims import all_claims
-
     out: list[Claim] = []
     broken: dict[str, str] = {}
     for f in families:

@@ -58,7 +58,7 @@ def cmd_gantt(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .. import solve
-    from ..plot import NOT_SCHEDULES, gantt, gantt_title, savefig, supported_formats
+    from ..plot import gantt, gantt_title, savefig, supported_formats
     from ..progress import for_command
     from ..registry import problem_of
 
@@ -73,8 +73,8 @@ def cmd_gantt(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out}: cannot write .{ext} images (use one of {', '.join(sorted(formats))})")
     inst = _load(args.file, args.method)
     spec = problem_of(inst)
-    if spec.name in NOT_SCHEDULES:
-        raise UsageError(f"{args.file}: no Gantt chart for problem {spec.name!r}: {NOT_SCHEDULES[spec.name]}")
+    if spec.gantt is None and spec.no_gantt is not None:
+        raise UsageError(f"{args.file}: no Gantt chart for problem {spec.name!r}: {spec.no_gantt}")
     if getattr(args, "results", None):
         res = recorded_result(inst, args)
     else:

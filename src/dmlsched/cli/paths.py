@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..errors import InstanceError, UsageError
+from ..registry import load_families, problem_of
 from .exits import _one_line
 
 log = logging.getLogger("dmlsched")
@@ -198,9 +199,8 @@ def solver_log_to_stderr(enabled: bool) -> Iterator[None]:
 
 def _load(path: str, what: str) -> Any:
     from .. import io
-    from ..registry import _ensure_loaded, problem_of
 
-    _ensure_loaded()  # importing the families is not part of reading the file
+    load_families()  # importing the families is not part of reading the file
     t0 = time.perf_counter()
     if path == "-":
         try:
@@ -219,7 +219,6 @@ def _progress(args: argparse.Namespace, inst: Any, total_s: float | None) -> Any
     """The progress line of a command that runs a method (:mod:`dmlsched.progress`):
     on a terminal only, not with ``-v`` or ``--display``."""
     from .. import progress
-    from ..registry import problem_of
 
     return progress.for_command(args, f"{problem_of(inst).name}/{args.method}", total_s)
 

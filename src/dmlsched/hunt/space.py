@@ -16,10 +16,11 @@ move that produces an invalid instance is rejected and another is drawn):
 * ``swap``     replace a string by another string seen in the same list
   (change a GPU type).
 
-Each family declares which lists hold elements (``jobs``, ``tasks``,
+Each family declares, in its ``problems/<f>/sample.py`` (``Family.sample`` and
+``Family.hunt``), which lists hold elements (``jobs``, ``tasks``,
 ``machines``, ...), which keys are never touched (``problem``, ``id``, ...),
 a sampler of small random instances and the *size caps* of the space
-(:data:`SPACES`): the size parameters bound the sampler AND every move
+(:data:`SPACES` reads them from the registry): the size parameters bound the sampler AND every move
 (:meth:`Space.within`), so a search cannot drift to instances its exact
 reference cannot solve in the time it has.
 """
@@ -28,12 +29,16 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ..draws import grid as _grid
 from ..errors import DmlschedError
+from ..family import DEFAULT_PROTECTED, Family
+from ..registry import families
 
 Path = tuple  # a path of keys/indices into the JSON dict
 
@@ -82,7 +87,7 @@ class Space:
     problem: str
     sample: Callable[[np.random.Generator, dict], dict]
     element_lists: tuple[str, ...] = ("jobs",)
-    protected: frozenset[str] = frozenset({"problem", "name", "id", "description", "source", "expected"})
+    protected: frozenset[str] = DEFAULT_PROTECTED
     integer_keys: frozenset[str] = frozenset()
     min_elements: dict[str, int] = field(default_factory=dict)
     default_size: dict[str, Any] = field(default_factory=dict)
@@ -305,97 +310,12 @@ def _set(d: Any, p: Path, v: Any) -> None:
 
 
 # ---------------------------------------------------------------------------
-# family samplers (small instances, on coarse grids so exact references are fast)
-# and their size caps (the same size parameters bound the sampler and the moves)
+# the spaces: each family's Family.sample and Family.hunt (problems/<f>/sample.py),
+# and the spaces of families without one (register_space)
 
 
-def _grid(rng: np.random.Generator, lo: float, hi: float, step: float = 0.25) -> float:
-    k = int(rng.integers(int(round(lo / step)), int(round(hi / step)) + 1))
-    return round(k * step, 6)
-
-
-#: job weights of the Hare sampler: spread over orders of magnitude (a heavy job
-#: among light ones is the structure of the known list-scheduling traps)
-HARE_WEIGHTS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
-
-
-def _hare(rng: np.random.Generator, s: dict) -> dict:
-    types = ["A", "B", "C"][: int(s["types"])]
-    m = int(rng.integers(1, int(s["gpus"]) + 1))
-    gpus = [types[int(rng.integers(len(types)))] for _ in range(m)]
-    used = sorted(set(gpus))
-    jobs = []
-    budget = int(s["tasks"])
-    for n in range(int(rng.integers(1, int(s["jobs"]) + 1))):
-        if budget <= 0:
-            break
-        k = int(rng.integers(1, int(s["tasks_per_round"]) + 1))
-        r = int(rng.integers(1, int(s["rounds"]) + 1))
-        if k * r > budget:
-            k, r = 1, 1
-        budget -= k * r
-        base = _grid(rng, 0.25, 4.0)
-        train = {g: round(base * _grid(rng, 1.0, float(s["alpha"]), 0.25), 6) for g in used}
-        sync_base = 0.0 if rng.random() < 0.5 else _grid(rng, 0.25, 1.0)
-        sync = {g: sync_base for g in used}  # equal sync across types keeps alpha finite
-        arrival = 0.0 if rng.random() < 0.5 else _grid(rng, 0.25, 3.0)
-        jobs.append({"id": f"J{n}", "arrival": arrival,
-                     "weight": float(HARE_WEIGHTS[int(rng.integers(len(HARE_WEIGHTS)))]),
-                     "rounds": r, "tasks_per_round": k, "train_time": train, "sync_time": sync})
-    return {"problem": "hare", "gpus": gpus, "jobs": jobs}
-
-
-def _hare_fix(d: dict) -> dict:
-    """Keep each job's times for the GPU types the cluster still has (a move that
-    takes a type's last GPU away would otherwise leave times that read as a typo)."""
-    types = set(d.get("gpus", ()))
-    for j in d.get("jobs", ()):
-        for key in ("train_time", "sync_time"):
-            if isinstance(j.get(key), dict):
-                j[key] = {g: t for g, t in j[key].items() if g in types}
-    return d
-
-
-def _hare_within(d: dict, s: dict) -> bool:
-    """Size caps, and positive weights: a job of weight 0 makes the relaxation
-    degenerate (any start of its tasks is optimal), so Algorithm 1's order
-    would be whichever optimal vertex the LP solver returns."""
-    jobs = d["jobs"]
-    tasks = sum(int(j["rounds"]) * int(j["tasks_per_round"]) for j in jobs)
-    return (len(jobs) <= int(s["jobs"]) and len(d["gpus"]) <= int(s["gpus"]) and tasks <= int(s["tasks"])
-            and len(set(d["gpus"])) <= int(s["types"]) and all(float(j["weight"]) > 0 for j in jobs))
-
-
-def _rar(rng: np.random.Generator, s: dict) -> dict:
-    servers = [int(rng.integers(1, int(s["capacity"]) + 1)) for _ in range(int(rng.integers(1, int(s["servers"]) + 1)))]
-    total = sum(servers)
-    jobs = []
-    for i in range(int(rng.integers(1, int(s["jobs"]) + 1))):
-        jobs.append({
-            "id": f"j{i}", "gpus": int(rng.integers(1, min(total, 4) + 1)),
-            "iterations": int(rng.integers(1, int(s["iterations"]) + 1)),
-            "grad_size": float(rng.choice([0.0, 0.5, 1.0, 2.0, 4.0])),
-            "fp_time": float(rng.choice([0.0, 0.001, 0.002])), "batch": int(rng.choice([1, 8, 32])),
-            "bp_time": float(rng.choice([0.02, 0.05, 0.1, 0.2, 0.4])),
-        })
-    return {"problem": "rar", "servers": servers,
-            "bandwidth": {"intra": float(rng.choice([50.0, 100.0])), "inter": float(rng.choice([5.0, 10.0, 20.0]))},
-            "gpu_speed": float(rng.choice([100.0, 1000.0])), "xi1": 1.0, "xi2": float(rng.choice([0.01, 0.05])),
-            "alpha": float(rng.choice([0.0, 1.0, 3.0])), "horizon": int(s["horizon"]), "jobs": jobs,
-            "progress": "fractional"}
-
-
-def _rar_fix(d: dict) -> dict:
-    d["horizon"] = max(int(d.get("horizon", 1)), 1)
-    return d
-
-
-def _rar_within(d: dict, s: dict) -> bool:
-    return (len(d["jobs"]) <= int(s["jobs"]) and len(d["servers"]) <= int(s["servers"])
-            and max(d["servers"]) <= int(s["capacity"]) and int(d["horizon"]) <= int(s["horizon"])
-            and all(int(j["iterations"]) <= int(s["iterations"]) for j in d["jobs"]))
-
-
+# Harmony's sampler stays here, registered like a plugin's space, while problems/harmony/ is
+# changed on another branch (issue 21); it moves to problems/harmony/sample.py after that merges.
 def _harmony(rng: np.random.Generator, s: dict) -> dict:
     jobs = [{"id": f"J{i}", "t_cpu": _grid(rng, 0.5, 5.0, 0.5), "t_net": _grid(rng, 0.5, 5.0, 0.5),
              "iterations": int(rng.integers(1, int(s["iterations"]) + 1))}
@@ -410,86 +330,49 @@ def _harmony_within(d: dict, s: dict) -> bool:
             and all(int(j["iterations"]) <= int(s["iterations"]) for j in d["jobs"]))
 
 
-#: minimum shares of the moldable sampler: 1/n of a GPU (the paper's p_min)
-MOLDABLE_PMIN = (1, "1/2", "1/3", "1/4")
+def _space_of(fam: Family) -> Space:
+    h = fam.hunt
+    return Space(fam.name, fam.sample, element_lists=tuple(h.element_lists), protected=frozenset(h.protected),
+                 integer_keys=frozenset(h.integer_keys), min_elements=dict(h.min_elements),
+                 default_size=dict(h.default_size), fix=h.fix, within=h.within)
 
 
-def _moldable(rng: np.random.Generator, s: dict) -> dict:
-    g = int(rng.integers(1, int(s["gpus"]) + 1))
-    tasks = []
-    for i in range(int(rng.integers(1, int(s["tasks"]) + 1))):
-        pmax = int(rng.integers(1, g + 1))
-        tasks.append({"id": f"T{i}", "user": f"u{int(rng.integers(2))}", "arrival": _grid(rng, 0.0, 4.0, 0.5),
-                      "volume": _grid(rng, 0.5, 8.0, 0.5),
-                      "p_min": MOLDABLE_PMIN[int(rng.integers(len(MOLDABLE_PMIN)))], "p_max": pmax})
-    curve = [[1.0, 1.0]] + [[float(p), round(float(p) ** float(s["speedup_exponent"]), 6)] for p in range(2, g + 1)]
-    return {"problem": "moldable", "gpus": g, "gpu_memory": 1.0, "speedup": curve, "preemption_overhead": 0.0,
-            "preemption_min_remaining": 0.0, "tasks": tasks}
+class _Spaces(MutableMapping):
+    """The hunt space of every family: from its ``Family.sample``/``Family.hunt``, or
+    added by :func:`register_space` (a plugin, or a family without them)."""
+
+    def __init__(self) -> None:
+        self._added: dict[str, Space] = {}
+        self._built: dict[str, Space] = {}
+
+    def _families(self) -> dict[str, Family]:
+        return {f.name: f for f in families() if f.sample is not None and f.hunt is not None}
+
+    def __getitem__(self, problem: str) -> Space:
+        if problem in self._added:
+            return self._added[problem]
+        if problem not in self._built:
+            fam = self._families().get(problem)
+            if fam is None:
+                raise KeyError(problem)
+            self._built[problem] = _space_of(fam)
+        return self._built[problem]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(set(self._families()) | set(self._added)))
+
+    def __len__(self) -> int:
+        return len(set(self._families()) | set(self._added))
+
+    def __setitem__(self, problem: str, space: Space) -> None:
+        self._added[problem] = space
+
+    def __delitem__(self, problem: str) -> None:
+        del self._added[problem]  # a family's own space cannot be removed
 
 
-def _moldable_within(d: dict, s: dict) -> bool:
-    return len(d["tasks"]) <= int(s["tasks"]) and int(d["gpus"]) <= int(s["gpus"])
-
-
-def _cruise(rng: np.random.Generator, s: dict) -> dict:
-    machines = [{"name": f"m{i}", "proc_time": _grid(rng, 0.25, 4.0), "bandwidth": _grid(rng, 0.5, 8.0, 0.5)}
-                for i in range(int(rng.integers(2, int(s["machines"]) + 1)))]
-    return {"problem": "cruise", "machines": machines, "dataset_size": int(rng.integers(1, int(s["dataset"]) + 1)),
-            "model_size": int(rng.integers(1, 9)), "batch_size": int(rng.integers(1, 6))}
-
-
-def _cruise_within(d: dict, s: dict) -> bool:
-    return len(d["machines"]) <= int(s["machines"]) and int(d["dataset_size"]) <= int(s["dataset"])
-
-
-def _grouping(rng: np.random.Generator, s: dict) -> dict:
-    n = int(rng.integers(2, int(s["gpus"]) + 1))
-    jobs = int(rng.integers(1, int(s["jobs"]) + 1))
-    speeds = [[_grid(rng, 0.25, 5.0) for _ in range(n)] for _ in range(jobs)]
-    groups = int(rng.integers(1, max(1, n // 2) + 1))
-    return {"problem": "gpu-grouping", "speeds": speeds, "groups": groups}
-
-
-def _grouping_within(d: dict, s: dict) -> bool:
-    return len(d["speeds"]) <= int(s["jobs"]) and all(len(row) <= int(s["gpus"]) for row in d["speeds"])
-
-
-SPACES: dict[str, Space] = {
-    "hare": Space(
-        "hare", _hare, element_lists=("jobs",), integer_keys=frozenset({"rounds", "tasks_per_round"}),
-        default_size={"jobs": 4, "gpus": 3, "types": 2, "rounds": 2, "tasks_per_round": 3, "tasks": 8, "alpha": 2.0},
-        within=_hare_within, fix=_hare_fix,
-    ),
-    "rar": Space(
-        "rar", _rar, element_lists=("jobs",),
-        integer_keys=frozenset({"gpus", "iterations", "batch", "horizon", "servers"}),
-        default_size={"jobs": 3, "servers": 2, "capacity": 2, "iterations": 8, "horizon": 40}, fix=_rar_fix,
-        within=_rar_within,
-    ),
-    "harmony": Space(
-        "harmony", _harmony, element_lists=("jobs",),
-        protected=frozenset({"problem", "name", "id", "description", "source", "expected", "weights"}),
-        integer_keys=frozenset({"iterations", "machines", "reference_dop"}),
-        min_elements={"jobs": 2}, default_size={"jobs": 5, "machines": 4, "iterations": 40},
-        within=_harmony_within,
-    ),
-    "moldable": Space(
-        "moldable", _moldable, element_lists=("tasks",),
-        protected=frozenset({"problem", "name", "id", "user", "description", "source", "expected", "speedup",
-                             "gpu_memory", "preemption_overhead", "preemption_min_remaining", "p_min"}),
-        integer_keys=frozenset({"gpus", "p_min", "p_max"}),
-        default_size={"tasks": 4, "gpus": 3, "speedup_exponent": 0.8}, within=_moldable_within,
-    ),
-    "cruise": Space(
-        "cruise", _cruise, element_lists=("machines",), min_elements={"machines": 2},
-        integer_keys=frozenset({"dataset_size", "model_size", "batch_size"}),
-        default_size={"machines": 5, "dataset": 40}, within=_cruise_within,
-    ),
-    "gpu-grouping": Space(
-        "gpu-grouping", _grouping, element_lists=("speeds",), integer_keys=frozenset({"groups"}),
-        default_size={"gpus": 6, "jobs": 3}, within=_grouping_within,
-    ),
-}
+#: every family's hunt space, by family name (:func:`register_space` adds one)
+SPACES = _Spaces()
 
 
 def get_space(problem: str) -> Space:
@@ -505,3 +388,12 @@ def register_space(space: Space, *, replace: bool = False) -> Space:
         raise HuntError(f"a hunt space for {space.problem!r} exists; pass replace=True")
     SPACES[space.problem] = space
     return space
+
+
+SPACES["harmony"] = Space(
+    "harmony", _harmony, element_lists=("jobs",),
+    protected=frozenset({"problem", "name", "id", "description", "source", "expected", "weights"}),
+    integer_keys=frozenset({"iterations", "machines", "reference_dop"}),
+    min_elements={"jobs": 2}, default_size={"jobs": 5, "machines": 4, "iterations": 40},
+    within=_harmony_within,
+)

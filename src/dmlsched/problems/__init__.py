@@ -1,22 +1,26 @@
-"""Problem families.  Importing this package registers every family.
+"""Problem families: the list of bundled family packages (:data:`FAMILIES`).
 
-Every family is a package with the same core files (:data:`CORE_MODULES`) and
-the same names in them; ``templates/family/`` at the repository root is a
-small working family to copy.  To add a family: copy that folder to
-``problems/<family>/``, rename it, and add the package's name to
-:data:`FAMILIES` (or load the folder with ``--plugin <folder>/__init__.py``
+Each family is a package whose ``__init__`` declares one
+:class:`~dmlsched.family.Family` (``FAMILY = register_family(Family(...))``);
+:func:`dmlsched.registry.load_families` imports the packages listed here, and
+every lookup of the registry calls it.  Every family has the same core files
+(:data:`CORE_MODULES`) and the same names in them; ``templates/family/`` at
+the repository root is a small working family to copy.  To add a family: copy
+that folder to ``problems/<family>/``, rename it, and add the package's name
+to :data:`FAMILIES` (or load the folder with ``--plugin <folder>/__init__.py``
 without touching the package); README, "Adding a family".
 ``tests/test_template.py`` checks every family against the template.
 """
 
-import importlib
-
+#: the bundled family packages, in loading order (package names: ``gpugrouping``
+#: is the package of the family ``gpu-grouping``)
 FAMILIES = ["hare", "harmony", "gpugrouping", "cruise", "moldable", "rar", "hlas"]
 
 #: modules every family has: ``instance`` (``from_dict``, ``to_dict``, ``size``),
 #: ``solution`` (``validate``, ``evaluate``, ``to_json``), ``models`` (exact
 #: Pyomo formulations), ``heuristics`` (the paper's algorithm), ``strategies``
-#: (hypothesis strategies), ``__init__`` (registers the family, then its methods)
+#: (hypothesis strategies), ``__init__`` (declares the family's ``FAMILY``, then
+#: imports the modules that register its methods)
 CORE_MODULES = ("__init__", "instance", "solution", "models", "heuristics", "strategies")
 
 #: the names of optional modules, one job each; a family's module outside
@@ -37,15 +41,6 @@ OPTIONAL_MODULES = {
     "policies": "online policies' decision rules",
     "simulator": "the execution model that runs online policies",
     "guided": "the solver-guided hunt strategy (registered when dmlsched.hunt looks it up)",
+    "sample": "the seeded builder of small random instances (random_instance) and the hunt's caps (HUNT)",
 }
 
-for _name in FAMILIES:
-    importlib.import_module(f"{__name__}.{_name}")
-
-
-def family_package(name: str) -> str:
-    """The package of a family given its registry name (``gpu-grouping`` -> ``dmlsched.problems.gpugrouping``)."""
-    pkg = name.replace("-", "")
-    if pkg not in FAMILIES:
-        raise KeyError(f"no family package for {name!r}")
-    return f"{__name__}.{pkg}"

@@ -10,25 +10,29 @@ every number of workers, HiGHS/Gurobi), ``relaxation.py`` (``relaxation``: the
 continuous relaxation, equal bandwidths), ``heuristics.py`` (``closed-form``: (3.5), homogeneous clusters;
 ``proportional``: Section 3.4.2's rule of the grid-search ground truth),
 ``bruteforce.py`` (``brute-force``: enumeration over machines or machine
-types), ``bounds.py`` (``lower-bound``), ``strategies.py`` (hypothesis),
+types), ``bounds.py`` (``lower-bound``), ``sample.py`` (random small instances and the hunt's caps),
+``strategies.py`` (hypothesis),
 ``claims.py`` (the dissertation's claims).  Specification:
 ``models/cruise.md``; claims: ``proofs/cruise.md``.
 """
 
+from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import instance, sample, solution
 from .instance import CruiseInstance
 from .solution import CruiseConfig, epoch_times, evaluate_continuous
 
-SPEC = register_family(
-    "cruise",
-    instance,
-    solution,
-    instance_type=CruiseInstance,
-    sense="min",
-    objective_name="epoch time",
-    default_reference="exact",
-)
+FAMILY = register_family(Family(
+    name="cruise", package=__name__, instance_type=CruiseInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="epoch time", default_reference="exact",
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=sample.HUNT,
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import bounds, bruteforce, heuristics, models, relaxation  # noqa: E402,F401  (register methods)
 from .bounds import continuous_lower_bound, lower_bound, lower_bound_for_workers  # noqa: E402

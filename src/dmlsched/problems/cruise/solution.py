@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...gantt import GanttChart
 from ...io import Reader
 from .instance import CruiseInstance
 
@@ -203,3 +204,44 @@ def from_json(inst: CruiseInstance, data: Any) -> CruiseConfig:
     d = r.integers("d")
     m = r.integers("m")
     return CruiseConfig.from_roles(roles, d, m)
+
+
+#: workers with more mini-batches than this are drawn as one computation and one communication bar
+MAX_BATCH_BARS = 200
+
+
+def gantt_bars(inst: CruiseInstance, config: CruiseConfig) -> GanttChart:
+    """The Gantt chart of a configuration: one epoch, one row per machine.  A worker
+    ``i`` processes ``ceil(d_i / B)`` mini-batches, each computation (``C_proc d``)
+    followed by communication with the servers (the per-mini-batch time of (3.4)); a
+    server's row spans the epoch with its ``m_j`` model units."""
+    comm = comm_times(inst, config)
+    epoch = float(epoch_times(inst, config).max())
+    B = int(inst.batch_size)
+    tasks: list[dict] = []
+    labels = []
+    for i in range(inst.num_machines):
+        if config.w[i] == 1:
+            d = int(config.d[i])
+            labels.append(f"{i}: worker, d={d}")
+            p, t = float(inst.p[i]), float(comm[i])
+            nb = -(-d // B)
+            x = 0.0
+            if nb > MAX_BATCH_BARS:
+                tasks.append({"job": "computation", "gpu": i, "start": 0.0, "end": p * d})
+                tasks.append({"job": "communication", "gpu": i, "start": p * d, "end": p * d + nb * t})
+                continue
+            left = d
+            for _ in range(nb):
+                b = min(B, left)
+                left -= b
+                tasks.append({"job": "computation", "gpu": i, "start": x, "end": x + p * b})
+                x += p * b
+                if t > 0:
+                    tasks.append({"job": "communication", "gpu": i, "start": x, "end": x + t})
+                    x += t
+        else:
+            labels.append(f"{i}: server, m={int(config.m[i])}")
+            tasks.append({"job": "server", "gpu": i, "start": 0.0, "end": epoch})
+    return GanttChart(tasks, row_labels=labels, ylabel="machine", xlabel="time (one epoch)",
+                      legend_title="phase")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...gantt import GanttChart
 from ...io import Reader
 from .instance import GroupingInstance
 
@@ -91,3 +92,17 @@ def to_json(inst: GroupingInstance, sol: Grouping) -> dict:
 def from_json(inst: GroupingInstance, data: Any) -> Grouping:
     r = Reader(data)
     return Grouping(tuple(c.as_int(ge=0, lt=inst.groups) for c in r.items("group", min_len=inst.num_gpus)))
+
+
+def gantt_bars(inst: GroupingInstance, sol: Grouping) -> GanttChart:
+    """The chart of a grouping: one row per GPU in bands per group; each job's training
+    speed on the GPU (``s_{n,m}``) as a bar, the jobs side by side as slices.  An
+    allocation, not a schedule: the axis is speed."""
+    members = sol.members(inst.groups)
+    n = max(len(inst.speeds), 1)
+    tasks = [{"job": f"job {k}", "gpu": m, "start": 0.0, "end": float(inst.speeds[k][m]),
+              "offset": k / n, "height": 1.0 / n}
+             for k in range(len(inst.speeds)) for m in range(inst.num_gpus)]
+    return GanttChart(tasks, row_labels=[f"GPU {m}" for m in range(inst.num_gpus)],
+                      groups=[(f"group {u}", list(g)) for u, g in enumerate(members)],
+                      xlabel="training speed s_{n,m} (an allocation: no times)")

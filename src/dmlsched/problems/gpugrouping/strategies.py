@@ -14,6 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from ...fuzz import json_values
 from .instance import GroupingInstance, to_dict
 
 __all__ = ["grouping_instances", "grouping_dicts_mutated"]
@@ -46,8 +47,6 @@ def grouping_instances(draw, *, max_jobs: int = 3, max_gpus: int = 6, max_groups
 @st.composite
 def grouping_dicts_mutated(draw) -> Any:
     """A valid instance dict with one field (possibly nested) replaced or removed."""
-    from ..hare.strategies import json_values
-
     d = to_dict(draw(grouping_instances(max_gpus=4)))
     target = draw(st.sampled_from(["speeds", "groups", "row", "cell", "extra"]))
     value = draw(json_values())

@@ -15,24 +15,29 @@ relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``models/hare-cp.md``); ``bounds.py`` (Theorem 4's ratio, the mended
 ratio, and ``lower-bound``); ``bruteforce.py`` (left-shifted timing
 and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
+``sample.py`` (random small instances and the hunt's caps);
 ``claims.py`` (the paper's claims); ``guided.py`` (the solver-guided hunt
 strategy of ``list`` and ``list-queyranne``, loaded by ``dmlsched.hunt``).
 """
 
+from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import instance, sample, solution
 from .instance import HareInstance, HareJob
 from .solution import HareSchedule, completion_times
 
-SPEC = register_family(
-    "hare",
-    instance,
-    solution,
-    instance_type=HareInstance,
-    sense="min",
-    objective_name="total weighted completion time",
-    default_reference="exact-cp",
-)
+FAMILY = register_family(Family(
+    name="hare", package=__name__, instance_type=HareInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="total weighted completion time", default_reference="exact-cp",
+    key_count=instance.key_count,
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=sample.HUNT,
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 # the module layout is in the docstring above
 from . import models  # noqa: E402,F401  (registers exact, relaxation)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...gantt import GanttChart, tasks_chart
 from ...io import Reader
 from ...tolerance import time_tolerance
 from .instance import HareInstance
@@ -190,3 +191,9 @@ def from_json(inst: HareInstance, data: Any) -> HareSchedule:
         i = int(np.flatnonzero(gpu < 0)[0])
         raise r.error(f"task {_name(inst, i)} missing", "tasks")
     return HareSchedule(gpu=gpu, start=start)
+
+
+def gantt_bars(inst: HareInstance, s: HareSchedule) -> GanttChart:
+    """The Gantt chart of a schedule: its :func:`to_json` tasks as bars (job, GPU, start,
+    end, round, synchronisation end), one row per GPU, aggregated by GPU type at scale."""
+    return tasks_chart(inst, to_json(inst, s)["tasks"])

@@ -7,7 +7,8 @@ Public (re-exported by :mod:`dmlsched.strategies`):
   sized for property tests of approximation ratios (small enough for an exact
   reference);
 * :func:`json_values` -- any JSON value (the loader must answer each with an
-  instance or an :class:`~dmlsched.errors.InstanceError`);
+  instance or an :class:`~dmlsched.errors.InstanceError`; defined in
+  :mod:`dmlsched.fuzz`, re-exported here);
 * :func:`hare_dicts_mutated` -- valid instance dicts with one field replaced by
   an arbitrary JSON value or deleted, so fuzzing reaches deep field paths.
 
@@ -28,6 +29,7 @@ from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
+from ...fuzz import json_values
 from .instance import HareInstance, HareJob, to_dict
 
 __all__ = ["hare_instances", "hare_dicts_mutated", "json_values", "hare_times"]
@@ -119,33 +121,6 @@ def hare_instances(
              if weights else 1.0)
         jobs.append(HareJob(f"J{n}", float(arr), float(w), R, K, train, syn))
     return HareInstance(gpus=gpus, jobs=tuple(jobs), name="hypothesis")
-
-
-def json_values(*, max_leaves: int = 30) -> st.SearchStrategy[Any]:
-    """Any JSON value: null, booleans, numbers (huge, tiny, negative), strings,
-    arrays and objects, nested."""
-    scalars = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(min_value=-(10**20), max_value=10**20),
-        st.floats(allow_nan=False, allow_infinity=False),
-        st.text(max_size=8),
-        st.sampled_from(["hare", "V100", "K80", "problem", "jobs", "gpus", ""]),
-    )
-    keys = st.one_of(
-        st.text(max_size=6),
-        st.sampled_from(
-            ["problem", "gpus", "jobs", "id", "arrival", "weight", "rounds",
-             "tasks_per_round", "train_time", "sync_time", "name", "expected", "V100"]
-        ),
-    )
-    return st.recursive(
-        scalars,
-        lambda children: st.one_of(
-            st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=5)
-        ),
-        max_leaves=max_leaves,
-    )
 
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:

@@ -16,21 +16,22 @@ methods in ``heuristics.py`` and ``oracle.py``), ``strategies.py`` (hypothesis),
 ``models/harmony.md``; claims: ``proofs/harmony.md``.
 """
 
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio
 from .instance import HarmonyInstance, HarmonyJob
 from .solution import HarmonySolution, completion_times, group_stats, metrics
 
-SPEC = register_family(
-    "harmony",
-    instance,
-    solution,
-    instance_type=HarmonyInstance,
-    sense="max",
-    objective_name="cluster utilisation U (4.4)",
-    default_reference="brute-force",
-)
+FAMILY = register_family(Family(
+    name="harmony", package=__name__, instance_type=HarmonyInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="max", objective_name="cluster utilisation U (4.4)", default_reference="brute-force",
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import bruteforce, heuristics, isolated, models, oracle  # noqa: E402,F401  (register the methods)
 

@@ -12,20 +12,22 @@ online, with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predicti
 HLAS), ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
 """
 
+from ...family import Family, Ref
 from ...registry import register_family
 from . import instance, solution
 from .instance import HlasInstance, HlasJob
 from .solution import HlasRun, completion_times, jcts, metrics
 
-SPEC = register_family(
-    "hlas",
-    instance,
-    solution,
-    instance_type=HlasInstance,
-    sense="min",
-    objective_name="average job completion time",
-    default_reference="offline-exact",
-)
+FAMILY = register_family(Family(
+    name="hlas", package=__name__, instance_type=HlasInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="average job completion time", default_reference="offline-exact",
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import baselines, bounds, bruteforce, cp, heuristics, models  # noqa: E402,F401  (register the methods)
 from .heuristics import simulate, task_gpu_time  # noqa: E402

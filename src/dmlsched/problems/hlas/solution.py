@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...gantt import GanttChart, gpu_labels, gpu_types
 from ...tolerance import time_tolerance
+from ..hare.solution import to_json as hare_to_json
 from .instance import HlasInstance
 
 #: above this many tasks the JSON form of a run omits the per-task list
@@ -132,3 +134,14 @@ def to_json(inst: HlasInstance, run: HlasRun) -> dict:
     else:
         out["tasks_omitted"] = f"{inst.num_tasks} tasks > {JSON_MAX_TASKS}"
     return out
+
+
+def gantt_bars(inst: HlasInstance, run: HlasRun) -> GanttChart:
+    """The Gantt chart of a run: Hare's task bars, rows grouped by the run's GPU groups."""
+    tasks = hare_to_json(inst.hare, run.hare_schedule())["tasks"]
+    groups = [list(map(int, g)) for g in (run.groups or inst.grouping or [])]
+    return GanttChart(
+        tasks, row_labels=gpu_labels(inst),
+        groups=[(f"group {u}", g) for u, g in enumerate(groups)] if groups else None,
+        aggregate=None if groups else gpu_types(inst),
+    )

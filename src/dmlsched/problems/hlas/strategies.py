@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from ...fuzz import json_values
 from .instance import HlasInstance, HlasJob, to_dict
 
 __all__ = ["hlas_instances", "hlas_dicts_mutated"]
@@ -61,8 +62,6 @@ def hlas_instances(draw, *, max_jobs: int = 4, max_gpus: int = 4, max_rounds: in
 @st.composite
 def hlas_dicts_mutated(draw) -> Any:
     """A valid instance dict with one field (possibly nested) replaced or removed."""
-    from ..hare.strategies import json_values
-
     d = to_dict(draw(hlas_instances(max_jobs=2, max_gpus=3)))
     value = draw(json_values())
     target = draw(st.sampled_from(["top", "job", "train", "queue", "queue_cell", "grouping"]))

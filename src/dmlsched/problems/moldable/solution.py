@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...gantt import GanttChart, tasks_chart
 from ...io import Reader
 from ...tolerance import TOL, time_tolerance
 from .instance import MoldableInstance
@@ -699,3 +700,40 @@ def from_json(inst: MoldableInstance, data: Any) -> MoldableSchedule:
                 )
             )
     return MoldableSchedule.from_segments(segs)
+
+
+def gantt_tasks(instance: MoldableInstance, solution: MoldableSchedule) -> list[dict]:
+    """Bars for :func:`dmlsched.plot.plot_gantt`: one per (segment, GPU).
+
+    A segment with share ``1/n`` takes a slice of height ``1/n`` of its GPU's
+    row (``"offset"``/``"height"``), placed at the lowest free slice, so tasks
+    sharing a GPU are drawn side by side rather than on top of each other.
+    """
+    segs = []
+    for j in range(solution.num_segments):
+        start, end = float(solution.start[j]), float(solution.end[j])
+        if end <= start:
+            continue
+        share = 1.0 / int(solution.share_den[j])
+        for g in solution.gpu_idx[solution.gpu_ptr[j]:solution.gpu_ptr[j + 1]]:
+            segs.append((int(g), start, end, share, instance.tasks[int(solution.task[j])].id))
+    bars = []
+    active: dict[int, list[tuple[float, float, float]]] = {}  # gpu -> (end, offset, height)
+    for g, start, end, share, tid in sorted(segs, key=lambda x: (x[0], x[1], -x[3])):
+        live = [a for a in active.get(g, []) if a[0] > start + 1e-12]
+        off = 0.0
+        for k in range(max(1, round(1 / share))):
+            cand = k * share
+            if all(cand + share <= o + 1e-9 or cand >= o + h - 1e-9 for _, o, h in live):
+                off = cand
+                break
+        live.append((end, off, share))
+        active[g] = live
+        bars.append({"job": tid, "gpu": g, "start": start, "end": end, "share": share,
+                     "offset": off, "height": share})
+    return bars
+
+
+def gantt_bars(instance: MoldableInstance, solution: MoldableSchedule) -> GanttChart:
+    """The Gantt chart of a schedule: :func:`gantt_tasks`' bars on the instance's GPUs."""
+    return tasks_chart(instance, gantt_tasks(instance, solution))

@@ -10,12 +10,14 @@ the placement rules), ``baselines.py`` (the paper's baselines ``ff``, ``ls``,
 (``exact-dp``), ``counts.py`` (count-vector schedules shared by the
 formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
 (Theorem 5's ratio, the solver-free lower bounds, ``lower-bound``),
+``sample.py`` (random small instances and the hunt's caps),
 ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
 Specification: ``models/rar.md``.
 """
 
+from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import instance, sample, solution
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
 
@@ -26,16 +28,18 @@ def _horizon_infeasible(inst: RarInstance) -> str | None:
     return bounds.horizon_infeasible(inst)
 
 
-SPEC = register_family(
-    "rar",
-    instance,
-    solution,
-    instance_type=RarInstance,
-    sense="min",
-    objective_name="makespan (slots)",
-    default_reference="exact-cp",
+FAMILY = register_family(Family(
+    name="rar", package=__name__, instance_type=RarInstance,
+    from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
+    validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    sense="min", objective_name="makespan (slots)", default_reference="exact-cp",
     infeasible=_horizon_infeasible,
-)
+    claims=Ref(f"{__name__}.claims:CLAIMS"),
+    strategies=Ref(f"{__name__}.strategies"),
+    gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=sample.HUNT,
+))
+SPEC = FAMILY  # the former name, kept for one release
 
 from . import bounds  # noqa: E402,F401  (registers lower-bound)
 from . import heuristics  # noqa: E402,F401  (registers methods)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...gantt import GanttChart
 from ...io import Reader
 from .instance import RarInstance
 
@@ -486,3 +487,19 @@ def from_json(inst: RarInstance, data: Any) -> RarSchedule:
     if missing:
         raise r.error(f"job {missing[0]!r} missing", "jobs")
     return RarSchedule(start=np.array(start), gpus=tuple(gpus))  # type: ignore[arg-type]
+
+
+def gantt_bars(inst: RarInstance, s: RarSchedule) -> GanttChart:
+    """The Gantt chart of a schedule: one row per GPU (grouped by server), each job a bar
+    on its GPUs from its start slot to its finish slot."""
+    sj = to_json(inst, s)
+    offsets = [int(x) for x in inst.offsets]
+    tasks = []
+    for job in sj["jobs"]:
+        for srv, local in job["placement"].items():
+            for g in local:
+                tasks.append({"job": job["id"], "gpu": offsets[int(srv)] + int(g),
+                              "start": float(job["start"]), "end": float(job["end"])})
+    labels = [f"s{s}/g{g}" for s, n in enumerate(inst.servers) for g in range(int(n))]
+    groups = [(f"server {s}", list(range(offsets[s], offsets[s] + int(n)))) for s, n in enumerate(inst.servers)]
+    return GanttChart(tasks, row_labels=labels, groups=groups, xlabel="time slot", integer_time=True)
