@@ -29,7 +29,10 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.util
+import inspect
 import json
+import pkgutil
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -621,3 +624,125 @@ def test_role_check_can_fail(tmp_path):
         for m in [m for m, mod in list(sys.modules.items())
                   if str(getattr(mod, "__file__", "") or "").startswith(str(folder))]:
             del sys.modules[m]
+
+
+# ---------------------------------------------------------------------------
+# (e) one model shape (issue 22, PLAN-22 5.2 and 8.2 "Model shape")
+
+#: families whose Pyomo and CP-SAT models are all ModelBuilder classes (issue 22, step F3)
+BUILDER_FAMILIES = ("gpu-grouping", "cruise", "rar", "moldable", "hlas")
+#: a docstring cites an equation "(4)", "(5)-(6)", "(3.6)", a label of models/<family>.md ("(C3')", "(M1)")
+#: or a section of models/<family>.md
+CITES = re.compile(r"\([A-Z]?\d+(?:\.\d+)*[a-z']?\)|models/[a-z-]+\.md")
+
+
+def _model_builders(family: str) -> list[type]:
+    """The concrete :class:`~dmlsched.modeling.ModelBuilder` classes defined in a family's modules."""
+    from dmlsched.modeling import ModelBuilder
+
+    spec = registry.family(family)
+    pkg = importlib.import_module(spec.package)
+    found = []
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        mod = importlib.import_module(f"{spec.package}.{info.name}")
+        found += [c for _, c in sorted(vars(mod).items()) if isinstance(c, type) and issubclass(c, ModelBuilder)
+                  and c.__module__ == mod.__name__ and not inspect.isabstract(c)]
+    return found
+
+
+def _check_builder(cls: type, spec_text: str) -> list[str]:
+    """What ``cls`` lacks of the model shape: ``build``, ``extract``, an ``add_<c>`` with a docstring
+    citing an equation or a models/ section for every ``c`` of ``CONSTRAINTS``, each ``c`` named
+    (in backticks) in the family's ``models/<f>.md`` text ``spec_text``."""
+    where = f"{cls.__module__}.{cls.__qualname__}"
+    problems = [f"{where} has no {n}()" for n in ("build", "extract") if not callable(getattr(cls, n, None))]
+    if not cls.CONSTRAINTS:
+        problems.append(f"{where}: CONSTRAINTS is empty")
+    named = set(re.findall(r"`(?:[A-Za-z_.]+\.)?([A-Za-z_]+)(?:\[[^`]*\])?`", spec_text))
+    for c in cls.CONSTRAINTS:
+        fn = getattr(cls, f"add_{c}", None)
+        if not callable(fn):
+            problems.append(f"{where} has no add_{c}()")
+        elif not CITES.search(inspect.getdoc(fn) or ""):
+            problems.append(f"{where}.add_{c}: the docstring cites no equation (n) nor a models/ section")
+        if c not in named:
+            problems.append(f"{where}: constraint family {c!r} is not named in models/")
+    return problems
+
+
+@pytest.mark.parametrize("family", BUILDER_FAMILIES)
+def test_model_builders_have_the_shape(family):
+    builders = _model_builders(family)
+    assert builders, f"{family}: no ModelBuilder class"
+    text = (ROOT / "models" / f"{family}.md").read_text()
+    problems = [p for cls in builders for p in _check_builder(cls, text)]
+    assert not problems, problems
+
+
+def _pyomo_builders(family: str, inst) -> list:
+    """The family's Pyomo model builders with their default options on ``inst``."""
+    if family == "gpu-grouping":
+        from dmlsched.problems.gpugrouping.models import GroupingModel, TypedGroupingModel
+
+        return [GroupingModel(inst), TypedGroupingModel(inst)]
+    if family == "cruise":
+        from dmlsched.problems.cruise.formulation import CruiseModel
+        from dmlsched.problems.cruise.typemodel import CountModel
+
+        counts = (1,) + (0,) * (len(inst.machine_types) - 1)  # one worker of the first type
+        return [CruiseModel(inst, 1), CountModel(inst, counts)]
+    if family == "rar":
+        from dmlsched.problems.rar.models import IlpBoundModel, ScheduleIlp, nondelay_schedules
+
+        return [IlpBoundModel(inst), ScheduleIlp(inst, nondelay_schedules(inst))]
+    if family == "moldable":
+        from dmlsched.problems.moldable.models import MoldableMip
+
+        return [MoldableMip(inst)]
+    return []  # hlas: CP-SAT only (its components are not named in the proto)
+
+
+@pytest.mark.parametrize("family", BUILDER_FAMILIES)
+def test_pyomo_builders_make_exactly_their_constraints(family):
+    """Built with their defaults on the family's smallest bundled instance, the Pyomo builders'
+    models hold exactly the constraint components their CONSTRAINTS name."""
+    import pyomo.environ as pyo
+
+    inst = dmlsched.load(_smallest_instance(family))
+    for builder in _pyomo_builders(family, inst):
+        model = builder.build()
+        names = {c.local_name for c in model.component_objects(pyo.Constraint, descend_into=False)}
+        assert names == set(type(builder).CONSTRAINTS), (type(builder).__name__, names)
+
+
+def test_model_shape_check_can_fail():
+    """A builder whose constraint family has no add_ method, an add_ method citing nothing,
+    or a name the specification never mentions, fails the check."""
+    from dmlsched.modeling import ModelBuilder
+
+    class Bad(ModelBuilder):
+        CONSTRAINTS = ("assign", "loose", "absent")
+
+        def build(self):
+            self.model = object()
+            self.add_constraints()
+            return self.model
+
+        def extract(self, values):
+            return values
+
+        def add_assign(self):
+            """(4) every GPU in one group."""
+
+        def add_loose(self):
+            """Something, said nowhere."""
+
+    text = "`model.assign` and `loose`"
+    problems = _check_builder(Bad, text)
+    assert any("has no add_absent()" in p for p in problems), problems
+    assert any("add_loose: the docstring cites no equation" in p for p in problems), problems
+    assert any("'absent' is not named in models/" in p for p in problems), problems
+    assert not any("assign" in p for p in problems), problems
+    assert _check_builder(Bad, text + " `absent`") != []
+    with pytest.raises(AttributeError, match="add_absent"):
+        Bad().build()

@@ -158,3 +158,21 @@ def test_exact_skips_capacity_breaking_combinations_with_zero_progress():
         dmlsched.problems.rar.models.simulate_counts(inst, (0, 0, 0), ((1, 1), (1, 1), (1, 1)))
     res = dmlsched.solve(inst, "exact")
     assert res.status == Status.OPTIMAL and res.objective == 2  # two jobs alone on a server each, then one
+
+
+def test_ilp_bound_model_extracts_each_jobs_gang():
+    """IlpBoundModel.extract reads a G_j-GPU set per job from the solved ILP (14)-(16), whose
+    loads respect theta (the solver's value)."""
+    from dmlsched.problems.rar.bounds import rho_hat
+    from dmlsched.problems.rar.models import IlpBoundModel
+    from dmlsched.solvers import solve_model
+
+    inst = _load("rar/tiny-mixed.json")
+    ilp = IlpBoundModel(inst)
+    out = solve_model(ilp.build(), "highs")
+    assert out.status == Status.OPTIMAL
+    sets = ilp.extract(ilp.model)
+    assert [len(g) for g in sets] == [int(x) for x in inst.G]
+    rho = rho_hat(inst)
+    loads = [sum(int(rho[j]) for j, g in enumerate(sets) if gpu in g) for gpu in range(inst.num_gpus)]
+    assert max(loads) == pytest.approx(out.objective)

@@ -17,6 +17,7 @@ import numpy as np
 from ... import cpsat
 from ...cpsat import grid_scale, new_model, rational
 from ...kit import Option, Run, method
+from ...modeling import ModelBuilder
 from ...result import Result
 from .instance import GroupingInstance
 from .solution import Grouping
@@ -71,49 +72,70 @@ def choose_scaling(speeds: np.ndarray, counts: tuple[int, ...], scale: int | Non
                    error=err)
 
 
-class TypedCpModel:
-    """The typed grouping model on CP-SAT, with its variables (for extraction).
+class TypedCpModel(ModelBuilder):
+    """The typed grouping model on CP-SAT, with its variables (for extraction)
+    (``models/gpu-grouping.md``, "The typed CP-SAT model").
+
+    Parameters
+    ----------
+    inst
+        The instance.
+    scaling
+        The integer speeds (:func:`choose_scaling`).
+    symmetry
+        Add ``lex_order`` (groups in lexicographic order of their count vectors).
+    hint
+        A grouping to start CP-SAT from (:meth:`hint`).
 
     Attributes
     ----------
     model
-        The ``cp_model.CpModel``.
+        The ``cp_model.CpModel`` (built by :meth:`build`, or on first use).
     y
         ``y[k][u]``: GPUs of type ``k`` in group ``u`` (integer variables).
     t
         The scaled objective variable.
     """
 
+    CONSTRAINTS = ("counts", "nonempty", "speeds", "lex_order")
+
     def __init__(self, inst: GroupingInstance, scaling: Scaling, *, symmetry: bool = True,
                  hint: Grouping | None = None) -> None:
         self.inst = inst
         self.types = inst.gpu_types
         self.scaling = scaling
-        self.model = new_model()
-        K, U = self.types.num_types, inst.groups
-        self.K, self.U = K, U
+        self.symmetry = symmetry
+        self.start = hint
+        self.K, self.U = self.types.num_types, inst.groups
         self.c = self.types.counts
-        self.y = [[self.model.NewIntVar(0, self.c[k], f"y[{k},{u}]") for u in range(U)] for k in range(K)]
-        self._counts()
-        self._nonempty()
-        self._speeds()
-        if symmetry:
-            self._lex_order()
-        self._strategy()
-        if hint is not None:
-            self._hint(hint)
 
-    def _counts(self) -> None:
+    def build(self) -> Any:
+        """The model: variables ``y``, ``counts``, ``nonempty``, ``speeds`` (with the objective),
+        ``lex_order`` with ``symmetry``, the search strategy, and the hint if one was given."""
+        self.model = new_model()
+        self.add_variables()
+        self.add_constraints(self.CONSTRAINTS if self.symmetry else self.CONSTRAINTS[:-1])
+        self.add_strategy()
+        if self.start is not None:
+            self.hint(self.start)
+        return self.model
+
+    def add_variables(self) -> None:
+        """``y[k][u]`` in ``0..c_k``: GPUs of type ``k`` in group ``u``."""
+        self.y = [[self.model.NewIntVar(0, self.c[k], f"y[{k},{u}]") for u in range(self.U)]
+                  for k in range(self.K)]
+
+    def add_counts(self) -> None:
         """(4) by type: ``sum_u y[k,u] = c_k``."""
         for k in range(self.K):
             self.model.Add(sum(self.y[k]) == self.c[k])
 
-    def _nonempty(self) -> None:
-        """Every group gets at least one GPU: ``sum_k y[k,u] >= 1``."""
+    def add_nonempty(self) -> None:
+        """Every group gets at least one GPU: ``sum_k y[k,u] >= 1`` (``models/gpu-grouping.md``, "Readings")."""
         for u in range(self.U):
             self.model.Add(sum(self.y[k][u] for k in range(self.K)) >= 1)
 
-    def _speeds(self) -> None:
+    def add_speeds(self) -> None:
         """(5)-(6): ``P[n,u] = sum_k S[n,k] y[k,u]``, ``pmax[n] = max_u P``, ``pmin[n] = min_u P``,
         objective ``t >= pmax[n] - pmin[n]`` (4); redundant bounds
         ``pmin[n] <= floor(T_n/|U|)`` and ``pmax[n] >= ceil(T_n/|U|)`` (``T_n`` = total speed)."""
@@ -135,8 +157,9 @@ class TypedCpModel:
             m.Add(self.t >= hi - lo)
         m.Minimize(self.t)
 
-    def _lex_order(self) -> None:
-        """Groups in lexicographically non-increasing order of ``(y[0,u], ..., y[K-1,u])``.
+    def add_lex_order(self) -> None:
+        """Groups in lexicographically non-increasing order of ``(y[0,u], ..., y[K-1,u])``
+        (``models/gpu-grouping.md``, "The typed CP-SAT model").
 
         For consecutive groups ``u, u+1``: ``e_0 = true``; ``e_k => y[k,u] >= y[k,u+1]``;
         ``e_{k+1} = e_k and (y[k,u] = y[k,u+1])``.  Any grouping can be relabelled into
@@ -164,7 +187,7 @@ class TypedCpModel:
                     m.AddBoolOr([prefix.Not(), eq.Not()]).OnlyEnforceIf(nxt.Not())
                     prefix = nxt
 
-    def _strategy(self) -> None:
+    def add_strategy(self) -> None:
         """Branch first on the types that weigh most (largest normalised speed summed over
         jobs, the order in which ``greedy`` deals GPUs), largest count first."""
         from ortools.sat.python import cp_model
@@ -182,13 +205,14 @@ class TypedCpModel:
             rows[u][self.types.type_of[gpu]] += 1
         return sorted(rows, reverse=True)
 
-    def _hint(self, grouping: Grouping) -> None:
+    def hint(self, grouping: Grouping) -> None:
+        """Start CP-SAT from ``grouping`` (its counts, rows sorted as ``lex_order`` wants)."""
         rows = self.counts_of(grouping)
         for u in range(self.U):
             for k in range(self.K):
                 self.model.AddHint(self.y[k][u], rows[u][k])
 
-    def grouping(self, values: Any) -> Grouping:
+    def extract(self, values: Any) -> Grouping:
         """The grouping of a CP-SAT solution (``values.Value(var)``)."""
         from .bruteforce import grouping_from_counts
 
@@ -234,6 +258,7 @@ def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
     with run.stage("build"):
         sc = choose_scaling(np.array(types.speeds, dtype=float), types.counts, run.options["scale"])
         cp = TypedCpModel(work, sc, symmetry=run.options["symmetry"], hint=hint)
+        cp.build()
 
     def true_bound(b: float | None) -> float | None:
         return None if b is None else max(0.0, b / sc.scale - sc.error)
@@ -244,11 +269,11 @@ def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
     run.objective_floor = 1e-12 * total
 
     out = run.solve_cpsat(cp.model, scaling=cpsat.Scaling(exact=sc.exact, to_bound=true_bound, objective=False),
-                          on_solution=cp.grouping, defaults=CP_PARAMETERS)
+                          on_solution=cp.extract, defaults=CP_PARAMETERS)
     sol = None
     if out.has_solution:
         with run.stage("extract"):
-            sol = cp.grouping(out.engine)
+            sol = cp.extract(out.engine)
     return run.result(solution=sol, bound=[out.bound, 0.0], outcome=out, scale=sc.scale, exact_scale=sc.exact,
                       scale_error=sc.error, merged_job_rows=inst.num_jobs - work.num_jobs,
                       gpu_types=types.num_types)

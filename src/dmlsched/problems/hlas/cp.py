@@ -19,6 +19,7 @@ import numpy as np
 
 from ...cpsat import Grid, Scaling, grid_scale, new_model, to_int
 from ...kit import Option, Run, method
+from ...modeling import ModelBuilder
 from ...result import Result, Status
 from .instance import HlasInstance
 from .models import trivial_bound
@@ -74,7 +75,7 @@ def choose_time_scale(inst: HlasInstance, scale: int | None = None) -> TimeScale
 # the CP-SAT model
 
 
-class OfflineCpModel:
+class OfflineCpModel(ModelBuilder):
     """Hare's offline problem with unit weights on CP-SAT, GPUs of a type pooled.
 
     Tasks ``(n, r, i)``: job ``n``, round ``r``, ``i``-th task of the round.
@@ -89,14 +90,19 @@ class OfflineCpModel:
     * completion (6): ``C_n = R[n, last]``;
     * capacity per type, (5) and (8) pooled: ``Cumulative`` of the intervals
       on type ``g`` with capacity ``|M_g|`` (``NoOverlap`` when ``|M_g| = 1``);
-      the GPU of each task is recovered by colouring (:meth:`schedule`);
+      the GPU of each task is recovered by colouring (:meth:`extract`);
     * canonical task order within a round: ``(type, S)`` lexicographically
       non-decreasing in ``i`` (the tasks of a round are identical).
+
+    :attr:`CONSTRAINTS` names them (``models/hlas.md``, "Offline optimum"); :meth:`build` adds
+    them in that order, ``canonical_order`` with ``symmetry`` and ``objective_cut`` with ``upper``.
 
     Objective: ``min sum_n C_n``.  ``rounding`` is ``"exact"``, ``"up"`` or
     ``"down"`` (:class:`TimeScale`).  ``upper``: an integer upper bound on the
     scaled ``sum_n C_n`` (:meth:`scaled_upper_of` a feasible run).
     """
+
+    CONSTRAINTS = ("one_type", "round_barriers", "capacity", "canonical_order", "objective_cut")
 
     def __init__(self, inst: HlasInstance, scale: int, *, rounding: str = "exact", symmetry: bool = True,
                  upper: int | None = None) -> None:
@@ -112,12 +118,35 @@ class OfflineCpModel:
         self.a = sc([j.arrival for j in inst.jobs])
         self.tc = [sc([j.train_time[g] for g in self.types]) for j in inst.jobs]
         self.ts = [sc([j.sync_time[g] for g in self.types]) for j in inst.jobs]
-        self.model = m = new_model()
+        self.symmetry = symmetry
+        self.upper = upper
         # horizon: a semi-active schedule's makespan is at most the last arrival plus every
         # task's longest train+sync time (a chain of distinct tasks determines each start)
         longest = sum(j.rounds * j.tasks_per_round * max(self.tc[n][k] + self.ts[n][k] for k in range(len(self.types)))
                       for n, j in enumerate(inst.jobs))
         self.horizon = max(self.a) + longest
+
+    def build(self) -> Any:
+        """The model: variables, ``one_type``, ``round_barriers``, ``capacity``,
+        ``canonical_order`` with ``symmetry``, the completions ``C`` (6), ``objective_cut``
+        with ``upper``, then the objective ``min sum_n C_n``."""
+        self.model = new_model()
+        self.add_variables()
+        self.add_one_type()
+        self.add_round_barriers()
+        self.add_capacity()
+        if self.symmetry:
+            self.add_canonical_order()
+        self.C = [Rn[-1] for Rn in self.R]  # (6)
+        if self.upper is not None:
+            self.add_objective_cut()
+        self.model.Minimize(sum(self.C))
+        return self.model
+
+    def add_variables(self) -> None:
+        """Per task a start ``S[n,r,i]`` (from ``a_n``, (4)), per type a literal ``x[n,r,i,k]`` and an
+        optional interval of length ``Tc[n,k]``; per round its end ``R[n,r]``."""
+        inst, m = self.inst, self.model
         self.S: list[list[list[Any]]] = []
         self.x: list[list[list[list[Any]]]] = []
         self.R: list[list[Any]] = []
@@ -142,18 +171,9 @@ class OfflineCpModel:
             self.S.append(Sn)
             self.x.append(xn)
             self.R.append(Rn)
-        self._one_type()
-        self._round_barriers()
-        self._capacity()
-        if symmetry:
-            self._canonical_order()
-        self.C = [Rn[-1] for Rn in self.R]  # (6)
-        if upper is not None:
-            self._objective_cut(upper)
-        m.Minimize(sum(self.C))
 
     # -- constraint families -------------------------------------------------
-    def _one_type(self) -> None:
+    def add_one_type(self) -> None:
         """(5) by type: every task runs on exactly one GPU type."""
         for xn in self.x:
             for xr in xn:
@@ -165,7 +185,7 @@ class OfflineCpModel:
         return self.S[n][r][i] + sum(lit * (self.tc[n][k] + self.ts[n][k])
                                      for k, lit in enumerate(self.x[n][r][i]))
 
-    def _round_barriers(self) -> None:
+    def add_round_barriers(self) -> None:
         """(7): a round starts when every task of the previous round has trained and
         synchronised; ``R[n,r]`` bounds the end of round ``r`` from above (minimising
         ``sum C`` makes the last one tight; the others need only be valid)."""
@@ -177,7 +197,7 @@ class OfflineCpModel:
                     if r > 0:
                         m.Add(self.S[n][r][i] >= self.R[n][r - 1])
 
-    def _capacity(self) -> None:
+    def add_capacity(self) -> None:
         """(5)+(8) pooled per type: at most ``|M_g|`` tasks train at once on type ``g``
         (interval graphs are perfect: such intervals colour onto ``|M_g|`` GPUs)."""
         for k, ivs in enumerate(self.intervals):
@@ -188,9 +208,10 @@ class OfflineCpModel:
             else:
                 self.model.AddCumulative(ivs, [1] * len(ivs), self.cap[k])
 
-    def _canonical_order(self) -> None:
+    def add_canonical_order(self) -> None:
         """Tasks of a round are interchangeable: ``(type(i), S_i) <= (type(i+1), S_{i+1})``
-        lexicographically (any schedule can be renumbered into this order)."""
+        lexicographically (any schedule can be renumbered into this order; ``models/hlas.md``,
+        "Offline optimum")."""
         m = self.model
         for n, j in enumerate(self.inst.jobs):
             for r in range(j.rounds):
@@ -203,12 +224,13 @@ class OfflineCpModel:
                     m.Add(a != b).OnlyEnforceIf(same.Not())
                     m.Add(self.S[n][r][i] <= self.S[n][r][i + 1]).OnlyEnforceIf(same)
 
-    def _objective_cut(self, upper: int) -> None:
+    def add_objective_cut(self) -> None:
         """``sum_n C_n <= upper`` (the scaled value of a feasible run, an integer) and, with
         ``lb_m`` a lower bound on ``C_m``, ``C_n <= upper - sum_{m != n} lb_m`` -- all in the
-        model's integers, so that the run itself always satisfies the cut."""
+        model's integers, so that the run itself always satisfies the cut (``models/hlas.md``,
+        "Offline optimum")."""
         m = self.model
-        ub = int(upper)
+        ub = int(self.upper)
         lbs = [self.a[n] + j.rounds * min(self.tc[n][k] + self.ts[n][k] for k in range(len(self.types)))
                for n, j in enumerate(self.inst.jobs)]
         m.Add(sum(self.C) <= ub)
@@ -246,7 +268,7 @@ class OfflineCpModel:
                         self.model.AddHint(lit, 1 if kk == k else 0)
             base += j.num_tasks
 
-    def schedule(self, values: Any) -> HlasRun:
+    def extract(self, values: Any) -> HlasRun:
         """The run of a CP-SAT solution: times divided by the scale, each type's tasks
         coloured onto its GPUs greedily by start (a task takes a GPU of its type that is
         free at its start; the capacity constraint guarantees one)."""
@@ -342,25 +364,28 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
             upper = (OfflineCpModel.scaled_upper_of(ts.scale, hint_run)
                      if hint_run is not None and run.options["objective_cut"] else None)
             cp = OfflineCpModel(inst, ts.scale, symmetry=run.options["symmetry"], upper=upper)
+            cp.build()
             if hint_run is not None:
                 cp.hint(hint_run)
         out = run.solve_cpsat(cp.model, scaling=Scaling(to_bound=lambda b: avg_bound(b, ts.scale), objective=False),
-                              on_solution=cp.schedule)
-        sol = cp.schedule(out.engine) if out.has_solution else None
+                              on_solution=cp.extract)
+        sol = cp.extract(out.engine) if out.has_solution else None
         return run.result(solution=sol, bound=bounds + [out.bound], outcome=out, scale=ts.scale,
                           exact_scale=True, tasks=n_tasks)
     # inexact times: a feasible schedule from the rounded-up model, a bound from the rounded-down one
     with run.stage("build"):
         up = OfflineCpModel(inst, ts.scale, rounding="up", symmetry=run.options["symmetry"])
+        up.build()
         if hint_run is not None:
             up.hint(hint_run)
     out_up = run.solve_cpsat(up.model, scaling=Scaling(exact=False, to_bound=lambda b: None, objective=False),
-                             on_solution=up.schedule, budget=run.budget.share(0.5, work=wl))
-    sol = up.schedule(out_up.engine) if out_up.has_solution else None
+                             on_solution=up.extract, budget=run.budget.share(0.5, work=wl))
+    sol = up.extract(out_up.engine) if out_up.has_solution else None
     if sol is not None:
         run.incumbent(sol)
     with run.stage("build"):
         down = OfflineCpModel(inst, ts.scale, rounding="down", symmetry=run.options["symmetry"])
+        down.build()
         best = run.best if run.best is not None else hint_run
         if best is not None:
             down.hint(best)

@@ -44,6 +44,7 @@ import numpy as np
 
 from ...cpsat import Scaling, grid_scale, new_model, to_int
 from ...kit import Option, Run, method
+from ...modeling import ModelBuilder
 from ...result import Result
 from .bounds import preemptive_lower_bound
 from .instance import MoldableInstance
@@ -160,14 +161,52 @@ def scaled_data(inst: MoldableInstance, scale: int, exact: bool, upper_bound: fl
     )
 
 
-class MoldableCp:
-    """The CP-SAT model and its variables (state on the builder, not on the model)."""
+class MoldableCp(ModelBuilder):
+    """The CP-SAT model and its variables (state on the builder, not on the model);
+    ``models/moldable.md``, section 4.1.
+
+    Parameters
+    ----------
+    inst
+        The instance.
+    data
+        Its scaled data (:func:`scaled_data`).
+    symmetry
+        Add ``gpu_order`` (C5).
+    left_shifted
+        Add ``semi_active`` (C6).
+    """
+
+    CONSTRAINTS = ("one_amount", "gpu_count", "share_capacity", "pooled_capacity", "memory_capacity",
+                   "gpu_order", "semi_active")
 
     def __init__(self, inst: MoldableInstance, data: CpData, *, symmetry: bool = True, left_shifted: bool = True):
         self.inst, self.data = inst, data
+        self.symmetry = symmetry
+        self.left_shifted = left_shifted
+
+    def build(self) -> Any:
+        """The model: variables, (C1)-(C4), (C5) with ``symmetry``, (C6) with ``left_shifted``,
+        then the objective (C7)."""
         self.model = new_model()
+        self.add_variables()
+        self.add_one_amount()
+        self.add_gpu_count()
+        self.add_share_capacity()
+        self.add_pooled_capacity()
+        self.add_memory_capacity()
+        if self.symmetry:
+            self.add_gpu_order()
+        if self.left_shifted:
+            self.add_semi_active()
+        self.add_objective()
+        return self.model
+
+    def add_variables(self) -> None:
+        """Choice literals ``y[k,c]``, start ``S``, size ``D``, end ``E`` per task, literals
+        ``a[k,g]`` and optional intervals ``I[k,g]`` (``models/moldable.md``, section 4.1)."""
+        inst, data, m = self.inst, self.data, self.model
         K, G = inst.num_tasks, inst.gpus
-        m = self.model
         self.y = [[m.NewBoolVar(f"y[{k},{c}]") for c in range(len(data.choice[k]))] for k in range(K)]
         self.start = [m.NewIntVar(data.arrival[k], max(data.arrival[k], data.horizon[k]), f"S[{k}]")
                       for k in range(K)]
@@ -178,15 +217,125 @@ class MoldableCp:
         self.a = [[m.NewBoolVar(f"a[{k},{g}]") for g in range(G)] for k in range(K)]
         self.iv = [[m.NewOptionalIntervalVar(self.start[k], self.size[k], self.end[k], self.a[k][g],
                                              f"I[{k},{g}]") for g in range(G)] for k in range(K)]
-        _one_amount(self)
-        _gpu_count(self)
-        _share_capacity(self)
-        _memory_capacity(self)
-        if symmetry:
-            _gpu_order(self)
-        if left_shifted:
-            _semi_active(self)
-        _objective(self)
+
+    def add_one_amount(self) -> None:
+        """(C1) Section III-A: exactly one admissible amount per task, and the
+        interval's size is its (scaled) duration ``f(v_k, p)``."""
+        m = self.model
+        for k in range(self.inst.num_tasks):
+            m.AddExactlyOne(self.y[k])
+            m.Add(self.size[k] == sum(d * y for d, y in zip(self.data.dur[k], self.y[k])))
+
+    def add_gpu_count(self) -> None:
+        """(C2) a share ``1/n`` uses one GPU, ``n`` dedicated GPUs use ``n``:
+        ``sum_g a[k,g] = sum_c ng_c y[k,c]``."""
+        m = self.model
+        for k in range(self.inst.num_tasks):
+            m.Add(sum(self.a[k]) == sum(c.ngpus * y for c, y in zip(self.data.choice[k], self.y[k])))
+
+    def add_share_capacity(self) -> None:
+        """(C3) Section IV-A: on every GPU the shares of the tasks running at any
+        instant sum to at most 1 (scaled: at most ``L``; a dedicated GPU takes
+        ``L``).  Without shares this is a no-overlap per GPU."""
+        m, d = self.model, self.data
+        K, G = self.inst.num_tasks, self.inst.gpus
+        if d.share_cap == 1:
+            for g in range(G):
+                m.AddNoOverlap([self.iv[k][g] for k in range(K)])
+            return
+        demand = []
+        for k in range(K):
+            if len(set(d.share[k])) == 1:
+                demand.append(d.share[k][0])
+            else:
+                v = m.NewIntVar(min(d.share[k]), max(d.share[k]), f"share[{k}]")
+                m.Add(v == sum(s * y for s, y in zip(d.share[k], self.y[k])))
+                demand.append(v)
+        for g in range(G):
+            m.AddCumulative([self.iv[k][g] for k in range(K)], demand, d.share_cap)
+
+    def add_pooled_capacity(self) -> None:
+        """(C3') redundant: the amounts of the tasks running at any instant sum to at
+        most ``|G|`` (scaled by ``L``: a share takes ``L/n``, ``n`` dedicated GPUs
+        ``n L``).  Implied by (C2)-(C3); one cumulative over the task intervals
+        lets CP-SAT reason on the whole cluster's energy."""
+        m, d = self.model, self.data
+        K, G = self.inst.num_tasks, self.inst.gpus
+        demand = []
+        for k in range(K):
+            amt = [(d.share[k][c] if ch.den > 1 else ch.n * d.share_cap) for c, ch in enumerate(d.choice[k])]
+            if len(set(amt)) == 1:
+                demand.append(amt[0])
+            else:
+                v = m.NewIntVar(min(amt), max(amt), f"amount[{k}]")
+                m.Add(v == sum(x * y for x, y in zip(amt, self.y[k])))
+                demand.append(v)
+        self.task_iv = [m.NewIntervalVar(self.start[k], self.size[k], self.end[k], f"T[{k}]") for k in range(K)]
+        m.AddCumulative(self.task_iv, demand, G * d.share_cap)
+
+    def add_memory_capacity(self) -> None:
+        """(C4) Section III-A: on every GPU the device memory of the tasks running
+        at any instant fits (a task on ``n`` dedicated GPUs needs ``m_k`` on each).
+        Omitted when all tasks together fit one GPU's memory."""
+        d = self.data
+        if d.memory is None:
+            return
+        K, G = self.inst.num_tasks, self.inst.gpus
+        for g in range(G):
+            ks = [k for k in range(K) if d.memory[k] > 0]
+            if ks:
+                self.model.AddCumulative([self.iv[k][g] for k in ks], [d.memory[k] for k in ks], d.memory_cap)
+
+    def add_gpu_order(self) -> None:
+        """(C5) symmetry of identical GPUs: GPUs are numbered in order of first use
+        by tasks 0, 1, ...: ``u[i,g]`` (GPU ``g`` used by a task ``<= i``) is
+        non-increasing in ``g``.  Valid: renumbering the GPUs of any schedule in
+        order of first use gives a schedule of the same value that meets it."""
+        m = self.model
+        K, G = self.inst.num_tasks, self.inst.gpus
+        if G < 2:
+            return
+        prev = None
+        for i in range(K):
+            u = [m.NewBoolVar(f"u[{i},{g}]") for g in range(G)]
+            for g in range(G):
+                if prev is None:
+                    m.Add(u[g] == self.a[i][g])
+                else:
+                    m.AddBoolOr([self.a[i][g], prev[g]]).OnlyEnforceIf(u[g])
+                    m.AddImplication(self.a[i][g], u[g])
+                    m.AddImplication(prev[g], u[g])
+                if g:
+                    m.AddImplication(u[g], u[g - 1])
+            prev = u
+
+    def add_semi_active(self) -> None:
+        """(C6) dominance: every task starts at its arrival or at the end of another
+        task.  Valid: in a schedule where task ``k`` starts later than both, moving
+        it earlier until the last such time keeps every capacity (the tasks running
+        in between all run at its old start too) and lowers the objective, so every
+        optimal schedule (of the problem and of the rounded-down model) has it.
+        Turns the search over start values into a search over predecessors."""
+        m = self.model
+        K = self.inst.num_tasks
+        self.after = []
+        for k in range(K):
+            z0 = m.NewBoolVar(f"z[{k},arr]")
+            zs = [z0]
+            m.Add(self.start[k] == self.data.arrival[k]).OnlyEnforceIf(z0)
+            for j in range(K):
+                if j == k:
+                    continue
+                z = m.NewBoolVar(f"z[{k},{j}]")
+                m.Add(self.start[k] == self.end[j]).OnlyEnforceIf(z)
+                zs.append(z)
+            m.AddExactlyOne(zs)
+            self.after.append(zs)
+
+    def add_objective(self) -> None:
+        """(C7) minimise ``sum_k E_k`` (total flow time plus the constant
+        ``sum_k a_k``, scaled)."""
+        self.model.Minimize(sum(self.end))
 
     # -- solutions ---------------------------------------------------------
     def decode(self, values: Any) -> tuple[list[int], dict[int, tuple[int, tuple[int, ...]]]]:
@@ -202,6 +351,12 @@ class MoldableCp:
         starts = [values.Value(self.start[k]) for k in range(K)]
         order = sorted(range(K), key=lambda k: (starts[k], k))
         return order, alloc
+
+    def extract(self, values: Any) -> MoldableSchedule:
+        """The schedule of a CP-SAT solution: its order and allocations (:meth:`decode`) re-timed
+        with the real durations (:func:`left_shift`)."""
+        order, alloc = self.decode(values)
+        return left_shift(self.inst, order, alloc)
 
     def hint(self, sched: MoldableSchedule) -> None:
         """Hint a non-preemptive schedule (one segment per task), GPUs renumbered by first use."""
@@ -226,135 +381,6 @@ class MoldableCp:
             m.AddHint(self.start[k], max(data.arrival[k], _floor(float(sched.start[j]), data.scale)))
             for g in range(inst.gpus):
                 m.AddHint(self.a[k][g], int(g in gl))
-
-
-def _one_amount(b: MoldableCp) -> None:
-    """(C1) Section III-A: exactly one admissible amount per task, and the
-    interval's size is its (scaled) duration ``f(v_k, p)``."""
-    m = b.model
-    for k in range(b.inst.num_tasks):
-        m.AddExactlyOne(b.y[k])
-        m.Add(b.size[k] == sum(d * y for d, y in zip(b.data.dur[k], b.y[k])))
-
-
-def _gpu_count(b: MoldableCp) -> None:
-    """(C2) a share ``1/n`` uses one GPU, ``n`` dedicated GPUs use ``n``:
-    ``sum_g a[k,g] = sum_c ng_c y[k,c]``."""
-    m = b.model
-    for k in range(b.inst.num_tasks):
-        m.Add(sum(b.a[k]) == sum(c.ngpus * y for c, y in zip(b.data.choice[k], b.y[k])))
-
-
-def _share_capacity(b: MoldableCp) -> None:
-    """(C3) Section IV-A: on every GPU the shares of the tasks running at any
-    instant sum to at most 1 (scaled: at most ``L``; a dedicated GPU takes
-    ``L``).  Without shares this is a no-overlap per GPU."""
-    m, d = b.model, b.data
-    K, G = b.inst.num_tasks, b.inst.gpus
-    if d.share_cap == 1:
-        for g in range(G):
-            m.AddNoOverlap([b.iv[k][g] for k in range(K)])
-        _pooled_capacity(b)
-        return
-    demand = []
-    for k in range(K):
-        if len(set(d.share[k])) == 1:
-            demand.append(d.share[k][0])
-        else:
-            v = m.NewIntVar(min(d.share[k]), max(d.share[k]), f"share[{k}]")
-            m.Add(v == sum(s * y for s, y in zip(d.share[k], b.y[k])))
-            demand.append(v)
-    for g in range(G):
-        m.AddCumulative([b.iv[k][g] for k in range(K)], demand, d.share_cap)
-    _pooled_capacity(b, demand)
-
-
-def _pooled_capacity(b: MoldableCp, share_demand: list | None = None) -> None:
-    """(C3') redundant: the amounts of the tasks running at any instant sum to at
-    most ``|G|`` (scaled by ``L``: a share takes ``L/n``, ``n`` dedicated GPUs
-    ``n L``).  Implied by (C2)-(C3); one cumulative over the task intervals
-    lets CP-SAT reason on the whole cluster's energy."""
-    m, d = b.model, b.data
-    K, G = b.inst.num_tasks, b.inst.gpus
-    demand = []
-    for k in range(K):
-        amt = [(d.share[k][c] if ch.den > 1 else ch.n * d.share_cap) for c, ch in enumerate(d.choice[k])]
-        if len(set(amt)) == 1:
-            demand.append(amt[0])
-        else:
-            v = m.NewIntVar(min(amt), max(amt), f"amount[{k}]")
-            m.Add(v == sum(x * y for x, y in zip(amt, b.y[k])))
-            demand.append(v)
-    b.task_iv = [m.NewIntervalVar(b.start[k], b.size[k], b.end[k], f"T[{k}]") for k in range(K)]
-    m.AddCumulative(b.task_iv, demand, G * d.share_cap)
-
-
-def _memory_capacity(b: MoldableCp) -> None:
-    """(C4) Section III-A: on every GPU the device memory of the tasks running
-    at any instant fits (a task on ``n`` dedicated GPUs needs ``m_k`` on each).
-    Omitted when all tasks together fit one GPU's memory."""
-    d = b.data
-    if d.memory is None:
-        return
-    K, G = b.inst.num_tasks, b.inst.gpus
-    for g in range(G):
-        ks = [k for k in range(K) if d.memory[k] > 0]
-        if ks:
-            b.model.AddCumulative([b.iv[k][g] for k in ks], [d.memory[k] for k in ks], d.memory_cap)
-
-
-def _gpu_order(b: MoldableCp) -> None:
-    """(C5) symmetry of identical GPUs: GPUs are numbered in order of first use
-    by tasks 0, 1, ...: ``u[i,g]`` (GPU ``g`` used by a task ``<= i``) is
-    non-increasing in ``g``.  Valid: renumbering the GPUs of any schedule in
-    order of first use gives a schedule of the same value that meets it."""
-    m = b.model
-    K, G = b.inst.num_tasks, b.inst.gpus
-    if G < 2:
-        return
-    prev = None
-    for i in range(K):
-        u = [m.NewBoolVar(f"u[{i},{g}]") for g in range(G)]
-        for g in range(G):
-            if prev is None:
-                m.Add(u[g] == b.a[i][g])
-            else:
-                m.AddBoolOr([b.a[i][g], prev[g]]).OnlyEnforceIf(u[g])
-                m.AddImplication(b.a[i][g], u[g])
-                m.AddImplication(prev[g], u[g])
-            if g:
-                m.AddImplication(u[g], u[g - 1])
-        prev = u
-
-
-def _semi_active(b: MoldableCp) -> None:
-    """(C6) dominance: every task starts at its arrival or at the end of another
-    task.  Valid: in a schedule where task ``k`` starts later than both, moving
-    it earlier until the last such time keeps every capacity (the tasks running
-    in between all run at its old start too) and lowers the objective, so every
-    optimal schedule (of the problem and of the rounded-down model) has it.
-    Turns the search over start values into a search over predecessors."""
-    m = b.model
-    K = b.inst.num_tasks
-    b.after = []
-    for k in range(K):
-        z0 = m.NewBoolVar(f"z[{k},arr]")
-        zs = [z0]
-        m.Add(b.start[k] == b.data.arrival[k]).OnlyEnforceIf(z0)
-        for j in range(K):
-            if j == k:
-                continue
-            z = m.NewBoolVar(f"z[{k},{j}]")
-            m.Add(b.start[k] == b.end[j]).OnlyEnforceIf(z)
-            zs.append(z)
-        m.AddExactlyOne(zs)
-        b.after.append(zs)
-
-
-def _objective(b: MoldableCp) -> None:
-    """(C6) minimise ``sum_k E_k`` (total flow time plus the constant
-    ``sum_k a_k``, scaled)."""
-    b.model.Minimize(sum(b.end))
 
 
 # ---------------------------------------------------------------------------
@@ -472,6 +498,7 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
         if top >= 2**62:
             run.require(memory_bytes=math.inf, what=f"the scaled horizon {top:.3g} (time_scale {scale})")
         cp = MoldableCp(inst, data, symmetry=run.options["gpu_symmetry"], left_shifted=run.options["left_shift"])
+        cp.build()
         if run.best is not None:
             cp.hint(run.best)
     from fractions import Fraction
@@ -485,17 +512,12 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
             return lb_pre
         return max(lb_pre, float(Fraction(scaled) / scale - sum_a))
 
-    def on_solution(values: Any) -> MoldableSchedule:
-        order, alloc = cp.decode(values)
-        return left_shift(inst, order, alloc)
-
     # the CP-SAT status is not the method's (below): only the bound is converted
-    out = run.solve_cpsat(cp.model, scaling=Scaling(exact=data.exact, to_bound=to_bound), on_solution=on_solution)
+    out = run.solve_cpsat(cp.model, scaling=Scaling(exact=data.exact, to_bound=to_bound), on_solution=cp.extract)
     sched = None
     if out.has_solution:
         with run.stage("extract"):
-            order, alloc = cp.decode(out.engine)
-            sched = left_shift(inst, order, alloc)
+            sched = cp.extract(out.engine)
     # the CP-SAT status is not the method's: optimality is proven by the re-timed
     # schedule meeting the bound (always the case for an optimum under the exactness condition)
     return run.result(

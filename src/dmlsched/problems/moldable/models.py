@@ -31,6 +31,7 @@ from typing import Any
 
 from ...cpsat import grid_scale, to_int
 from ...kit import Option, Run, method
+from ...modeling import ModelBuilder
 from ...result import Result
 from .instance import MoldableInstance
 from .solution import MoldableSchedule
@@ -166,110 +167,203 @@ def estimate_size(inst: MoldableInstance, *, upper_bound: float | None = None) -
     return GridSize(starts=starts, cover=cover, slots=horizon, task_slots=task_slots, gpus=inst.gpus, memory=mem)
 
 
+class MoldableMip(ModelBuilder):
+    """The time-indexed MIP (``models/moldable.md``, section 4.2), a Pyomo ``ConcreteModel``.
+
+    Parameters
+    ----------
+    inst
+        The instance.
+    upper_bound
+        The total flow of any feasible integer-start schedule (default
+        :func:`serial_upper_bound`): limits every task's completion to
+        ``a_k + UB - sum_{j != k} min_c d_jc``.
+    """
+
+    CONSTRAINTS = ("assign_once", "gpu_count", "share_link", "gpu_share_capacity", "memory_link",
+                   "gpu_memory_capacity")
+
+    def __init__(self, inst: MoldableInstance, *, upper_bound: float | None = None) -> None:
+        self.inst = inst
+        self.upper_bound = upper_bound
+        K = range(inst.num_tasks)
+        self.ch = {k: choices(inst, k) for k in K}
+        self.dur = {(k, c): _dur(inst, k, self.ch[k][c]) for k in K for c in range(len(self.ch[k]))}
+
+    def build(self) -> Any:
+        """The model: the grid of start triples ``(k, c, t)``, sets and variables, the constraint
+        families of :attr:`CONSTRAINTS`, then the objective ``total_flow``."""
+        self.add_variables()
+        self.add_constraints()
+        self.add_total_flow()
+        return self.model
+
+    def add_variables(self) -> None:
+        """Sets ``K``, ``G``, ``U``, ``X`` (the start triples), ``KU`` (slot coverage); binaries
+        ``x[k,c,t]`` and ``a[k,g]`` (``models/moldable.md``, section 4.2)."""
+        import pyomo.environ as pyo
+
+        inst, ch, dur = self.inst, self.ch, self.dur
+        K = range(inst.num_tasks)
+        ub = serial_upper_bound(inst) if self.upper_bound is None else self.upper_bound
+        latest = _latest(inst, ub, dur, ch)
+        starts = []  # (k, c, t)
+        for k in K:
+            a = inst.tasks[k].arrival
+            latest_completion = latest[k]
+            t0 = math.ceil(a - GRID_TOL)
+            for c in range(len(ch[k])):
+                d = dur[k, c]
+                t = t0
+                while t + d <= latest_completion:
+                    starts.append((k, c, t))
+                    t += 1
+        horizon = max((t + math.ceil(dur[k, c] - GRID_TOL) for k, c, t in starts), default=0)
+        m = self.model = pyo.ConcreteModel(name="moldable_time_indexed")
+        m.K = pyo.Set(initialize=list(K), ordered=True)
+        m.G = pyo.Set(initialize=list(range(inst.gpus)), ordered=True)
+        m.U = pyo.Set(initialize=list(range(horizon)), ordered=True)
+        m.X = pyo.Set(initialize=starts, dimen=3, ordered=True)
+        m.x = pyo.Var(m.X, domain=pyo.Binary)
+        m.a = pyo.Var(m.K, m.G, domain=pyo.Binary)
+        # slot coverage: (k, u) -> list of (k, c, t) whose interval meets slot u
+        cover: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        for k, c, t in starts:
+            for u in range(t, math.ceil(t + dur[k, c] - GRID_TOL)):
+                cover.setdefault((k, u), []).append((k, c, t))
+        self.cover = cover
+        self.by_u: dict[int, list[int]] = {}
+        for k, u in cover:
+            self.by_u.setdefault(u, []).append(k)
+        m.KU = pyo.Set(initialize=sorted(cover), dimen=2, ordered=True)
+
+    def _starts_of(self) -> dict[int, list]:
+        by_k: dict[int, list] = {}
+        for key in self.model.X:
+            by_k.setdefault(key[0], []).append(key)
+        return by_k
+
+    def add_assign_once(self) -> None:
+        """(M1) every task starts exactly once with exactly one amount:
+        ``sum_{c,t} x[k,c,t] = 1``."""
+        import pyomo.environ as pyo
+
+        by_k = self._starts_of()
+        self.model.assign_once = pyo.Constraint(self.model.K,
+                                                rule=lambda m, k: sum(m.x[i] for i in by_k.get(k, [])) == 1)
+
+    def add_gpu_count(self) -> None:
+        """(M2) a task uses as many GPUs as its amount needs (one for a share
+        ``1/n``, ``n`` for ``n`` dedicated GPUs): ``sum_g a[k,g] = sum_{c,t} ng_c x[k,c,t]``."""
+        import pyomo.environ as pyo
+
+        ch = self.ch
+        by_k = self._starts_of()
+        self.model.gpu_count = pyo.Constraint(
+            self.model.K,
+            rule=lambda m, k: sum(m.a[k, g] for g in m.G)
+            == sum(ch[k][c].ngpus * m.x[k, c, t] for (_, c, t) in by_k.get(k, [])),
+        )
+
+    def add_share_link(self) -> None:
+        """(M3) ``q[k,g,u] >= sum_{c,t covering u} share_c x[k,c,t] + a[k,g] - 1``
+        (``share_occ[k,u]`` is the sum, an Expression built once; linearising the product
+        of the task's share in slot ``u`` and its use of GPU ``g``).  A dedicated GPU has share 1."""
+        import pyomo.environ as pyo
+
+        ch, cover, m = self.ch, self.cover, self.model
+        m.share_occ = pyo.Expression(
+            m.KU, rule=lambda m, k, u: pyo.quicksum(ch[k][c].share * m.x[k, c, t] for (_, c, t) in cover[k, u])
+        )
+        m.q = pyo.Var(m.KU, m.G, domain=pyo.NonNegativeReals)
+        m.share_link = pyo.Constraint(
+            m.KU,
+            m.G,
+            rule=lambda m, k, u, g: m.q[k, u, g] >= m.share_occ[k, u] + m.a[k, g] - 1,
+        )
+
+    def add_gpu_share_capacity(self) -> None:
+        """(M3) Section IV-A: the shares on a GPU sum to at most 1 in every slot,
+        ``sum_k q[k,g,u] <= 1`` (slots where two or more tasks may run)."""
+        import pyomo.environ as pyo
+
+        by_u, m = self.by_u, self.model
+        m.UC = pyo.Set(initialize=sorted(u for u in by_u if len(by_u[u]) > 1), ordered=True)
+        m.gpu_share_capacity = pyo.Constraint(
+            m.UC, m.G, rule=lambda m, u, g: sum(m.q[k, u, g] for k in by_u[u]) <= 1
+        )
+
+    def add_memory_link(self) -> None:
+        """(M4) ``r[k,g,u] >= m_k (sum_{c,t covering u} x[k,c,t] + a[k,g] - 1)`` (``occ[k,u]`` is
+        the sum, an Expression), in the integer units of :func:`memory_units`.  Empty when all
+        tasks together fit in one GPU's memory."""
+        import pyomo.environ as pyo
+
+        inst, cover, m = self.inst, self.cover, self.model
+        mem, self.memory_cap, _ = memory_units(inst)
+        need = inst.memory.sum() > inst.gpu_memory
+        keys = [(k, u) for (k, u) in cover if need and inst.tasks[k].memory > 0]
+        self.memory_keys = keys
+        m.KUM = pyo.Set(initialize=keys, dimen=2, ordered=True)
+        m.occ = pyo.Expression(m.KUM, rule=lambda m, k, u: pyo.quicksum(m.x[i] for i in cover[k, u]))
+        m.r = pyo.Var(m.KUM, m.G, domain=pyo.NonNegativeReals)
+        m.memory_link = pyo.Constraint(
+            m.KUM,
+            m.G,
+            rule=lambda m, k, u, g: m.r[k, u, g] >= mem[k] * (m.occ[k, u] + m.a[k, g] - 1),
+        )
+
+    def add_gpu_memory_capacity(self) -> None:
+        """(M4) Section III-A: the memory of the tasks on a GPU fits in every slot,
+        ``sum_k r[k,g,u] <= gpu_memory`` (integer units; empty when all tasks fit one GPU)."""
+        import pyomo.environ as pyo
+
+        by_u, m, cap, keys = self.by_u, self.model, self.memory_cap, self.memory_keys
+        keyset = set(keys)
+        us = sorted({u for (_, u) in keys})
+        m.UM = pyo.Set(initialize=us, ordered=True)
+        m.gpu_memory_capacity = pyo.Constraint(
+            m.UM,
+            m.G,
+            rule=lambda m, u, g: sum(m.r[k, u, g] for k in by_u[u] if (k, u) in keyset) <= cap,
+        )
+
+    def add_total_flow(self) -> None:
+        """(M5) minimise total flow time ``sum_{k,c,t} (t + d_kc - a_k) x[k,c,t]``."""
+        import pyomo.environ as pyo
+
+        inst, dur, m = self.inst, self.dur, self.model
+        m.total_flow = pyo.Objective(
+            expr=sum((t + dur[k, c] - inst.tasks[k].arrival) * m.x[k, c, t] for (k, c, t) in m.X),
+            sense=pyo.minimize,
+        )
+
+    def extract(self, values) -> MoldableSchedule:
+        """The schedule encoded by a solved model's (loaded) variable values."""
+        import pyomo.environ as pyo
+
+        ch, dur = self.ch, self.dur
+        segs = []
+        for k, c, t in values.X:
+            if pyo.value(values.x[k, c, t]) > 0.5:
+                gpus = tuple(g for g in values.G if pyo.value(values.a[k, g]) > 0.5)
+                cc = ch[k][c]
+                segs.append((k, float(t), float(t + dur[k, c]), gpus, cc.den if cc.den > 1 else 1))
+        return MoldableSchedule.from_segments(segs)
+
+
 def build_model(inst: MoldableInstance, *, upper_bound: float | None = None) -> Any:
-    """The time-indexed MIP (see ``models/moldable.md``), a Pyomo ``ConcreteModel``.
+    """The time-indexed MIP (:class:`MoldableMip`'s ``build()``).
 
     ``upper_bound`` (the total flow of any feasible integer-start schedule,
     default :func:`serial_upper_bound`) limits every task's completion to
-    ``a_k + UB - sum_{j != k} min_c d_jc``.
+    ``a_k + UB - sum_{j != k} min_c d_jc``.  The model keeps its builder
+    (``model._builder``) for :func:`extract`.
     """
-    import pyomo.environ as pyo
-
-    K = range(inst.num_tasks)
-    ub = serial_upper_bound(inst) if upper_bound is None else upper_bound
-    ch = {k: choices(inst, k) for k in K}
-    dur = {(k, c): _dur(inst, k, ch[k][c]) for k in K for c in range(len(ch[k]))}
-    latest = _latest(inst, ub, dur, ch)
-    starts = []  # (k, c, t)
-    for k in K:
-        a = inst.tasks[k].arrival
-        latest_completion = latest[k]
-        t0 = math.ceil(a - GRID_TOL)
-        for c in range(len(ch[k])):
-            d = dur[k, c]
-            t = t0
-            while t + d <= latest_completion:
-                starts.append((k, c, t))
-                t += 1
-    horizon = max((t + math.ceil(dur[k, c] - GRID_TOL) for k, c, t in starts), default=0)
-    m = pyo.ConcreteModel(name="moldable_time_indexed")
-    m.K = pyo.Set(initialize=list(K), ordered=True)
-    m.G = pyo.Set(initialize=list(range(inst.gpus)), ordered=True)
-    m.U = pyo.Set(initialize=list(range(horizon)), ordered=True)
-    m.X = pyo.Set(initialize=starts, dimen=3, ordered=True)
-    m.x = pyo.Var(m.X, domain=pyo.Binary)
-    m.a = pyo.Var(m.K, m.G, domain=pyo.Binary)
-    m._inst, m._choices, m._dur = inst, ch, dur
-    # slot coverage: (k, u) -> list of (k, c, t) whose interval meets slot u
-    cover: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-    for k, c, t in starts:
-        for u in range(t, math.ceil(t + dur[k, c] - GRID_TOL)):
-            cover.setdefault((k, u), []).append((k, c, t))
-    m._cover = cover
-    m.KU = pyo.Set(initialize=sorted(cover), dimen=2, ordered=True)
-    _assign_once(m)
-    _gpu_count(m)
-    _share_capacity(m)
-    _memory_capacity(m)
-    _objective(m)
+    builder = MoldableMip(inst, upper_bound=upper_bound)
+    m = builder.build()
+    m._builder = builder
     return m
-
-
-def _assign_once(m) -> None:
-    """(M1) every task starts exactly once with exactly one amount:
-    ``sum_{c,t} x[k,c,t] = 1``."""
-    import pyomo.environ as pyo
-
-    by_k: dict[int, list] = {}
-    for key in m.X:
-        by_k.setdefault(key[0], []).append(key)
-    m.assign_once = pyo.Constraint(m.K, rule=lambda m, k: sum(m.x[i] for i in by_k.get(k, [])) == 1)
-
-
-def _gpu_count(m) -> None:
-    """(M2) a task uses as many GPUs as its amount needs (one for a share
-    ``1/n``, ``n`` for ``n`` dedicated GPUs): ``sum_g a[k,g] = sum_{c,t} ng_c x[k,c,t]``."""
-    import pyomo.environ as pyo
-
-    ch = m._choices
-    by_k: dict[int, list] = {}
-    for key in m.X:
-        by_k.setdefault(key[0], []).append(key)
-    m.gpu_count = pyo.Constraint(
-        m.K,
-        rule=lambda m, k: sum(m.a[k, g] for g in m.G)
-        == sum(ch[k][c].ngpus * m.x[k, c, t] for (_, c, t) in by_k.get(k, [])),
-    )
-
-
-def _share_capacity(m) -> None:
-    """(M3) Section IV-A: the shares on a GPU sum to at most 1 in every slot.
-
-    ``q[k,g,u] >= sum_{c,t covering u} share_c x[k,c,t] + a[k,g] - 1``
-    (``share_link``; ``share_occ[k,u]`` is the sum, an Expression built once;
-    linearising the product of the task's share in slot
-    ``u`` and its use of GPU ``g``), ``sum_k q[k,g,u] <= 1``
-    (``gpu_share_capacity``).  A dedicated GPU has share 1.
-    """
-    import pyomo.environ as pyo
-
-    ch, cover = m._choices, m._cover
-    m.share_occ = pyo.Expression(
-        m.KU, rule=lambda m, k, u: pyo.quicksum(ch[k][c].share * m.x[k, c, t] for (_, c, t) in cover[k, u])
-    )
-    m.q = pyo.Var(m.KU, m.G, domain=pyo.NonNegativeReals)
-    m.share_link = pyo.Constraint(
-        m.KU,
-        m.G,
-        rule=lambda m, k, u, g: m.q[k, u, g] >= m.share_occ[k, u] + m.a[k, g] - 1,
-    )
-    by_u: dict[int, list[int]] = {}
-    for k, u in cover:
-        by_u.setdefault(u, []).append(k)
-    m.UC = pyo.Set(initialize=sorted(u for u in by_u if len(by_u[u]) > 1), ordered=True)
-    m.gpu_share_capacity = pyo.Constraint(
-        m.UC, m.G, rule=lambda m, u, g: sum(m.q[k, u, g] for k in by_u[u]) <= 1
-    )
 
 
 #: largest scaled memory capacity (the CP-SAT model of :mod:`.cp` and the memory units of the MIP)
@@ -313,64 +407,9 @@ def integrality_options(inst: MoldableInstance) -> dict[str, dict[str, float]]:
     return {"highs": {"mip_feasibility_tolerance": tol}, "gurobi": {"IntFeasTol": tol, "FeasibilityTol": tol}}
 
 
-def _memory_capacity(m) -> None:
-    """(M4) Section III-A: the memory of the tasks on a GPU fits in every slot.
-
-    ``r[k,g,u] >= m_k (sum_{c,t covering u} x[k,c,t] + a[k,g] - 1)``
-    (``memory_link``; ``occ[k,u]`` is the sum, an Expression), ``sum_k r[k,g,u]
-    <= gpu_memory`` (``gpu_memory_capacity``), in the integer units of
-    :func:`memory_units`.  Omitted (empty) when all tasks together fit in one GPU's memory.
-    """
-    import pyomo.environ as pyo
-
-    inst, cover = m._inst, m._cover
-    mem, cap, _ = memory_units(inst)
-    by_u: dict[int, list[int]] = {}
-    for k, u in cover:
-        by_u.setdefault(u, []).append(k)
-    need = inst.memory.sum() > inst.gpu_memory
-    keys = [(k, u) for (k, u) in cover if need and inst.tasks[k].memory > 0]
-    m.KUM = pyo.Set(initialize=keys, dimen=2, ordered=True)
-    m.occ = pyo.Expression(m.KUM, rule=lambda m, k, u: pyo.quicksum(m.x[i] for i in cover[k, u]))
-    m.r = pyo.Var(m.KUM, m.G, domain=pyo.NonNegativeReals)
-    m.memory_link = pyo.Constraint(
-        m.KUM,
-        m.G,
-        rule=lambda m, k, u, g: m.r[k, u, g] >= mem[k] * (m.occ[k, u] + m.a[k, g] - 1),
-    )
-    keyset = set(keys)
-    us = sorted({u for (_, u) in keys})
-    m.UM = pyo.Set(initialize=us, ordered=True)
-    m.gpu_memory_capacity = pyo.Constraint(
-        m.UM,
-        m.G,
-        rule=lambda m, u, g: sum(m.r[k, u, g] for k in by_u[u] if (k, u) in keyset) <= cap,
-    )
-
-
-def _objective(m) -> None:
-    """(M5) minimise total flow time ``sum_{k,c,t} (t + d_kc - a_k) x[k,c,t]``."""
-    import pyomo.environ as pyo
-
-    inst, dur = m._inst, m._dur
-    m.total_flow = pyo.Objective(
-        expr=sum((t + dur[k, c] - inst.tasks[k].arrival) * m.x[k, c, t] for (k, c, t) in m.X),
-        sense=pyo.minimize,
-    )
-
-
 def extract(m) -> MoldableSchedule:
-    """The schedule encoded by the model's (loaded) variable values."""
-    import pyomo.environ as pyo
-
-    inst, ch, dur = m._inst, m._choices, m._dur
-    segs = []
-    for k, c, t in m.X:
-        if pyo.value(m.x[k, c, t]) > 0.5:
-            gpus = tuple(g for g in m.G if pyo.value(m.a[k, g]) > 0.5)
-            cc = ch[k][c]
-            segs.append((k, float(t), float(t + dur[k, c]), gpus, cc.den if cc.den > 1 else 1))
-    return MoldableSchedule.from_segments(segs)
+    """The schedule encoded by a model of :func:`build_model` (:meth:`MoldableMip.extract`)."""
+    return m._builder.extract(m)
 
 
 @method(
@@ -399,13 +438,14 @@ def exact(inst: MoldableInstance, run: Run) -> Result:
     run.require(memory_bytes=size.bytes(), what=what,
                 seconds=None if rem is None else 2 * size.seconds())
     with run.stage("build"):
-        m = build_model(inst, upper_bound=ub)
+        mip = MoldableMip(inst, upper_bound=ub)
+        m = mip.build()
     exact_grid = grid_exact(inst)
     out = run.solve_model(m, defaults=integrality_options(inst))
     sched = None
     if out.has_solution:
         with run.stage("extract"):
-            sched = extract(m)
+            sched = mip.extract(m)
         from ...errors import InvalidSolutionError
         from .solution import validate
 
@@ -425,5 +465,5 @@ def exact(inst: MoldableInstance, run: Run) -> Result:
     )
 
 
-__all__ = ["GridSize", "build_model", "choices", "estimate_size", "exact", "extract", "grid_exact",
+__all__ = ["GridSize", "MoldableMip", "build_model", "choices", "estimate_size", "exact", "extract", "grid_exact",
            "serial_upper_bound"]

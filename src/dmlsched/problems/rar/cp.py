@@ -31,13 +31,13 @@ is re-simulated and used only if it is feasible.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ...cpsat import grid_scale, to_int
 from ...kit import Option, ResourceLimit, Run, fmt_count, method
+from ...modeling import ModelBuilder
 from ...result import Result, Status
 from .bounds import Pricer, best_lower_bound
 from .counts import as_schedule, completion, count_vectors, count_vectors_size, counts_of
@@ -45,29 +45,6 @@ from .dp import dp_applies, dp_schedule, solve_dp
 from .heuristics import best_heuristic_schedule
 from .instance import RarInstance
 from .solution import Engine
-
-
-@dataclass
-class CpRar:
-    """The CP-SAT model and its variables (state lives here, not on the model)."""
-
-    model: Any
-    H: int
-    vecs: list[list[tuple[int, ...]]]
-    z: list[list[Any]]
-    a: list[Any]
-    e: list[Any]
-    C: Any
-    timed: list[int]
-    act: dict[tuple[int, int], Any] = field(default_factory=dict)
-    s: dict[tuple[int, int], Any] = field(default_factory=dict)
-    f: dict[tuple[int, int], Any] = field(default_factory=dict)
-    w: dict[tuple[int, int, int], Any] = field(default_factory=dict)
-    p: dict[tuple[int, int], Any] = field(default_factory=dict)
-    r: dict[tuple[int, int], Any] = field(default_factory=dict)
-    exact_rates: bool = True
-    size: dict[str, int] = field(default_factory=dict)
-    unit: dict[int, int] = field(default_factory=dict)
 
 
 def rate_table(inst: RarInstance, j: int, n: int, P: int, scale: int) -> list[int]:
@@ -168,12 +145,14 @@ def _identical_jobs(inst: RarInstance) -> list[list[int]]:
     return [g for g in by.values() if len(g) > 1]
 
 
-def build_cp(inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symmetry: bool = True,
-             first_at_zero: bool = True, relax: bool = False, duals: list | None = None) -> CpRar:
-    """The CP-SAT model with makespan ``<= H`` (see the module docstring).
+class CpRar(ModelBuilder):
+    """The time-indexed CP-SAT model with makespan ``<= H`` and its variables (state lives
+    here, not on the model); ``models/rar.md``, "exact-cp", and the module docstring.
 
     Parameters
     ----------
+    inst
+        The instance.
     H
         Horizon of the model (an incumbent's makespan or ``T``).
     lb
@@ -193,130 +172,222 @@ def build_cp(inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symme
         ``sum_j c_j r[j, t] <= z_c`` with ``c_j = round(1000 pi_j / max pi)`` over the
         time-indexed jobs and ``z_c`` the exact maximum of ``sum_j c_j R_j`` over
         configurations of those jobs (``models/rar.md``).
+
+    Attributes
+    ----------
+    model
+        The ``cp_model.CpModel``.
+    vecs, z
+        ``vecs[j][k]``: the count vectors of job ``j`` that fit the horizon; ``z[j][k]`` their Booleans.
+    a, e, C
+        Start and end slots per job, the makespan.
+    timed
+        The jobs indexed by slot (those that may be split, unless ``relax``).
+    act, s, f, w, p, r
+        The time-indexed variables of the timed jobs (see the module docstring).
+    exact_rates
+        The rates are exact (floor mode, or set by the caller from :func:`progress_scale`).
+    size
+        Variables and constraints of the built model.
     """
-    from ortools.sat.python import cp_model
 
-    m = cp_model.CpModel()
-    J, S = inst.num_jobs, inst.num_servers
-    floor = inst.progress == "floor"
-    P = int(inst.p_max)
-    vecs: list[list[tuple[int, ...]]] = []
-    z: list[list[Any]] = []
-    a, e = [], []
-    intervals: list[Any] = []
-    timed: list[int] = []
-    cp = CpRar(model=m, H=H, vecs=vecs, z=z, a=a, e=e, C=None, timed=timed, exact_rates=floor)
-    d1 = [single_duration(inst, j) for j in range(J)]
-    for j in range(J):
-        vs = []
-        for v in count_vectors(inst, j):
-            n = sum(1 for y in v if y > 0)
-            dmin = d1[j] if n == 1 else split_min_duration(inst, j, n)
-            if dmin <= H:
-                vs.append(v)
-        vecs.append(vs)
-        zj = [m.new_bool_var(f"z[{j},{k}]") for k in range(len(vs))]
-        z.append(zj)
-        if zj:
-            m.add_exactly_one(zj)
-        else:
-            m.add_bool_or([])  # no placement fits the horizon: infeasible
-        dlo = min([d1[j] if sum(1 for y in v if y > 0) == 1 else split_min_duration(
-            inst, j, sum(1 for y in v if y > 0)) for v in vs], default=H)
-        aj = m.new_int_var(0, max(0, H - dlo), f"a[{j}]")
-        ej = m.new_int_var(min(dlo, H), H, f"e[{j}]")
-        dj = m.new_int_var(min(dlo, H), H, f"d[{j}]")
-        a.append(aj)
-        e.append(ej)
-        intervals.append(m.new_interval_var(aj, dj, ej, f"I[{j}]"))
-        single = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) == 1]
-        multi = [k for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1]
-        for lit in single:
-            m.add(dj >= d1[j]).only_enforce_if(lit)
-        for k in multi:
-            m.add(dj >= split_min_duration(inst, j, sum(1 for y in vs[k] if y > 0))).only_enforce_if(zj[k])
-        if multi and not relax:
-            timed.append(j)
-    # capacity (2): one cumulative per server, demand y_js of the chosen vector
-    ys = []
-    for j, (vs, zj) in enumerate(zip(vecs, z)):
-        row = []
-        for s in range(S):
-            vals = {v[s] for v in vs}
-            if len(vals) <= 1:
-                row.append(vals.pop() if vals else 0)
+    CONSTRAINTS = ("placement", "capacity", "total_capacity", "progress", "contention", "fluid_cuts",
+                   "sym_servers", "sym_jobs", "first_at_zero", "makespan")
+
+    def __init__(self, inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symmetry: bool = True,
+                 first_at_zero: bool = True, relax: bool = False, duals: list | None = None) -> None:
+        self.inst = inst
+        self.H = H
+        self.lb = lb
+        self.scale = scale
+        self.symmetry = symmetry
+        self.at_zero = first_at_zero
+        self.relax = relax
+        self.duals = duals
+        self.exact_rates = inst.progress == "floor"
+        self.vecs: list[list[tuple[int, ...]]] = []
+        self.z: list[list[Any]] = []
+        self.a: list[Any] = []
+        self.e: list[Any] = []
+        self.C: Any = None
+        self.timed: list[int] = []
+        self.act: dict[tuple[int, int], Any] = {}
+        self.s: dict[tuple[int, int], Any] = {}
+        self.f: dict[tuple[int, int], Any] = {}
+        self.w: dict[tuple[int, int, int], Any] = {}
+        self.p: dict[tuple[int, int], Any] = {}
+        self.r: dict[tuple[int, int], Any] = {}
+        self.size: dict[str, int] = {}
+        self.unit: dict[int, int] = {}
+
+    def build(self) -> Any:
+        """The model: ``placement``, ``capacity``, ``total_capacity``, ``progress``, ``contention``,
+        ``fluid_cuts`` with ``duals``, ``sym_servers`` and ``sym_jobs`` with ``symmetry``,
+        ``first_at_zero`` with that option, then ``makespan`` (the objective)."""
+        from ortools.sat.python import cp_model
+
+        self.model = cp_model.CpModel()
+        self.add_placement()
+        self.add_capacity()
+        self.add_total_capacity()
+        self.add_progress()
+        self.add_contention()
+        if self.duals:
+            self.add_fluid_cuts()
+        if self.symmetry:
+            self.add_sym_servers()
+            self.add_sym_jobs()
+        if self.at_zero:
+            self.add_first_at_zero()
+        self.add_makespan()
+        m = self.model
+        self.size = {"timed_jobs": len(self.timed), "horizon": self.H, "variables": len(m.proto.variables),
+                     "constraints": len(m.proto.constraints)}
+        return m
+
+    def add_placement(self) -> None:
+        """Per job: exactly one count vector ``z[j, v]`` among those that fit the horizon (11),
+        the interval ``[a_j, e_j)`` and its least duration for the chosen vector
+        (``models/rar.md``, "exact-cp")."""
+        inst, m, H = self.inst, self.model, self.H
+        J = inst.num_jobs
+        self.intervals: list[Any] = []
+        self.d1 = d1 = [single_duration(inst, j) for j in range(J)]
+        for j in range(J):
+            vs = []
+            for v in count_vectors(inst, j):
+                n = sum(1 for y in v if y > 0)
+                dmin = d1[j] if n == 1 else split_min_duration(inst, j, n)
+                if dmin <= H:
+                    vs.append(v)
+            self.vecs.append(vs)
+            zj = [m.new_bool_var(f"z[{j},{k}]") for k in range(len(vs))]
+            self.z.append(zj)
+            if zj:
+                m.add_exactly_one(zj)
             else:
-                y = m.new_int_var(min(vals), max(vals), f"y[{j},{s}]")
-                m.add(y == sum(v[s] * zj[k] for k, v in enumerate(vs)))
-                row.append(y)
-        ys.append(row)
-    for s in range(S):
-        m.add_cumulative(intervals, [ys[j][s] for j in range(J)], int(inst.servers[s]))
-    # all servers together (redundant, strengthens propagation)
-    m.add_cumulative(intervals, [int(g) for g in inst.G], int(inst.num_gpus))
+                m.add_bool_or([])  # no placement fits the horizon: infeasible
+            dlo = min([d1[j] if sum(1 for y in v if y > 0) == 1 else split_min_duration(
+                inst, j, sum(1 for y in v if y > 0)) for v in vs], default=H)
+            aj = m.new_int_var(0, max(0, H - dlo), f"a[{j}]")
+            ej = m.new_int_var(min(dlo, H), H, f"e[{j}]")
+            dj = m.new_int_var(min(dlo, H), H, f"d[{j}]")
+            self.a.append(aj)
+            self.e.append(ej)
+            self.intervals.append(m.new_interval_var(aj, dj, ej, f"I[{j}]"))
+            single = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) == 1]
+            multi = [k for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1]
+            for lit in single:
+                m.add(dj >= d1[j]).only_enforce_if(lit)
+            for k in multi:
+                m.add(dj >= split_min_duration(inst, j, sum(1 for y in vs[k] if y > 0))).only_enforce_if(zj[k])
+            if multi and not self.relax:
+                self.timed.append(j)
 
-    # time-indexed contention and progress of the jobs that may be split
-    ts = range(H)
-    u: dict[tuple[int, int], Any] = {}
-    for j in timed:
-        vs, zj = vecs[j], z[j]
-        for t in ts:
-            cp.s[j, t] = m.new_bool_var(f"s[{j},{t}]")
-            cp.f[j, t + 1] = m.new_bool_var(f"f[{j},{t + 1}]")
-            cp.act[j, t] = m.new_bool_var(f"act[{j},{t}]")
-        m.add_exactly_one([cp.s[j, t] for t in ts])
-        m.add_exactly_one([cp.f[j, t + 1] for t in ts])
-        m.add_map_domain(a[j], [cp.s[j, t] for t in ts], 0)
-        m.add_map_domain(e[j], [cp.f[j, t + 1] for t in ts], 1)
-        for t in ts:
-            prev = cp.act[j, t - 1] if t > 0 else 0
-            m.add(cp.act[j, t] == prev + cp.s[j, t] - cp.f.get((j, t), 0))
-        split = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1]
+    def add_capacity(self) -> None:
+        """Capacity (2): one cumulative per server over the intervals, demand ``y_js`` of the
+        chosen vector (``models/rar.md``, "exact-cp")."""
+        inst, m = self.inst, self.model
+        J, S = inst.num_jobs, inst.num_servers
+        self.ys = ys = []
+        for j, (vs, zj) in enumerate(zip(self.vecs, self.z)):
+            row = []
+            for s in range(S):
+                vals = {v[s] for v in vs}
+                if len(vals) <= 1:
+                    row.append(vals.pop() if vals else 0)
+                else:
+                    y = m.new_int_var(min(vals), max(vals), f"y[{j},{s}]")
+                    m.add(y == sum(v[s] * zj[k] for k, v in enumerate(vs)))
+                    row.append(y)
+            ys.append(row)
         for s in range(S):
-            lits = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1 and v[s] > 0]
-            if not lits:
-                continue
-            us = m.new_bool_var(f"u[{j},{s}]")
-            m.add(us == sum(lits))
-            u[j, s] = us
-            for t in ts:
-                w = m.new_bool_var(f"w[{j},{s},{t}]")
-                m.add_implication(w, us)
-                m.add_implication(w, cp.act[j, t])
-                m.add_bool_or([w, us.negated(), cp.act[j, t].negated()])
-                cp.w[j, s, t] = w
-        # which number of servers: index into the stacked rate table
-        # rate table stacked by number of servers; row n = 1 is the one-server rate
-        ns = sorted({sum(1 for y in v if y > 0) for v in vs})
-        tables = {n: (rate_table(inst, j, n, P, scale) if n > 1 else [one_server_rate(inst, j, scale)] * (P + 1))
-                  for n in ns}
-        rmax = max(max(tb) for tb in tables.values())
-        nidx = sum(ns.index(sum(1 for y in v if y > 0)) * zj[k] for k, v in enumerate(vs))
-        flat = [x for n in ns for x in tables[n]]
-        for t in ts:
-            p = m.new_int_var(0, P, f"p[{j},{t}]")
-            r = m.new_int_var(0, rmax, f"r[{j},{t}]")
-            cap = m.new_int_var(0, rmax, f"R[{j},{t}]")
-            m.add_element(p + (P + 1) * nidx, flat, cap)
-            m.add(r <= cap)
-            m.add(r <= rmax * cp.act[j, t])
-            cp.p[j, t], cp.r[j, t] = p, r
-        need = int(inst.F[j]) * (1 if floor else scale)
-        m.add(sum(cp.r[j, t] for t in ts) >= need)
-        cp.unit[j] = 1 if floor else scale
-    # (6): p[j, t] >= cnt[s, t] on every server s of a split, active job
-    for s in range(S):
-        on = [j for j in timed if (j, s) in u]
-        if len(on) < 1:
-            continue
-        for t in ts:
-            cnt = sum(cp.w[j, s, t] for j in on)
-            for j in on:
-                m.add(cp.p[j, t] >= cnt).only_enforce_if(cp.w[j, s, t])
+            m.add_cumulative(self.intervals, [ys[j][s] for j in range(J)], int(inst.servers[s]))
 
-    for pi in duals or []:
-        _fluid_cuts(cp, inst, pi, scale)
-    if symmetry:
+    def add_total_capacity(self) -> None:
+        """(2) summed over all servers: one cumulative with demand ``G_j`` and capacity the number of
+        GPUs (redundant, strengthens propagation; ``models/rar.md``, "exact-cp")."""
+        inst = self.inst
+        self.model.add_cumulative(self.intervals, [int(g) for g in inst.G], int(inst.num_gpus))
+
+    def add_progress(self) -> None:
+        """Time-indexed activity and progress of the jobs that may be split: start and end pulses,
+        ``act[j, t]``, ``w[j, s, t]`` (split, on ``s``, active), the rate ``r[j, t] <= R_j(n_j, p[j, t])``
+        from (8)-(9)'s table and ``sum_t r[j, t] >= F_j`` (``models/rar.md``, "exact-cp")."""
+        inst, m, H, scale = self.inst, self.model, self.H, self.scale
+        S, P = inst.num_servers, int(inst.p_max)
+        floor = inst.progress == "floor"
+        ts = range(H)
+        self.u: dict[tuple[int, int], Any] = {}
+        for j in self.timed:
+            vs, zj = self.vecs[j], self.z[j]
+            for t in ts:
+                self.s[j, t] = m.new_bool_var(f"s[{j},{t}]")
+                self.f[j, t + 1] = m.new_bool_var(f"f[{j},{t + 1}]")
+                self.act[j, t] = m.new_bool_var(f"act[{j},{t}]")
+            m.add_exactly_one([self.s[j, t] for t in ts])
+            m.add_exactly_one([self.f[j, t + 1] for t in ts])
+            m.add_map_domain(self.a[j], [self.s[j, t] for t in ts], 0)
+            m.add_map_domain(self.e[j], [self.f[j, t + 1] for t in ts], 1)
+            for t in ts:
+                prev = self.act[j, t - 1] if t > 0 else 0
+                m.add(self.act[j, t] == prev + self.s[j, t] - self.f.get((j, t), 0))
+            for s in range(S):
+                lits = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1 and v[s] > 0]
+                if not lits:
+                    continue
+                us = m.new_bool_var(f"u[{j},{s}]")
+                m.add(us == sum(lits))
+                self.u[j, s] = us
+                for t in ts:
+                    w = m.new_bool_var(f"w[{j},{s},{t}]")
+                    m.add_implication(w, us)
+                    m.add_implication(w, self.act[j, t])
+                    m.add_bool_or([w, us.negated(), self.act[j, t].negated()])
+                    self.w[j, s, t] = w
+            # which number of servers: index into the stacked rate table
+            # rate table stacked by number of servers; row n = 1 is the one-server rate
+            ns = sorted({sum(1 for y in v if y > 0) for v in vs})
+            tables = {n: (rate_table(inst, j, n, P, scale) if n > 1 else [one_server_rate(inst, j, scale)] * (P + 1))
+                      for n in ns}
+            rmax = max(max(tb) for tb in tables.values())
+            nidx = sum(ns.index(sum(1 for y in v if y > 0)) * zj[k] for k, v in enumerate(vs))
+            flat = [x for n in ns for x in tables[n]]
+            for t in ts:
+                p = m.new_int_var(0, P, f"p[{j},{t}]")
+                r = m.new_int_var(0, rmax, f"r[{j},{t}]")
+                cap = m.new_int_var(0, rmax, f"R[{j},{t}]")
+                m.add_element(p + (P + 1) * nidx, flat, cap)
+                m.add(r <= cap)
+                m.add(r <= rmax * self.act[j, t])
+                self.p[j, t], self.r[j, t] = p, r
+            need = int(inst.F[j]) * (1 if floor else scale)
+            m.add(sum(self.r[j, t] for t in ts) >= need)
+            self.unit[j] = 1 if floor else scale
+
+    def add_contention(self) -> None:
+        """(6): ``p[j, t] >= cnt[s, t]`` on every server ``s`` of a split, active job."""
+        m = self.model
+        for s in range(self.inst.num_servers):
+            on = [j for j in self.timed if (j, s) in self.u]
+            if len(on) < 1:
+                continue
+            for t in range(self.H):
+                cnt = sum(self.w[j, s, t] for j in on)
+                for j in on:
+                    m.add(self.p[j, t] >= cnt).only_enforce_if(self.w[j, s, t])
+
+    def add_fluid_cuts(self) -> None:
+        """Per-slot cuts ``sum_j c_j r[j, t] <= z_c`` from the fluid LP's duals
+        (``models/rar.md``, "exact-cp")."""
+        for pi in self.duals or []:
+            _fluid_cuts(self, self.inst, pi, self.scale)
+
+    def add_sym_servers(self) -> None:
+        """Columns ``(y_0s, ..., y_{J-1}s)`` of identical servers in lexicographic order
+        (``models/rar.md``, "exact-cp")."""
+        inst, m, ys = self.inst, self.model, self.ys
+        J = inst.num_jobs
         for group in _server_classes(inst):
             B = int(max(inst.servers)) + 1
             for s0, s1 in zip(group, group[1:]):
@@ -326,17 +397,79 @@ def build_cp(inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symme
                 key0 = sum(ys[j][s0] * B ** (k - 1 - j) for j in range(k))
                 key1 = sum(ys[j][s1] * B ** (k - 1 - j) for j in range(k))
                 m.add(key0 >= key1)
-        for group in _identical_jobs(inst):
+
+    def add_sym_jobs(self) -> None:
+        """Identical jobs start in index order, ``a_j0 <= a_j1`` (``models/rar.md``, "exact-cp")."""
+        for group in _identical_jobs(self.inst):
             for j0, j1 in zip(group, group[1:]):
-                m.add(a[j0] <= a[j1])
-    if first_at_zero:
-        m.add_min_equality(0, a)
-    C = m.new_int_var(max(0, min(int(lb), H)), H, "C")
-    m.add_max_equality(C, e)
-    m.minimize(C)
-    cp.C = C
-    cp.size = {"timed_jobs": len(timed), "horizon": H, "variables": len(m.proto.variables),
-               "constraints": len(m.proto.constraints)}
+                self.model.add(self.a[j0] <= self.a[j1])
+
+    def add_first_at_zero(self) -> None:
+        """Some job starts at slot 0, ``min_j a_j = 0`` (shifting a schedule earlier keeps it
+        feasible; ``models/rar.md``, "exact-cp")."""
+        self.model.add_min_equality(0, self.a)
+
+    def add_makespan(self) -> None:
+        """(10): ``C = max_j e_j`` with ``lb <= C <= H``, minimised."""
+        m = self.model
+        C = m.new_int_var(max(0, min(int(self.lb), self.H)), self.H, "C")
+        m.add_max_equality(C, self.e)
+        m.minimize(C)
+        self.C = C
+
+    def hint(self, starts, vecs, T) -> None:
+        """Hint a schedule (starts, count vectors, real completions) to the model."""
+        inst, m = self.inst, self.model
+        m.clear_hints()
+        for j in range(inst.num_jobs):
+            v = tuple(int(x) for x in vecs[j])
+            for k, vk in enumerate(self.vecs[j]):
+                m.add_hint(self.z[j][k], int(vk == v))
+            m.add_hint(self.a[j], int(starts[j]))
+            m.add_hint(self.e[j], int(T[j]))
+        m.add_hint(self.C, int(max(T)))
+        if not self.timed:
+            return
+        eng = Engine(inst, record=True)
+        for j in sorted(range(inst.num_jobs), key=lambda q: starts[q]):
+            eng.start(j, tuple(s for s, y in enumerate(vecs[j]) if y > 0), int(starts[j]))
+        eng.run()
+        split = {j for j in range(inst.num_jobs) if sum(1 for y in vecs[j] if y > 0) > 1}
+        for j in self.timed:
+            a, e = int(starts[j]), int(T[j])
+            for t in range(self.H):
+                m.add_hint(self.s[j, t], int(t == a))
+                m.add_hint(self.f[j, t + 1], int(t + 1 == e))
+                on = a <= t < e
+                m.add_hint(self.act[j, t], int(on))
+                for s in range(inst.num_servers):
+                    if (j, s, t) in self.w:
+                        m.add_hint(self.w[j, s, t], int(on and j in split and vecs[j][s] > 0))
+            tr = eng.trace.get(j, [])
+            for t in range(self.H):
+                on = a <= t < e and j in split
+                p = 0
+                for seg in tr:
+                    if seg["t"] <= t:
+                        p = int(seg["p"])
+                m.add_hint(self.p[j, t], p if on else 0)
+
+    def extract(self, values: Any) -> tuple[list[int], list[tuple[int, ...]]]:
+        """Starts and count vectors of a CP-SAT solution (``values.value``)."""
+        starts, vecs = [], []
+        for j in range(len(self.a)):
+            starts.append(int(values.value(self.a[j])))
+            k = next(k for k, zk in enumerate(self.z[j]) if values.value(zk))
+            vecs.append(self.vecs[j][k])
+        return starts, vecs
+
+
+def build_cp(inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symmetry: bool = True,
+             first_at_zero: bool = True, relax: bool = False, duals: list | None = None) -> CpRar:
+    """The CP-SAT model with makespan ``<= H``: a built :class:`CpRar` (its parameters)."""
+    cp = CpRar(inst, H, lb=lb, scale=scale, symmetry=symmetry, first_at_zero=first_at_zero, relax=relax,
+               duals=duals)
+    cp.build()
     return cp
 
 
@@ -368,51 +501,13 @@ def _model_rate(inst: RarInstance, j: int, n: int, p: int, scale: int) -> float:
 
 
 def hint(cp: CpRar, inst: RarInstance, starts, vecs, T) -> None:
-    """Hint a schedule (starts, count vectors, real completions) to the model."""
-    m = cp.model
-    m.clear_hints()
-    for j in range(inst.num_jobs):
-        v = tuple(int(x) for x in vecs[j])
-        for k, vk in enumerate(cp.vecs[j]):
-            m.add_hint(cp.z[j][k], int(vk == v))
-        m.add_hint(cp.a[j], int(starts[j]))
-        m.add_hint(cp.e[j], int(T[j]))
-    m.add_hint(cp.C, int(max(T)))
-    if not cp.timed:
-        return
-    eng = Engine(inst, record=True)
-    for j in sorted(range(inst.num_jobs), key=lambda q: starts[q]):
-        eng.start(j, tuple(s for s, y in enumerate(vecs[j]) if y > 0), int(starts[j]))
-    eng.run()
-    split = {j for j in range(inst.num_jobs) if sum(1 for y in vecs[j] if y > 0) > 1}
-    for j in cp.timed:
-        a, e = int(starts[j]), int(T[j])
-        for t in range(cp.H):
-            m.add_hint(cp.s[j, t], int(t == a))
-            m.add_hint(cp.f[j, t + 1], int(t + 1 == e))
-            on = a <= t < e
-            m.add_hint(cp.act[j, t], int(on))
-            for s in range(inst.num_servers):
-                if (j, s, t) in cp.w:
-                    m.add_hint(cp.w[j, s, t], int(on and j in split and vecs[j][s] > 0))
-        tr = eng.trace.get(j, [])
-        for t in range(cp.H):
-            on = a <= t < e and j in split
-            p = 0
-            for seg in tr:
-                if seg["t"] <= t:
-                    p = int(seg["p"])
-            m.add_hint(cp.p[j, t], p if on else 0)
+    """Hint a schedule (starts, count vectors, real completions) to the model (:meth:`CpRar.hint`)."""
+    cp.hint(starts, vecs, T)
 
 
 def extract(cp: CpRar, values: Any) -> tuple[list[int], list[tuple[int, ...]]]:
-    """Starts and count vectors of a CP-SAT solution (``values.Value``)."""
-    starts, vecs = [], []
-    for j in range(len(cp.a)):
-        starts.append(int(values.value(cp.a[j])))
-        k = next(k for k, zk in enumerate(cp.z[j]) if values.value(zk))
-        vecs.append(cp.vecs[j][k])
-    return starts, vecs
+    """Starts and count vectors of a CP-SAT solution (:meth:`CpRar.extract`)."""
+    return cp.extract(values)
 
 
 # ---------------------------------------------------------------------------

@@ -1,11 +1,11 @@
 """Pyomo formulations of RAR-DDLS (MobiHoc'22, Section 5) and the schedule
 sets they range over.  Specification: ``models/rar.md``.
 
-* :func:`build_ilp_bound` -- ILP (14)-(16) over GPU sets with ``rho_hat_j/u``
+* :class:`IlpBoundModel` (:func:`build_ilp_bound`) -- ILP (14)-(16) over GPU sets with ``rho_hat_j/u``
   at its smallest possible value (``rho_min_j``, ``u = 1``), minimising
   ``theta``: ``theta*`` is a lower bound on the optimal makespan (method
   ``ilp-bound``).
-* :func:`build_schedule_ilp` -- ILP (10)-(13) over an explicit schedule set
+* :class:`ScheduleIlp` (:func:`build_schedule_ilp`) -- ILP (10)-(13) over an explicit schedule set
   ``Y`` (methods ``exact`` and ``exact-nd``).
 * :func:`nondelay_schedules` -- ``Y_nd``: every joint schedule obtained by
   dispatching the jobs in some order, each with some count vector
@@ -33,6 +33,7 @@ import numpy as np
 from ...budget import Budget
 from ...errors import InvalidSolutionError, NotApplicable
 from ...kit import Option, Run, fmt_count, method
+from ...modeling import ModelBuilder
 from ...result import Result, Status
 from .bounds import load_lower_bound, rho_hat
 from .counts import assign_gpus, capacity_ok, count_vectors, count_vectors_size, servers_of, simulate_counts
@@ -42,43 +43,70 @@ from .solution import Engine
 
 # ---------------------------------------------------------------------------
 # ILP (14)-(16): the lower bound
-def _gang_size(m, inst) -> None:
-    """(11) restated over GPU sets: job ``j`` takes exactly ``G_j`` GPUs, ``sum_g x_jg = G_j``."""
-    import pyomo.environ as pyo
+class IlpBoundModel(ModelBuilder):
+    """ILP (14)-(16) with ``rho_hat_j / u = rho_min_j`` (``u = 1``), minimising ``theta``
+    (``models/rar.md``, "ILP (14)-(16) as a lower bound").
 
-    m.gang_size = pyo.Constraint(m.J, rule=lambda m, j: sum(m.x[j, g] for g in m.N) == int(inst.G[j]))
+    Parameters
+    ----------
+    inst
+        The instance.
+    """
 
+    CONSTRAINTS = ("gang_size", "gpu_load")
 
-def _gpu_load(m) -> None:
-    """(15)-(16): ``sum_j W_jg = sum_j x_jg rho_hat_j / u <= theta`` for every GPU ``g``."""
-    import pyomo.environ as pyo
+    def __init__(self, inst: RarInstance) -> None:
+        self.inst = inst
 
-    m.gpu_load = pyo.Constraint(m.N, rule=lambda m, g: sum(m.rho[j] * m.x[j, g] for j in m.J)
-                                <= m.theta)
+    def build(self):
+        """The model: sets ``J``, ``N``, parameter ``rho``, variables ``x``, ``theta``, the
+        constraint families of :attr:`CONSTRAINTS`, then the objective ``min_theta``."""
+        import pyomo.environ as pyo
 
+        inst = self.inst
+        m = self.model = pyo.ConcreteModel(name="rar_ilp_bound")
+        m.J = pyo.RangeSet(0, inst.num_jobs - 1)
+        m.N = pyo.RangeSet(0, inst.num_gpus - 1)
+        rh = rho_hat(inst)
+        m.rho = pyo.Param(m.J, initialize={j: int(rh[j]) for j in range(inst.num_jobs)})
+        m.x = pyo.Var(m.J, m.N, domain=pyo.Binary)
+        m.theta = pyo.Var(domain=pyo.NonNegativeReals)
+        self.add_constraints()
+        self.add_min_theta()
+        return m
 
-def _min_theta(m) -> None:
-    """(14) with ``theta_u`` as the variable: ``min theta`` (the tightest feasible limit ``theta*_u``)."""
-    import pyomo.environ as pyo
+    def add_gang_size(self) -> None:
+        """(11) restated over GPU sets: job ``j`` takes exactly ``G_j`` GPUs, ``sum_g x_jg = G_j``."""
+        import pyomo.environ as pyo
 
-    m.min_theta = pyo.Objective(expr=m.theta, sense=pyo.minimize)
+        G = self.inst.G
+        self.model.gang_size = pyo.Constraint(self.model.J, rule=lambda m, j: sum(m.x[j, g] for g in m.N) == int(G[j]))
+
+    def add_gpu_load(self) -> None:
+        """(15)-(16): ``sum_j W_jg = sum_j x_jg rho_hat_j / u <= theta`` for every GPU ``g``."""
+        import pyomo.environ as pyo
+
+        self.model.gpu_load = pyo.Constraint(self.model.N, rule=lambda m, g: sum(m.rho[j] * m.x[j, g] for j in m.J)
+                                             <= m.theta)
+
+    def add_min_theta(self) -> None:
+        """(14) with ``theta_u`` as the variable: ``min theta`` (the tightest feasible limit ``theta*_u``)."""
+        import pyomo.environ as pyo
+
+        self.model.min_theta = pyo.Objective(expr=self.model.theta, sense=pyo.minimize)
+
+    def extract(self, values) -> tuple[tuple[int, ...], ...]:
+        """The GPU set of every job in a solved model (``x[j, g] = 1``), in GPU order."""
+        import pyomo.environ as pyo
+
+        inst = self.inst
+        return tuple(tuple(g for g in range(inst.num_gpus) if (pyo.value(values.x[j, g]) or 0.0) > 0.5)
+                     for j in range(inst.num_jobs))
 
 
 def build_ilp_bound(inst: RarInstance):
-    """ILP (14)-(16) with ``rho_hat_j / u = rho_min_j`` (``u = 1``); see ``models/rar.md``."""
-    import pyomo.environ as pyo
-
-    m = pyo.ConcreteModel(name="rar_ilp_bound")
-    m.J = pyo.RangeSet(0, inst.num_jobs - 1)
-    m.N = pyo.RangeSet(0, inst.num_gpus - 1)
-    rh = rho_hat(inst)
-    m.rho = pyo.Param(m.J, initialize={j: int(rh[j]) for j in range(inst.num_jobs)})
-    m.x = pyo.Var(m.J, m.N, domain=pyo.Binary)
-    m.theta = pyo.Var(domain=pyo.NonNegativeReals)
-    _gang_size(m, inst)
-    _gpu_load(m)
-    _min_theta(m)
-    return m
+    """ILP (14)-(16) with ``rho_hat_j / u = rho_min_j`` (``u = 1``): :class:`IlpBoundModel`'s ``build()``."""
+    return IlpBoundModel(inst).build()
 
 
 # ---------------------------------------------------------------------------
@@ -222,52 +250,88 @@ def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000,
 
 # ---------------------------------------------------------------------------
 # ILP (10)-(13)
-def _makespan_link(m) -> None:
-    """(10) linearised: ``C >= sum_k x_j^k (a_j(y^k) + rho_j(y^k))`` for every job ``j``."""
-    import pyomo.environ as pyo
+class ScheduleIlp(ModelBuilder):
+    """ILP (10)-(13) over an explicit schedule set ``Y``; ``x`` (13) is binary
+    (``models/rar.md``, "ILP (10)-(13) over an explicit schedule set").
 
-    m.makespan_link = pyo.Constraint(m.J, rule=lambda m, j: m.C >= sum(m.done[j, k] * m.x[j, k] for k in m.K))
+    Parameters
+    ----------
+    inst
+        The instance.
+    Y
+        The schedule set (:func:`nondelay_schedules`, :func:`all_schedules`).
+    """
 
+    CONSTRAINTS = ("makespan_link", "one_schedule", "same_schedule")
 
-def _one_schedule(m) -> None:
-    """(11): ``sum_k x_j^k = 1`` for every job ``j``."""
-    import pyomo.environ as pyo
+    def __init__(self, inst: RarInstance, Y: ScheduleSet) -> None:
+        self.inst = inst
+        self.Y = Y
 
-    m.one_schedule = pyo.Constraint(m.J, rule=lambda m, j: sum(m.x[j, k] for k in m.K) == 1)
+    def build(self):
+        """The model: sets ``J``, ``K``, parameter ``done``, variables ``x``, ``C``, the
+        constraint families of :attr:`CONSTRAINTS`, then the objective ``min_makespan``."""
+        import pyomo.environ as pyo
 
+        inst, Y = self.inst, self.Y
+        m = self.model = pyo.ConcreteModel(name="rar_schedule_ilp")
+        m.J = pyo.RangeSet(0, inst.num_jobs - 1)
+        m.K = pyo.RangeSet(0, len(Y) - 1)
+        m.done = pyo.Param(m.J, m.K, initialize={(j, k): int(Y.T[k][j]) for j in range(inst.num_jobs)
+                                                 for k in range(len(Y))})
+        m.x = pyo.Var(m.J, m.K, domain=pyo.Binary)
+        m.C = pyo.Var(domain=pyo.NonNegativeReals)
+        self.add_constraints()
+        self.add_min_makespan()
+        return m
 
-def _same_schedule(m) -> None:
-    """(12): ``x_j^k = x_{j'}^k``; stated against the first job, ``x_j^k = x_0^k`` (equivalent)."""
-    import pyomo.environ as pyo
+    def add_makespan_link(self) -> None:
+        """(10) linearised: ``C >= sum_k x_j^k (a_j(y^k) + rho_j(y^k))`` for every job ``j``."""
+        import pyomo.environ as pyo
 
-    m.same_schedule = pyo.Constraint(
-        m.J, m.K, rule=lambda m, j, k: pyo.Constraint.Skip if j == 0 else m.x[j, k] == m.x[0, k]
-    )
+        self.model.makespan_link = pyo.Constraint(
+            self.model.J, rule=lambda m, j: m.C >= sum(m.done[j, k] * m.x[j, k] for k in m.K))
 
+    def add_one_schedule(self) -> None:
+        """(11): ``sum_k x_j^k = 1`` for every job ``j``."""
+        import pyomo.environ as pyo
 
-def _min_makespan(m) -> None:
-    """(10): ``min max_j ...`` as ``min C``."""
-    import pyomo.environ as pyo
+        self.model.one_schedule = pyo.Constraint(self.model.J, rule=lambda m, j: sum(m.x[j, k] for k in m.K) == 1)
 
-    m.min_makespan = pyo.Objective(expr=m.C, sense=pyo.minimize)
+    def add_same_schedule(self) -> None:
+        """(12): ``x_j^k = x_{j'}^k``; stated against the first job, ``x_j^k = x_0^k`` (equivalent)."""
+        import pyomo.environ as pyo
+
+        self.model.same_schedule = pyo.Constraint(
+            self.model.J, self.model.K,
+            rule=lambda m, j, k: pyo.Constraint.Skip if j == 0 else m.x[j, k] == m.x[0, k]
+        )
+
+    def add_min_makespan(self) -> None:
+        """(10): ``min max_j ...`` as ``min C``."""
+        import pyomo.environ as pyo
+
+        self.model.min_makespan = pyo.Objective(expr=self.model.C, sense=pyo.minimize)
+
+    def chosen(self, values) -> int:
+        """The index ``k`` of the schedule a solved model picks (the largest ``x[0, k]``)."""
+        import pyomo.environ as pyo
+
+        return int(max(values.K, key=lambda k: pyo.value(values.x[0, k])))
+
+    def schedule(self, k: int):
+        """Schedule ``k`` of ``Y`` with GPU indices (:func:`~.counts.assign_gpus`)."""
+        Y = self.Y
+        return assign_gpus(self.inst, Y.starts[k], Y.vecs[k], Y.T[k])
+
+    def extract(self, values):
+        """The schedule a solved model picks, with GPU indices."""
+        return self.schedule(self.chosen(values))
 
 
 def build_schedule_ilp(inst: RarInstance, Y: ScheduleSet):
-    """ILP (10)-(13) over the explicit set ``Y``; ``x`` (13) is binary."""
-    import pyomo.environ as pyo
-
-    m = pyo.ConcreteModel(name="rar_schedule_ilp")
-    m.J = pyo.RangeSet(0, inst.num_jobs - 1)
-    m.K = pyo.RangeSet(0, len(Y) - 1)
-    m.done = pyo.Param(m.J, m.K, initialize={(j, k): int(Y.T[k][j]) for j in range(inst.num_jobs)
-                                             for k in range(len(Y))})
-    m.x = pyo.Var(m.J, m.K, domain=pyo.Binary)
-    m.C = pyo.Var(domain=pyo.NonNegativeReals)
-    _makespan_link(m)
-    _one_schedule(m)
-    _same_schedule(m)
-    _min_makespan(m)
-    return m
+    """ILP (10)-(13) over the explicit set ``Y``: :class:`ScheduleIlp`'s ``build()``."""
+    return ScheduleIlp(inst, Y).build()
 
 
 # ---------------------------------------------------------------------------
@@ -307,7 +371,7 @@ def solve_ilp_bound(inst: RarInstance, run: Run) -> Result:
                           ilp=f"not built: {fmt_count(nbin)} binaries > max_binaries; value = load bound")
     run.require(memory_bytes=ilp_bound_memory(inst), what="the ILP (14)-(16)")
     with run.stage("build"):
-        m = build_ilp_bound(inst)
+        m = IlpBoundModel(inst).build()
     overhead = PYOMO_SECONDS_PER_VAR * inst.num_jobs * inst.num_gpus
     rem = run.remaining()
     if rem is not None and rem <= 2 * overhead:
@@ -343,8 +407,6 @@ def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, *, complete: bool = F
 
     ``complete``: ``Y`` holds every schedule within the horizon, so an empty
     ``Y`` proves the instance infeasible."""
-    import pyomo.environ as pyo
-
     if len(Y) == 0:
         if complete:
             return run.result(status=Status.INFEASIBLE, infeasible=f"no schedule within the horizon "
@@ -356,7 +418,8 @@ def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, *, complete: bool = F
     kbest = int(np.argmin(spans))
     run.incumbent(assign_gpus(inst, Y.starts[kbest], Y.vecs[kbest], Y.T[kbest]))
     with run.stage("build"):
-        m = build_schedule_ilp(inst, Y)
+        ilp = ScheduleIlp(inst, Y)
+        m = ilp.build()
     rem = run.remaining()
     overhead = PYOMO_SECONDS_PER_VAR * inst.num_jobs * len(Y)
     if rem is not None and rem <= 2 * overhead:  # no time to hand the model over: the enumeration's answer
@@ -367,10 +430,10 @@ def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, *, complete: bool = F
     sched = None
     if out.has_solution:
         with run.stage("extract"):
-            k = int(max(m.K, key=lambda k: pyo.value(m.x[0, k])))
+            k = ilp.chosen(m)
         if out.status == Status.OPTIMAL and abs(out.objective - spans.min()) > 1e-6:
             raise RuntimeError(f"{run.method}: ILP optimum {out.objective} != enumeration minimum {spans.min()}")
-        sched = assign_gpus(inst, Y.starts[k], Y.vecs[k], Y.T[k])
+        sched = ilp.schedule(k)
         details["average_jct"] = float(np.mean(Y.T[k]))
     # the enumeration's minimum is the optimum over Y whatever the solver says
     return run.result(solution=sched, bound=[float(spans.min()), float(load_lower_bound(inst))], outcome=out,
