@@ -32,10 +32,11 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: E501 116 -> 115), and after i22h's E1 (the registry's one family loader), E6 (claims from the registry),
 #: E7 (json_values in dmlsched/fuzz.py), E2 (the Gantt bars in the families' solution.py) and E3 (the hunt
 #: samplers in the families' sample.py), merged: PLC0415 216 -> 200, I001 46 -> 45; Harmony's bars and sampler (199)
+#: and after i22l's E5, the setups in problems/<f>/generate.py (PLC0415 199 -> 185, I001 45 -> 44, E501 115 -> 114)
 BASELINE: dict[str, int] = {
-    "PLC0415": 199,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
-    "E501": 115,  # line-too-long (> 120)
-    "I001": 45,  # unsorted-imports
+    "PLC0415": 185,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
+    "E501": 114,  # line-too-long (> 120)
+    "I001": 44,  # unsorted-imports
     "F401": 20,  # unused-import
     "F821": 15,  # undefined-name (pyo in annotations of harmony/models.py)
     "E702": 10,  # multiple-statements-on-one-line-semicolon (proofs)
