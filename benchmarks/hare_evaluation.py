@@ -51,8 +51,12 @@ from dmlsched.generate.hare import TESTBED, generate
 from dmlsched.kit import Run
 from dmlsched.problems.hare import solution as hsol
 from dmlsched.problems.hare.heuristics import (
-    list_schedule, list_schedule_eft, list_schedule_fixed, middle_completion_priority,
-    priority_order, round_smith_priority,
+    list_schedule,
+    list_schedule_eft,
+    list_schedule_fixed,
+    middle_completion_priority,
+    priority_order,
+    round_smith_priority,
 )
 from dmlsched.problems.hare.instance import HareInstance
 from dmlsched.problems.hare.relaxation import solve_relaxation

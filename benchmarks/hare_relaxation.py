@@ -260,8 +260,8 @@ def fnum(v: float | None, nd: int = 2) -> str:
 
 def report(p1: list[dict], p2: list[dict], p3: list[dict], meta: dict) -> str:
     out = ["# Hare_Sched_RL by decomposition: certified gap, time, and Algorithm 1 (issue 26)", "",
-           f"Script: `benchmarks/hare_relaxation.py` (`.venv/bin/python benchmarks/hare_relaxation.py`; "
-           f"`--quick` for a smoke run). Specification: [`models/hare-decomposition.md`](../models/hare-decomposition.md).",
+           "Script: `benchmarks/hare_relaxation.py` (`.venv/bin/python benchmarks/hare_relaxation.py`; "
+           "`--quick` for a smoke run). Specification: [`models/hare-decomposition.md`](../models/hare-decomposition.md).",
            "",
            f"Run {meta['date']} on {meta['machine']}, Python {meta['python']}; load average "
            f"{meta['load_start']:.1f} at the start, {meta['load_end']:.1f} at the end (a shared 2-core machine: wall "

@@ -28,9 +28,9 @@ from pathlib import Path
 from dmlsched.bench import run_sweep
 from dmlsched.bench.suite import Source, Suite
 
-VARIANTS = ["harmony", "harmony@per-job", "harmony@best-prefix", "harmony@all", "oracle"]
-VARIANT_OPTIONS = {"harmony@per-job": {"group_rule": "per-job"}, "harmony@best-prefix": {"admission": "best-prefix"},
-                   "harmony@all": {"admission": "all"}}
+VARIANTS = ["harmony", "harmony@aggregate", "harmony@best-prefix", "harmony@all", "oracle"]
+VARIANT_OPTIONS = {"harmony@aggregate": {"group_rule": "aggregate"},
+                   "harmony@best-prefix": {"admission": "best-prefix"}, "harmony@all": {"admission": "all"}}
 
 
 def gen(fn: str, params: dict, seeds, name: str = "") -> Source:
@@ -50,11 +50,11 @@ def suites(quick: bool) -> dict[str, list[Suite]]:
                        options=VARIANT_OPTIONS)],
         "weights": [Suite(sources=[gen("sample_workload", {"num_jobs": 6, "num_machines": 8, "weights": {"cpu": c, "net": w}},
                                        range(n_seeds), f"weights-{c}:{w}") for c, w in ((1, 0), (1, 1), (2, 1), (4, 1))],
-                          name="harmony-weights", methods=["harmony", "harmony@per-job"], reference="brute-force",
+                          name="harmony-weights", methods=["harmony", "harmony@aggregate"], reference="brute-force",
                           time_limit=120, options=VARIANT_OPTIONS)],
         "scale": [Suite(sources=[gen("evaluation_workload", {"num_jobs": j, "num_machines": m}, range(3), f"eval-{j}j-{m}m")
                                  for j, m in scale],
-                        name="harmony-scale", methods=["harmony", "harmony@per-job"], reference=None, time_limit=60,
+                        name="harmony-scale", methods=["harmony", "harmony@aggregate"], reference=None, time_limit=60,
                         options=VARIANT_OPTIONS)],
     }
 

@@ -21,10 +21,10 @@ import platform
 import tempfile
 import time
 
+from floor import event_loop
+
 from dmlsched.bench import run_sweep
 from dmlsched.bench.suite import Source, Suite
-
-from floor import event_loop
 
 
 def main() -> None:

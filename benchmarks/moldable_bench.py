@@ -27,7 +27,6 @@ Measured on a shared machine: timings are re-measured by the lead on a quiet one
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 

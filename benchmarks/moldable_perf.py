@@ -27,10 +27,10 @@ import os
 import platform
 import time
 
+from floor import event_loop
+
 import dmlsched
 from dmlsched.generate.moldable import swf
-
-from floor import event_loop
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import pytest
 
@@ -10,7 +11,6 @@ import dmlsched
 from dmlsched import InvalidSolutionError, Result, Status, registry
 from dmlsched.api import compare
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order
-
 
 
 @pytest.fixture

@@ -7,9 +7,27 @@ import math
 
 import pytest
 
-from dmlsched.claims import (OUTCOMES, VERDICTS, WORDS, Claim, Part, PartResult, Point, ReadingVerdict,
-                             ceiling_violations, claim_word, fmt, judge_part, judgement, point_factor,
-                             point_reduction, step_change, summary_word, sweep_factor, sweep_reduction)
+from dmlsched.claims import (
+    OUTCOMES,
+    VERDICTS,
+    WORDS,
+    Claim,
+    Part,
+    PartResult,
+    Point,
+    ReadingVerdict,
+    ceiling_violations,
+    claim_word,
+    fmt,
+    judge_part,
+    judgement,
+    point_factor,
+    point_reduction,
+    step_change,
+    summary_word,
+    sweep_factor,
+    sweep_reduction,
+)
 
 ABOUT_1_1 = Part("p", "A vs B", "about", 1.1, "factor", "aggregate", tolerance=0.15)
 AT_LEAST = Part("p", "A vs B", "at least", 0.546, "reduction", "every", tolerance=0.15)

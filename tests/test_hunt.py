@@ -18,7 +18,6 @@ from dmlsched.io import Reader
 from dmlsched.kit import Run, method
 from dmlsched.registry import ProblemSpec, register_problem
 
-
 # ---------------------------------------------------------------------------
 # a family with a planted weakness: "pick the smallest value"; the heuristic
 # "scan" is optimal unless the values hold the structure [big, ..., small, trap]

@@ -60,16 +60,16 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce;
 #: 175 in 42 after its E7, json_values in dmlsched/fuzz.py; 172 in 42 after its E2, the families'
 #: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps;
-#: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved; 141 in 39
-#: after i22l's E5, the paper setups in problems/<f>/generate.py and the trace converters in
-#: problems/moldable/traces.py, all imported at the top)
+#: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved; 152 with
+#: bench/runner's registry and options imports at the top; 139 in 39 after i22l's E5, the paper setups in
+#: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
     "dmlsched/bench/execute.py": 10,
     "dmlsched/bench/report.py": 3,
     "dmlsched/bench/reproduce.py": 11,
-    "dmlsched/bench/runner.py": 4,
+    "dmlsched/bench/runner.py": 2,
     "dmlsched/cli/bench.py": 15,
     "dmlsched/cli/command.py": 4,
     "dmlsched/cli/gantt.py": 8,

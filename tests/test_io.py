@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import dmlsched
 from dmlsched.io import Reader
 
+
 def test_reader_paths():
     r = Reader({"jobs": [{"t": {"K80": -1}}, {}]})
     with pytest.raises(dmlsched.InstanceError, match=r"^jobs\[0\]\.t\.K80: must be > 0, got -1$"):

@@ -7,8 +7,6 @@ import io
 import json
 import time
 
-import pytest
-
 from dmlsched import progress
 from dmlsched.cli import main
 

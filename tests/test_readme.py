@@ -108,9 +108,7 @@ def test_json_blocks_load():
 
 def test_synopsis_commands_exist(capsys):
     """Every command of the synopsis is a subcommand whose --help works."""
-    from dmlsched.cli import main
-
-    from dmlsched.cli import build_parser
+    from dmlsched.cli import build_parser, main
 
     synopsis = _blocks("text")[0]
     commands = [ln.split()[1] for ln in synopsis.splitlines() if ln.startswith("dmlsched ")]

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
-from docutils import nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,20 @@ import pytest
 
 from dmlsched.bench import Source, Suite
 from dmlsched.bench.reproduce import generate, verdict_word
-from dmlsched.claims import (VERDICTS, Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row,
-                             Setup, all_claims, ceiling_violations, judgement)
+from dmlsched.claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Setup,
+    all_claims,
+    ceiling_violations,
+    judgement,
+)
 
 CLAIMS = all_claims()
 

@@ -47,7 +47,7 @@ def test_integer_judge_is_a_theory_check():
     assert j.verdict == "partially reproduced" and "1.2" in j.ours
     rows = {r.reading: r for r in j.rows}
     assert any("0 <= " in k and "0/1 optimal" in rows[k].ours for k in rows)
-    recs = [r for r in recs if not r["instance_hash"] in ("i0", "i1")]
+    recs = [r for r in recs if r["instance_hash"] not in ("i0", "i1")]
     assert C.judge_integer(recs, "quick").verdict == "reproduced"
     recs.append(rec("i9", "exact", 1.0, status="optimal"))
     recs += [rec("i9", "closed-form", 1.1, workers=3), rec("i9", "closed-form@exact", 1.05)]

@@ -19,8 +19,7 @@ from dmlsched import Status
 from dmlsched.generate import hare as gen
 from dmlsched.kit import Run
 from dmlsched.problems.hare import decomposition as dec
-from dmlsched.problems.hare import gpupoint
-from dmlsched.problems.hare import relaxation
+from dmlsched.problems.hare import gpupoint, relaxation
 from dmlsched.problems.hare.box import horizon
 from dmlsched.problems.hare.formulation import round_groups
 from dmlsched.problems.hare.instance import HareInstance, HareJob

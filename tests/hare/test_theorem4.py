@@ -20,9 +20,8 @@ What is tested here (see ``proofs/hare-theorem-4.md`` for the argument):
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +35,7 @@ from dmlsched.problems.hare.heuristics import list_schedule, middle_completion_p
 from dmlsched.problems.hare.solution import evaluate
 from dmlsched.problems.hare.strategies import hare_instances
 from dmlsched.result import Result, Status
+
 from .relax import relax
 
 models = pytest.importorskip("dmlsched.problems.hare.models")

@@ -21,10 +21,15 @@ import dmlsched
 from dmlsched.generate.hare import TESTBED, generate
 from dmlsched.problems.hare.bruteforce import brute_force
 from dmlsched.problems.hare.heuristics import (
-    list_schedule, list_schedule_eft, list_schedule_fixed, priority_order, round_smith_priority,
+    list_schedule,
+    list_schedule_eft,
+    list_schedule_fixed,
+    priority_order,
+    round_smith_priority,
 )
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 from dmlsched.problems.hare.strategies import hare_instances
+
 from .relax import relax
 
 

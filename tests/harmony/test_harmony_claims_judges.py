@@ -23,10 +23,11 @@ def run(u, jct, mk, **kw):
 def test_fig_4_17_judge_reads_the_three_metrics():
     recs = [rec("a", "oracle", 0.98, **run(0.80, 100.0, 200.0)),
             rec("a", "harmony", 0.97, **run(0.79, 101.0, 203.0)),
-            rec("a", "harmony@per-job", 0.60, **run(0.55, 180.0, 300.0))]
+            rec("a", "harmony@aggregate", 0.60, **run(0.55, 180.0, 300.0))]
     j = C.judge_fig_4_17(recs, "full")
     by = {v.name: v for v in j.readings}
-    assert by["default"].setup_word == "reproduced" and by["printed L6 (per-job)"].setup_word == "not reproduced"
+    assert by["default"].setup_word == "reproduced"
+    assert by["aggregate L6 (balance of the sums)"].setup_word == "not reproduced"
     assert j.verdict.startswith("inconclusive (Fig. 4.9's per-job times")
     # one metric over "around 2%" (2.3%: the rule's 15%) is enough to fail
     recs[1] = rec("a", "harmony", 0.97, **run(0.79, 101.0, 204.8))  # makespan +2.4%
@@ -108,14 +109,14 @@ def test_quick_run_gives_a_verdict(key):
 
 
 def test_readings_and_variants_agree():
-    """The defaults are the text's readings (aggregate L6, first-stop admission), the default
+    """The defaults are the text's readings (printed per-job L6, first-stop admission), the default
     variant runs the method's defaults, and every other variant is a named reading whose options
     it runs."""
     from dmlsched.registry import get_method
 
-    assert {r.name for r in C.READINGS if r.default} == {"aggregate", "first-stop"}
+    assert {r.name for r in C.READINGS if r.default} == {"per-job", "first-stop"}
     opts = {o.name: o.default for o in get_method("harmony", "harmony").options}
-    assert opts["admission"] == "first-stop" and opts["group_rule"] == "aggregate"
+    assert opts["admission"] == "first-stop" and opts["group_rule"] == "per-job"
     by_name = {r.name: r for r in C.READINGS}
     assert set(C.VARIANT_OPTIONS) == set(C.VARIANTS)
     for v in C.VARIANTS:
@@ -126,4 +127,4 @@ def test_readings_and_variants_agree():
         assert not by_name[label].default and by_name[label].options["harmony"] == C.VARIANT_OPTIONS[v]
     assert all(r.quote for r in C.READINGS)
     for c in all_claims(["harmony"]):  # every claim declares the default readings it runs
-        assert {r.name for r in c.readings if r.default} == {"aggregate", "first-stop"}, c.key
+        assert {r.name for r in c.readings if r.default} == {"per-job", "first-stop"}, c.key

@@ -49,11 +49,12 @@ def test_two_jobs_by_hand(two_jobs):
 
 
 def test_similar_job_replaces_the_finished_one():
-    """first-stop admits j0 alone (U does not grow with j1); when j0 finishes (20 x 2.5 = 50 s)
-    the waiting j2 has the same iteration time and ratio, so it takes j0's place (rule (2),
-    first step); after j2 (5 x 2.5 s) only j1 is left and the regrouping starts it."""
+    """first-stop with the aggregate L6 (pinned: the test is about rule (2)) admits j0 alone (on
+    {j0, j1} the aggregate L6 picks two groups, and U does not grow with j1); when j0 finishes
+    (20 x 2.5 = 50 s) the waiting j2 has the same iteration time and ratio, so it takes j0's place
+    (rule (2), first step); after j2 (5 x 2.5 s) only j1 is left and the regrouping starts it."""
     inst = _inst([(3, 1, 20), (1, 3, 10), (3, 1, 5)])
-    ex = simulate(inst, HarmonyPolicy(admission="first-stop"))
+    ex = simulate(inst, HarmonyPolicy(admission="first-stop", group_rule="aggregate"))
     validate_execution(inst, ex)
     assert [p.groups for p in ex.phases] == [((0,),), ((2,),), ((1,),)]
     assert ex.completion == pytest.approx((50.0, 97.5, 62.5))
@@ -118,7 +119,7 @@ def test_both_policies_give_valid_runs(inst):
     """Every job finishes, the run validates, and no job beats its fastest possible pace
     (alone on all M machines, T >= c T_cpu / M + T_net per iteration)."""
     assume(inst.has_iterations)
-    for policy in (HarmonyPolicy(), HarmonyPolicy(admission="first-stop", group_rule="per-job"),
+    for policy in (HarmonyPolicy(), HarmonyPolicy(admission="first-stop", group_rule="aggregate"),
                    HarmonyPolicy(admission="best-prefix"), OraclePolicy()):
         ex = simulate(inst, policy)
         validate_execution(inst, ex)
@@ -155,17 +156,19 @@ def test_a_sliver_phase_before_a_completion_is_valid(seed, sigma):
     """Regression (issue 21, item 11): on these workloads a job finished at the end of a phase
     shorter than the validator's tolerance, and Harmony's own run was rejected ("runs at ...
     after finishing at ...").  The runs that showed it were Harmony's with every job admitted
-    (``admission="all"``, pinned here: the test is about the execution model)."""
+    (``admission="all"`` with the aggregate L6, pinned here: the test is about the execution model;
+    the default run is checked too)."""
     from dmlsched import solve, validate
     from dmlsched.generate.harmony import evaluation_workload
 
     inst = evaluation_workload(seed=seed, iteration_sigma=sigma)
-    for method, opts in (("harmony", {"admission": "all"}), ("harmony", {}), ("isolated", {})):
+    for method, opts in (("harmony", {"admission": "all", "group_rule": "aggregate"}), ("harmony", {}),
+                         ("isolated", {})):
         res = solve(inst, method, simulate=True, **opts)
         assert res.solution.execution is not None and res.details["avg_jct"] >= res.details["avg_jct_bound"]
         validate(inst, res.solution)
     # the phase lengths do include slivers: the shortest is below the tolerance the validator used to apply
-    ex = solve(inst, "harmony", admission="all", simulate=True).solution.execution
+    ex = solve(inst, "harmony", admission="all", group_rule="aggregate", simulate=True).solution.execution
     shortest = min(p.end - p.start for p in ex.phases)
     assert shortest < 1e-6 * ex.makespan or sigma == 0.25
 

@@ -128,16 +128,17 @@ def test_harmony_returns_valid_solutions(inst, admission):
 def test_admission_readings_change_what_they_claim():
     """first-stop stops at the first prefix that does not improve U (80 jobs, seed 0: 4
     jobs), best-prefix tries every prefix (here more jobs, a higher U than first-stop),
-    all admits every job; with place_rest the static decision still groups every job."""
+    all admits every job; with place_rest the static decision still groups every job.  About
+    admission, so L6 is pinned to the aggregate reading these numbers were recorded with."""
     from dmlsched.problems.harmony.heuristics import group_prefix, group_value
 
     inst = evaluation_workload(seed=0)
-    first = schedule(inst, admission="first-stop", place_rest=False)
-    best = schedule(inst, admission="best-prefix", place_rest=False)
-    every = schedule(inst, admission="all", place_rest=False)
+    first = schedule(inst, admission="first-stop", place_rest=False, group_rule="aggregate")
+    best = schedule(inst, admission="best-prefix", place_rest=False, group_rule="aggregate")
+    every = schedule(inst, admission="all", place_rest=False, group_rule="aggregate")
     assert every.admitted == 80
     k = first.admitted
-    nxt = group_prefix(inst, list(range(k + 1)))
+    nxt = group_prefix(inst, list(range(k + 1)), group_rule="aggregate")
     assert group_value(inst, nxt.groups, nxt.machines) <= group_value(inst, first.groups, first.machines)
     assert best.admitted > k and best.utilisation_admitted > first.utilisation_admitted
     placed = schedule(inst, admission="first-stop")
@@ -168,8 +169,12 @@ def test_aggregate_rule_is_the_brute_force_argmin(inst):
     vals = [abs(a.sum() * k - inst.t_net.sum()) for k in range(1, hi + 1)]
     k = best_num_groups(inst, jobs, "aggregate")
     assert vals[k - 1] <= min(vals) * (1 + 1e-12) + 1e-12
-    res = dmlsched.solve(inst, "harmony", admission="all")  # the default L6 reading, on every job
+    res = dmlsched.solve(inst, "harmony", admission="all", group_rule="aggregate")  # L6 on every job
     assert res.details["n_groups"] == k and res.details["group_rule"] == "aggregate"
+    # the default is the printed per-job rule
+    res = dmlsched.solve(inst, "harmony", admission="all")
+    assert res.details["group_rule"] == "per-job" and res.details["n_groups"] == best_num_groups(inst, jobs)
+    assert best_num_groups(inst, jobs) == best_num_groups(inst, jobs, "per-job")
 
 
 def test_unknown_rule_and_bad_n_groups(two_jobs):

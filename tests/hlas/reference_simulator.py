@@ -50,9 +50,9 @@ import heapq
 import math
 from typing import Sequence
 
-from dmlsched.sim import Recorder, Simulation
 from dmlsched.problems.hlas.instance import HlasInstance
 from dmlsched.problems.hlas.policies import Rule, View
+from dmlsched.sim import Recorder, Simulation
 
 # event kinds double as their priority within an instant (GPU_IDLE has GROUP_IDLE's priority)
 GROUP_IDLE, ROUND_DONE, ARRIVAL, GPU_IDLE = 0, 1, 2, 3

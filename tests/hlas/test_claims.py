@@ -4,13 +4,13 @@ engine with a valid ceiling."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dmlsched.bench import run_sweep
 from dmlsched.bench.reproduce import verdict_word
 from dmlsched.claims import all_claims, ceiling_violations
-from pathlib import Path
-
 from dmlsched.problems.hlas.claims import (
     ALL_VARIANTS,
     CLAIMS,
@@ -22,7 +22,6 @@ from dmlsched.problems.hlas.claims import (
     judge_fig24,
     judge_hlasp,
 )
-
 
 FIG12 = Path(__file__).resolve().parents[2] / "instances" / "hlas" / "fig12.json"
 

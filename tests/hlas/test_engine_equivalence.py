@@ -19,7 +19,6 @@ from dmlsched.kit import Run
 from dmlsched.problems.hlas import heuristics
 from dmlsched.problems.hlas.simulator import HlasSimulator, IdleIndex
 from dmlsched.problems.hlas.strategies import hlas_instances
-
 from dmlsched.sim import Simulation
 
 from .reference_simulator import HlasSimulator as _Reference

@@ -35,11 +35,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-
-from dmlsched.sim import Simulation
 from dmlsched.problems.moldable.instance import MoldableInstance
-from .reference_policies import RULES, Alloc, Cluster
 from dmlsched.problems.moldable.solution import MoldableSchedule
+from dmlsched.sim import Simulation
+
+from .reference_policies import RULES, Alloc, Cluster
 
 ARRIVAL, COMPLETION = 0, 1
 QUEUED, RUNNING, DONE = 1, 2, 3

@@ -44,8 +44,8 @@ import numpy as np
 
 from dmlsched.errors import InvalidSolutionError
 from dmlsched.io import Reader
-from dmlsched.tolerance import TOL, time_tolerance
 from dmlsched.problems.moldable.instance import MoldableInstance
+from dmlsched.tolerance import TOL, time_tolerance
 
 
 @dataclass(eq=False)

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dmlsched.problems.moldable import dhondt
 from dmlsched.problems import moldable
+from dmlsched.problems.moldable import dhondt
 
 
 def test_exported_from_family():

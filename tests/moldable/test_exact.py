@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from pathlib import Path
 
 import pyomo.environ as pyo
 import pytest
@@ -18,8 +19,6 @@ from dmlsched.problems.moldable.models import build_model, choices, grid_exact
 from dmlsched.problems.moldable.solution import MoldableSchedule, evaluate, validate
 from dmlsched.problems.moldable.strategies import moldable_instances
 from dmlsched.solvers import fits_gurobi_licence, solver_available
-
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 

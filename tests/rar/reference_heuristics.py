@@ -25,9 +25,10 @@ from typing import Callable
 import numpy as np
 
 from dmlsched.kit import Option, Run
-from dmlsched.result import Result, Status
-from dmlsched.problems.rar.bounds import load_lower_bound, rho_hat, theorem5_ratio
+from dmlsched.problems.rar.bounds import load_lower_bound, rho_hat
 from dmlsched.problems.rar.instance import RarInstance
+from dmlsched.result import Result, Status
+
 from .reference_solution import Engine, RarSchedule
 
 Chooser = Callable[["Dispatch", int], "np.ndarray | None"]

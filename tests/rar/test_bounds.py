@@ -12,7 +12,11 @@ import dmlsched
 from dmlsched import Status
 from dmlsched.generate.rar import paper_instance, small
 from dmlsched.problems.rar.bounds import (
-    best_lower_bound, energetic_infeasible, energetic_lower_bound, fluid_lower_bound, load_lower_bound,
+    best_lower_bound,
+    energetic_infeasible,
+    energetic_lower_bound,
+    fluid_lower_bound,
+    load_lower_bound,
 )
 from dmlsched.strategies import rar_tiny_instances
 

@@ -9,10 +9,18 @@ import pytest
 
 import dmlsched
 from dmlsched.generate.rar import PAPER_MIX, generate, paper_instance
-from dmlsched.problems.rar.heuristics import (
-    NEVER, Dispatch, bisection, fa_ffp, first_fit, job_order, kappa_representatives, lbsgf, sjf_bco_search,
-)
 from dmlsched.problems.rar.bounds import rho_hat
+from dmlsched.problems.rar.heuristics import (
+    NEVER,
+    Dispatch,
+    bisection,
+    fa_ffp,
+    first_fit,
+    job_order,
+    kappa_representatives,
+    lbsgf,
+    sjf_bco_search,
+)
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 

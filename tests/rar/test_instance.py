@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 import dmlsched
 from dmlsched import InstanceError
 from dmlsched.problems.rar import RarInstance
-
-from pathlib import Path
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 
 import dmlsched
 from dmlsched import InvalidSolutionError, SolverLimitError, Status
-from dmlsched.problems.rar import RarSchedule
 from dmlsched.problems.rar.models import (
-    build_ilp_bound, build_schedule_ilp, nondelay_schedules,
+    build_ilp_bound,
+    build_schedule_ilp,
+    nondelay_schedules,
 )
 from dmlsched.strategies import rar_tiny_instances
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import dmlsched
 from dmlsched import InvalidSolutionError
 from dmlsched.problems.rar import RarSchedule, average_jct, completion_times
-from dmlsched.problems.rar.solution import from_json, simulate, simulate_slots, to_json, counts_of
+from dmlsched.problems.rar.solution import counts_of, from_json, simulate, simulate_slots, to_json
 from dmlsched.strategies import rar_instances
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"

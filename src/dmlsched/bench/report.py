@@ -55,7 +55,6 @@ from .summary import (
     method_stats,
     notes_of,
     performance_profile,
-    profile_curve,
     stat_rows,
     status_of,
     variant_of,

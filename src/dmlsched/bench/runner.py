@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..errors import DmlschedError
+from ..options import check_options
+from ..registry import KINDS, get_method, get_problem
+from ..registry import methods as registered
 from ..suites import MAX_RUNS, InstanceItem, Suite, SuiteError, import_plugins, materialize
 from .execute import base_record, finish_record
 from .progress import Progress
@@ -111,9 +114,6 @@ def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, 
     declares, or when the reference exists for none of the families (a typo
     must not silently run nothing).
     """
-    from ..kit import check_options
-    from ..registry import KINDS, get_method, get_problem, methods as registered
-
     fams = sorted({it.problem for it in items if it.problem})
     per: dict[str, list[str]] = {}
     refs: dict[str, str | None] = {}

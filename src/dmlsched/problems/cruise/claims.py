@@ -23,12 +23,23 @@ import math
 import statistics
 from typing import Any
 
-from ...suites import Source, Suite
-from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup, fmt,
-                        judgement)
+from ...claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Scale,
+    Setup,
+    fmt,
+    judgement,
+)
 from ...claims import record_ok as _ok
-from ...claims import record_variant as _variant
 from ...claims import records_by_instance as _by_instance
+from ...suites import Source, Suite
 
 PAPER = "Cruise (Lee, dissertation 2020, ch. 3)"
 APPS = ("NMF", "MLR", "LDA", "Lasso")

@@ -20,8 +20,6 @@ import math
 from fractions import Fraction
 from itertools import product
 
-import numpy as np
-
 from ...errors import NotApplicable
 from ...kit import Option, Run, method
 from ...result import Result

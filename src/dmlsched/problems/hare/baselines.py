@@ -52,7 +52,6 @@ from ...result import Result
 from .instance import HareInstance
 from .solution import HareSchedule
 
-
 # ---------------------------------------------------------------------------
 # shared estimates
 

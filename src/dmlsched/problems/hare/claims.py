@@ -39,10 +39,29 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ...claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Scale,
+    Setup,
+    bound_ok,
+    fmt,
+    gmean,
+    judgement,
+    mean_or_nan,
+    point_factor,
+    point_reduction,
+    record_ok,
+    record_variant,
+    step_change,
+)
 from ...suites import Source, Suite
-from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
-                        bound_ok, fmt, gmean, judgement, mean_or_nan, point_factor, point_reduction, record_ok,
-                        record_variant, step_change)
 
 PAPER = "Hare (Chen et al., HPDC'22)"
 

@@ -49,10 +49,10 @@ from ... import cpsat
 from ...cpsat import grid_scale, new_model, rational, scale_times
 from ...kit import Option, Run, method
 from ...result import Result
+from .bounds import best_lower_bound
 from .box import chain_horizon, list_incumbent, type_tables
 from .bruteforce import left_shift
 from .instance import HareInstance
-from .bounds import best_lower_bound
 from .solution import HareSchedule
 
 #: largest scaled time (horizon x scale) given to CP-SAT

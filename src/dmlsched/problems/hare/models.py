@@ -100,7 +100,7 @@ def normalised(inst: HareInstance) -> Normalised:
     of seconds, weights of at least 1) are left as they are."""
     import dataclasses as dc
 
-    from ...normalize import exact_shift, pow2, positive_min
+    from ...normalize import exact_shift, positive_min, pow2
 
     arr = inst.arrival.tolist()
     shift = exact_shift(arr)

@@ -51,7 +51,7 @@ def imbalance_sum(inst: HarmonyInstance, jobs: list[int] | np.ndarray, n_groups:
     return float(np.abs(a * n_groups - inst.t_net[idx]).sum())
 
 
-def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: str = "aggregate",
+def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: str = "per-job",
                     machines: int | None = None) -> int:
     """Algorithm 1, L6: the integer ``n_G`` in ``[1, min(|J|, M)]`` minimising
     :func:`imbalance_sum` (smallest on ties).
@@ -61,10 +61,11 @@ def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: s
     the ``a``-weighted median of the breakpoints, so the integer minimiser is
     its floor or ceiling (clamped to the range).
 
-    ``rule="aggregate"`` (the default: the reading the dissertation's measured
-    utilisation supports, ``models/harmony.md``):
-    ``argmin |sum_j (T_cpu_j(n_G) - T_net_j)|``, whose continuous minimiser is
-    ``sum_j T_net_j / sum_j a_j``.  ``rule="per-job"`` is the printed formula.
+    ``rule="per-job"`` (the default) is the printed formula
+    ``argmin sum_j |T_cpu_j(n_G) - T_net_j|``.  ``rule="aggregate"`` (a named
+    reading, ``models/harmony.md``): ``argmin |sum_j (T_cpu_j(n_G) - T_net_j)|``,
+    the balance of the sums a group's ``T_g`` depends on, whose continuous
+    minimiser is ``sum_j T_net_j / sum_j a_j``.
     """
     big_m = machines or inst.machines
     idx = np.asarray(jobs, dtype=np.int64)
@@ -315,7 +316,7 @@ def group_prefix(
     *,
     fine_tune: bool = True,
     n_groups: int | None = None,
-    group_rule: str = "aggregate",
+    group_rule: str = "per-job",
     machines: int | None = None,
 ) -> Schedule:
     """Algorithm 1, L6-9 on the jobs ``jobs`` and ``machines`` machines: ``n_G*`` (or the
@@ -349,7 +350,7 @@ def schedule(
     admission: str = "first-stop",
     fine_tune: bool = True,
     n_groups: int | None = None,
-    group_rule: str = "aggregate",
+    group_rule: str = "per-job",
     jobs: list[int] | None = None,
     machines: int | None = None,
     place_rest: bool = True,
@@ -452,7 +453,7 @@ class HarmonyPolicy:
     """
 
     admission: str = "first-stop"
-    group_rule: str = "aggregate"
+    group_rule: str = "per-job"
     fine_tune: bool = True
     name: str = "harmony"
 
@@ -597,10 +598,10 @@ from .solution import HarmonySolution, metrics  # noqa: E402
 
 #: the options every scheduler of the family shares (readings of the dissertation)
 GROUP_RULE = Option(
-    "group_rule", str, "aggregate",
-    "reading of Algorithm 1, L6: 'aggregate' (|sum_j (T_cpu_j(n_G) - T_net_j)|, the reading the "
-    "dissertation's measured 93.2% CPU / 83.1% network utilisation supports) or 'per-job' (the printed "
-    "sum_j |T_cpu_j(n_G) - T_net_j|)", choices=("aggregate", "per-job"))
+    "group_rule", str, "per-job",
+    "reading of Algorithm 1, L6: 'per-job' (the printed argmin sum_j |T_cpu_j(n_G) - T_net_j|) or 'aggregate' "
+    "(argmin |sum_j (T_cpu_j(n_G) - T_net_j)|, the balance of the sums a group's T_g depends on)",
+    choices=("per-job", "aggregate"))
 ADMISSION = Option(
     "admission", str, "first-stop",
     "reading of Algorithm 1's loop over the number of jobs: 'first-stop' (the text and printed L10-13: "

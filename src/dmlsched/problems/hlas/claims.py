@@ -33,13 +33,31 @@ this setup:".
 from __future__ import annotations
 
 import math
-import statistics
 from typing import Any
 
+from ...claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Scale,
+    Setup,
+    bound_ok,
+    fmt,
+    judgement,
+    point_factor,
+    point_mean,
+    record_metric,
+    record_ok,
+    record_variant,
+    step_change,
+    sweep_factor,
+)
 from ...suites import Source, Suite
-from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
-                        bound_ok, fmt, judgement, point_factor, point_mean, record_ok, record_metric, record_variant,
-                        step_change, sweep_factor)
 
 PAPER = "HLAS (Chen, Li, Wu, Guo, IEEE TCC 2024)"
 GENERATOR = "dmlsched.generate.hlas:generate"

@@ -32,11 +32,24 @@ so those claims are ``inconclusive`` whatever the sign.
 
 from __future__ import annotations
 
-import math
-
+from ...claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Scale,
+    Setup,
+    bound_ok,
+    fmt,
+    judgement,
+    record_ok,
+    record_variant,
+)
 from ...suites import Source, Suite
-from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
-                        bound_ok, fmt, judgement, record_ok, record_variant, signed_pct)
 
 PAPER = "Fujiwara et al. 2018 (moldable/malleable DL scheduling)"
 #: offered load rho = sum v / (|G| span of arrivals) at or below which a cluster is "lightly loaded".

@@ -36,8 +36,8 @@ from typing import Callable
 import numpy as np
 
 from ...sim import Simulation, gc_paused
-from .instance import MoldableInstance
 from . import incremental
+from .instance import MoldableInstance
 from .policies import RULES, Alloc, Cluster, equipartition
 from .solution import MoldableSchedule
 

@@ -19,8 +19,23 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup,
-                        bound_ok, fmt, judgement, mean_or_nan, record_ok)
+from ...claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Scale,
+    Setup,
+    bound_ok,
+    fmt,
+    judgement,
+    mean_or_nan,
+    record_ok,
+)
 from ...suites import Source, Suite
 
 PAPER = "SJF-BCO (Yu, Ji, Rajan, Liu, MobiHoc'22)"
