@@ -24,7 +24,7 @@ GENERATOR_MODULES = ("hare", "rar", "cruise", "harmony", "hlas", "moldable")
 
 #: public functions of the generator modules that are not instance generators
 HELPERS = {
-    "hare": {"cluster", "simulation_rate"},
+    "hare": {"cluster", "simulation_rate", "job_times"},
     "cruise": {"calibrated_parameters"},
     "hlas": {"bounded_pareto", "job_times"},
     "moldable": {"offered_load"},
@@ -37,8 +37,9 @@ COUNT_NOUNS = {"jobs", "gpus", "machines", "servers", "tasks", "users", "bags", 
 
 
 def _public(module) -> list[tuple[str, object]]:
-    return [(n, f) for n, f in vars(module).items()
-            if not n.startswith("_") and inspect.isfunction(f) and f.__module__ == module.__name__]
+    """The functions a generator module exports (its ``__all__``: the code is in
+    ``dmlsched.problems.<family>.generate``, re-exported)."""
+    return [(n, f) for n in module.__all__ if inspect.isfunction(f := getattr(module, n))]
 
 
 def _generators() -> list[tuple[str, str, object]]:

@@ -61,7 +61,8 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: 175 in 42 after its E7, json_values in dmlsched/fuzz.py; 172 in 42 after its E2, the families'
 #: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps;
 #: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved; 152 with
-#: bench/runner's registry and options imports at the top)
+#: bench/runner's registry and options imports at the top; 139 in 39 after i22l's E5, the paper setups in
+#: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
@@ -75,9 +76,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/cli/hunt.py": 10,
     "dmlsched/cli/paths.py": 4,
     "dmlsched/cli/solve.py": 6,
-    "dmlsched/generate/hare.py": 3,
-    "dmlsched/generate/hlas.py": 2,
-    "dmlsched/generate/moldable.py": 6,
     "dmlsched/hunt/__init__.py": 5,
     "dmlsched/hunt/evaluate.py": 1,
     "dmlsched/hunt/guided.py": 1,
@@ -105,8 +103,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/problems/moldable/models.py": 2,
     "dmlsched/problems/moldable/solution.py": 1,
     "dmlsched/tools.py": 10,
-    "dmlsched/traces/openb.py": 1,
-    "dmlsched/traces/swf.py": 1,
 }
 
 

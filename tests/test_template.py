@@ -268,6 +268,18 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
         mod = m.fn.__module__
         assert mod.rsplit(".", 1)[0] == where and mod.rsplit(".", 1)[1] in modules, (
             f"{spec.name}/{m.name} is defined in {mod}, outside the family's modules")
+    has_generate = (folder / "generate.py").is_file()
+    assert bool(spec.generators) == has_generate, (
+        f"{where}: FAMILY.generators is {dict(spec.generators)}, and the family "
+        f"{'has' if has_generate else 'has no'} generate.py")
+    if spec.generators:
+        gen = importlib.import_module(f"{where}.generate")
+        for setup, fn in spec.generators.items():
+            assert callable(fn) and getattr(gen, setup, None) is fn, (
+                f"{where}: FAMILY.generators[{setup!r}] is not generate.{setup}")
+            params = inspect.signature(fn).parameters
+            assert "seed" in params and all(q.kind in (q.KEYWORD_ONLY, q.VAR_KEYWORD) for q in params.values()), (
+                f"{where}.generate.{setup}: a setup takes keyword-only arguments, seed among them")
     assert spec.strategies == Ref(f"{where}.strategies"), f"{where}: FAMILY.strategies is {spec.strategies}"
     strat = spec.strategies.get()
     public = getattr(strat, "__all__", None)
@@ -427,6 +439,39 @@ def test_family_sample_loads_and_keeps_within_the_caps(family):
     space = get_space(spec.name)
     assert space.sample is spec.sample and space.within is spec.hunt.within
     assert space.default_size == dict(spec.hunt.default_size)
+
+
+#: the smallest documented arguments of the setups whose defaults are not small (the others run
+#: with their defaults); the setups reading a real trace need the shared traces folder
+SETUP_ARGS = {("moldable", "gpu_workload"): {"num_tasks": 20, "num_jobs": 4}}
+TRACE_SETUPS = {("moldable", "swf"), ("moldable", "openb")}
+SETUPS = [(f, s) for f in FAMILIES for s in registry.family(f).generators]
+
+
+def test_every_family_but_the_template_has_setups():
+    assert {f for f, _ in SETUPS} == set(FAMILIES) and len(SETUPS) >= 20
+
+
+@pytest.mark.parametrize("family, setup", SETUPS, ids=[f"{f}.{s}" for f, s in SETUPS])
+def test_family_generators_give_the_familys_instances(family, setup):
+    """``Family.generators[setup](seed=0, ...)`` builds an instance of the family,
+    the same one for the same seed (the public path ``dmlsched.generate.<f>:<setup>``
+    is the same function)."""
+    from dmlsched.suites import resolve_callable
+    from dmlsched.traces import TracesNotFound
+
+    spec = registry.family(family)
+    fn = spec.generators[setup]
+    public = "hlas" if family == "gpugrouping" else family  # the grouping setups' public module (generate/hlas.py)
+    assert resolve_callable(f"dmlsched.generate.{public}:{setup}") is fn
+    kw = SETUP_ARGS.get((family, setup), {})
+    try:
+        inst = fn(seed=0, **kw)
+    except TracesNotFound as e:
+        assert (family, setup) in TRACE_SETUPS
+        pytest.skip(f"needs the shared traces: {e}")
+    assert isinstance(inst, spec.instance_type), type(inst)
+    assert dmlsched.to_dict(fn(seed=0, **kw)) == dmlsched.to_dict(inst)
 
 
 def test_public_strategies_are_every_familys_own():

@@ -89,7 +89,8 @@ def _traces() -> Path:
 
 
 def test_convert_trace_swf_and_openb(tmp_path: Path, capsys):
-    from dmlsched.traces import openb_to_moldable, read_openb, read_swf, swf_to_moldable
+    from dmlsched.problems.moldable.traces import openb_to_moldable, swf_to_moldable
+    from dmlsched.traces import read_openb, read_swf
 
     d = _traces()
     out = tmp_path / "swf.json"

@@ -163,6 +163,11 @@ class Family:
         instances (JSON form; ``sample.random_instance``), within the caps ``size``.
     hunt
         The :class:`HuntSpace` of the hunt (``sample.HUNT``); ``None``: no hunt space.
+    generators
+        The paper's setups: setup name -> ``f(*, seed=0, **params) -> instance``
+        (``generate.py``; every argument keyword-only, ``seed`` seeding every
+        random draw; public paths ``dmlsched.generate.<family>:<setup>``).  Empty
+        (the default): the family declares none.
     strategies
         The family's hypothesis strategies: a :class:`Ref` to its
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
@@ -190,6 +195,7 @@ class Family:
     no_gantt: str | None = None
     sample: Callable[[Any, dict], dict] | None = None
     hunt: HuntSpace | None = None
+    generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
 
     @property
     def package_name(self) -> str | None:

@@ -75,14 +75,14 @@ def parse_params(pairs: list[str], where: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # generate
 def setups(family: str) -> dict[str, Callable[..., Any]]:
-    """The instance generators of ``dmlsched.generate.<family>``: public
-    functions whose every parameter is keyword-only, ``seed`` among them."""
+    """The instance generators of ``dmlsched.generate.<family>``: functions of
+    its ``__all__`` whose every parameter is keyword-only, ``seed`` among them."""
     if family not in GENERATOR_FAMILIES:
         raise ToolError(f"generate: unknown family {family!r} (choose from {', '.join(GENERATOR_FAMILIES)})")
     mod = importlib.import_module(f"dmlsched.generate.{family}")
     out = {}
     for name, fn in inspect.getmembers(mod, inspect.isfunction):
-        if name.startswith("_") or fn.__module__ != mod.__name__:
+        if name not in mod.__all__:
             continue
         params = inspect.signature(fn).parameters.values()
         if "seed" in inspect.signature(fn).parameters and all(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import dmlsched
-from dmlsched.traces import TraceError, openb_to_moldable, read_openb
+from dmlsched.problems.moldable.traces import openb_to_moldable
+from dmlsched.traces import TraceError, read_openb
 
 HEADER = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
 ROWS = [

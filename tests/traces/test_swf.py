@@ -6,7 +6,8 @@ import pytest
 
 import dmlsched
 from dmlsched import InstanceError
-from dmlsched.traces import TraceError, read_swf, swf_to_moldable
+from dmlsched.problems.moldable.traces import swf_to_moldable
+from dmlsched.traces import TraceError, read_swf
 
 GOOD = """; Version: 2
 ; MaxProcs: 8
@@ -113,3 +114,23 @@ def test_rigid_fcfs_allocates_the_requested_processors(tmp_path):
     # the moldable policies may use the whole moldable range
     eq = dmlsched.solve(inst, "moldable-equi").solution
     assert max(len(eq.gpus_of(j)) for j in range(eq.num_segments)) == 8
+
+
+def test_the_converters_former_paths_still_resolve():
+    """The converters moved to the moldable family (issue 22, E5); ``dmlsched.traces``
+    resolves their former names on first use, to the same functions, and names
+    nothing else it does not have."""
+    import subprocess
+    import sys
+
+    import dmlsched.traces as traces
+    from dmlsched.problems.moldable import traces as converters
+
+    assert traces.swf_to_moldable is converters.swf_to_moldable
+    assert traces.openb_to_moldable is converters.openb_to_moldable
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        traces.nope  # noqa: B018
+    # importing the readers alone does not load the moldable family
+    code = "import sys, dmlsched.traces; print('dmlsched.problems.moldable' in sys.modules)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-2000:]

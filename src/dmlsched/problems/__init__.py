@@ -42,5 +42,7 @@ OPTIONAL_MODULES = {
     "simulator": "the execution model that runs online policies",
     "guided": "the solver-guided hunt strategy (registered when dmlsched.hunt looks it up)",
     "sample": "the seeded builder of small random instances (random_instance) and the hunt's caps (HUNT)",
+    "generate": "the paper's evaluation setups (Family.generators: f(*, seed=0, **params) -> instance); "
+                "public paths dmlsched.generate.<family>:<setup>",
 }
 

@@ -1,4 +1,4 @@
-"""Readers of real workload traces and converters to instances.
+"""Readers of real workload traces.
 
 * :mod:`.swf` — Standard Workload Format (Parallel Workloads Archive);
 * :mod:`.openb` — Alibaba ``cluster-trace-gpu-v2023`` (openb) GPU pods.
@@ -8,21 +8,39 @@ Malformed rows raise :class:`TraceError` naming the file and line; with
 
 :func:`traces_dir` finds the shared traces folder (``$DMLSCHED_TRACES``, else
 ``../shared/traces`` next to the project's checkout).
+
+The converters to moldable instances are the moldable family's:
+:mod:`dmlsched.problems.moldable.traces` (``swf_to_moldable``,
+``openb_to_moldable``).  The names ``dmlsched.traces.swf_to_moldable`` and
+``dmlsched.traces.openb_to_moldable`` still resolve, on first use, for one
+release (a module-level import would make a circle: the family imports the
+readers).
 """
 
+from typing import Any
+
+from ..family import Ref
 from .common import TraceError, TracesNotFound, trace_path, traces_dir
-from .openb import OpenbTrace, openb_to_moldable, read_openb
-from .swf import SWFTrace, read_swf, swf_to_moldable
+from .openb import OpenbTrace, read_openb
+from .swf import SWFTrace, read_swf
+
+#: the converters' former paths, resolved on first use (kept for one release)
+MOVED = {name: Ref(f"dmlsched.problems.moldable.traces:{name}") for name in ("openb_to_moldable", "swf_to_moldable")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in MOVED:
+        return MOVED[name].get()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "OpenbTrace",
     "SWFTrace",
     "TraceError",
     "TracesNotFound",
-    "openb_to_moldable",
     "read_openb",
     "read_swf",
-    "swf_to_moldable",
     "trace_path",
     "traces_dir",
 ]

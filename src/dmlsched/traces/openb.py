@@ -1,4 +1,5 @@
-"""Alibaba ``cluster-trace-gpu-v2023`` (openb) pod reader and converter.
+"""Alibaba ``cluster-trace-gpu-v2023`` (openb) pod reader (the converter to moldable
+instances is :func:`dmlsched.problems.moldable.traces.openb_to_moldable`).
 
 ``openb_pod_list_default.csv`` columns: ``name, cpu_milli, memory_mib,
 num_gpu, gpu_milli, gpu_spec, qos, pod_phase, creation_time, deletion_time,
@@ -9,7 +10,6 @@ scheduled_time``.  ``gpu_milli`` is the share of one GPU in thousandths
 from __future__ import annotations
 
 import csv
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,100 +149,3 @@ def peak_gpu_demand(trace: OpenbTrace) -> float:
         peak = max(peak, cur)
     return peak
 
-
-def openb_to_moldable(
-    trace: OpenbTrace,
-    *,
-    gpus: int | None = None,
-    speedup: tuple[tuple[float, float], ...] | None = None,
-    gpu_memory: float = 1.0,
-    preemption_overhead: float = 0.0,
-    preemption_min_remaining: float = 300.0,
-    moldable_max: int | None = None,
-    drop_failed: bool = False,
-    name: str | None = None,
-):
-    """Convert GPU pods to a moldable instance.
-
-    * ``gpus`` (default ``None``): the simulated cluster size; by default the
-      most GPUs the trace's pods held at once as recorded, rounded up
-      (:func:`peak_gpu_demand`, 66 for ``openb_pod_list_default.csv``): the
-      smallest cluster that held the trace as it ran.  (The node list's 6,212
-      GPUs belong to the whole production cluster, of which the pod list is a
-      sample.)
-    * CPU-only pods (``num_gpu == 0``) and pods never scheduled (no
-      ``scheduled_time``, e.g. ``Pending``) are dropped (counted in
-      ``instance.source``);
-    * pods that ended ``Failed`` (about 30% of the GPU tasks) are kept: they
-      held their GPUs from ``scheduled_time`` to ``deletion_time`` like any
-      other pod, so they are part of the load the cluster served;
-      ``drop_failed=True`` drops them (counted as ``failed``);
-    * ``arrival = creation_time``; duration ``d = deletion_time - scheduled_time``
-      (pods with ``d == 0`` are dropped);
-    * GPU-sharing pods (``gpu_milli < 1000``): ``p_min = 1/n`` with
-      ``n = floor(1000 / gpu_milli)`` (the largest unit fraction the pod's share
-      fits in), ``p_max = 1``, ``p_req = 1`` (a rigid policy gives it a whole
-      GPU), ``volume = d``;
-    * whole-GPU pods: ``p_min = 1``, ``p_max = p_req = num_gpu`` (clipped to
-      ``gpus``), ``volume = d * num_gpu`` (linear speedup, as for SWF);
-    * ``moldable_max`` (optional) raises every ``p_max`` to that value (a
-      moldable range beyond the request; ``p_req`` stays the request);
-    * the trace has no per-pod device-memory column, so ``memory = 0``;
-      ``user`` is the pod name (the trace has no users: every pod is its own job).
-    """
-    from ..problems.moldable.instance import MoldableInstance, MoldableTask, SpeedupCurve
-
-    if gpus is None:
-        gpus = max(1, math.ceil(peak_gpu_demand(trace) - 1e-9))
-        default_size = True
-    else:
-        default_size = False
-    if isinstance(gpus, bool) or int(gpus) != gpus or gpus < 1:
-        raise ValueError(f"gpus must be an integer >= 1, got {gpus!r}")
-    gpus = int(gpus)
-    tasks = []
-    dropped = {"cpu_only": 0, "unscheduled": 0, "zero_duration": 0}
-    if drop_failed:
-        dropped["failed"] = 0
-    failed_kept = 0
-    for pod in trace.pods:
-        if pod.num_gpu == 0:
-            dropped["cpu_only"] += 1
-            continue
-        if pod.scheduled_time is None:
-            dropped["unscheduled"] += 1
-            continue
-        d = pod.deletion_time - pod.scheduled_time
-        if d <= 0:
-            dropped["zero_duration"] += 1
-            continue
-        if pod.pod_phase == "Failed":
-            if drop_failed:
-                dropped["failed"] += 1
-                continue
-            failed_kept += 1
-        if pod.num_gpu == 1 and pod.gpu_milli < 1000:
-            den, pmax, vol = max(1, 1000 // pod.gpu_milli), 1, float(d)
-        else:
-            den, pmax, vol = 1, min(pod.num_gpu, gpus), float(d) * pod.num_gpu
-        preq = pmax
-        if moldable_max is not None:
-            pmax = max(pmax, min(moldable_max, gpus))
-        tasks.append(
-            MoldableTask(
-                id=pod.name, user=pod.name, arrival=float(pod.creation_time), volume=vol,
-                pmin_den=min(den, 1000), p_max=pmax, memory=0.0, p_req=preq,
-            )
-        )
-    curve = SpeedupCurve(tuple(speedup)) if speedup is not None else SpeedupCurve.linear(gpus)
-    return MoldableInstance(
-        gpus=gpus,
-        gpu_memory=gpu_memory,
-        speedup=curve,
-        tasks=tuple(tasks),
-        preemption_overhead=preemption_overhead,
-        preemption_min_remaining=preemption_min_remaining,
-        name=name or f"openb-{gpus}",
-        source={"trace": trace.source, "dropped": dropped, "failed_kept": failed_kept,
-                "gpus": "peak recorded demand" if default_size else "given", "bad_rows": len(trace.bad)},
-    )

@@ -11,6 +11,7 @@ continuous relaxation, equal bandwidths), ``heuristics.py`` (``closed-form``: (3
 ``proportional``: Section 3.4.2's rule of the grid-search ground truth),
 ``bruteforce.py`` (``brute-force``: enumeration over machines or machine
 types), ``bounds.py`` (``lower-bound``), ``sample.py`` (random small instances and the hunt's caps),
+``generate.py`` (the dissertation's setups),
 ``strategies.py`` (hypothesis),
 ``claims.py`` (the dissertation's claims).  Specification:
 ``models/cruise.md``; claims: ``proofs/cruise.md``.
@@ -18,7 +19,7 @@ types), ``bounds.py`` (``lower-bound``), ``sample.py`` (random small instances a
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, sample, solution
+from . import generate, instance, sample, solution
 from .instance import CruiseInstance
 from .solution import CruiseConfig, epoch_times, evaluate_continuous
 
@@ -31,6 +32,13 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
+    generators={
+        "homogeneous_cluster": generate.homogeneous_cluster,
+        "heterogeneous_cluster": generate.heterogeneous_cluster,
+        "random_instance": generate.random_instance,
+        "typed_cluster": generate.typed_cluster,
+        "random_homogeneous": generate.random_homogeneous,
+    },
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

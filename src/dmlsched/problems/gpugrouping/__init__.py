@@ -5,14 +5,15 @@ Files: ``instance.py`` (speeds, GPU types), ``solution.py`` (validator,
 evaluator), ``models.py`` (the MILP ``exact``), ``cp.py`` (the typed CP-SAT
 model ``exact-cp``), ``heuristics.py`` (``greedy``), ``bruteforce.py``
 (``brute-force``), ``sample.py`` (random small instances and the hunt's
-caps), ``strategies.py`` (hypothesis).  The paper claims no bound
+caps), ``generate.py`` (random instances, ``grouping``), ``strategies.py``
+(hypothesis).  The paper claims no bound
 and no number for the grouping, so the family has no ``bounds.py`` and no
 ``claims.py`` (Fig. 24, the number of groups, is an HLAS claim).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, sample, solution
+from . import generate, instance, sample, solution
 from .instance import GpuTypes, GroupingInstance, from_hlas, speeds_from_times
 from .solution import Grouping, evaluate, group_speeds, ranges
 
@@ -24,6 +25,7 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
+    generators={"grouping": generate.grouping},
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -16,13 +16,15 @@ relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ratio, and ``lower-bound``); ``bruteforce.py`` (left-shifted timing
 and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
 ``sample.py`` (random small instances and the hunt's caps);
+``generate.py`` (the paper's setups: ``generate``, ``testbed``, ``simulation``, and the
+Table 2 job types HLAS's setups share);
 ``claims.py`` (the paper's claims); ``guided.py`` (the solver-guided hunt
 strategy of ``list`` and ``list-queyranne``, loaded by ``dmlsched.hunt``).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, sample, solution
+from . import generate, instance, sample, solution
 from .instance import HareInstance, HareJob
 from .solution import HareSchedule, completion_times
 
@@ -36,6 +38,11 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
+    generators={
+        "generate": generate.generate,
+        "testbed": generate.testbed,
+        "simulation": generate.simulation,
+    },
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -12,14 +12,15 @@ ratio), ``execution.py`` (the execution model's simulation: with
 ``simulate=True``, average JCT, makespan and utilisation over the run; the
 run's validator and metrics are in ``solution.py``, the policies beside their
 methods in ``heuristics.py`` and ``oracle.py``; Gantt bars: ``solution.gantt_bars``),
-``sample.py`` (random small instances and the hunt's caps), ``strategies.py`` (hypothesis),
+``sample.py`` (random small instances and the hunt's caps), ``generate.py`` (the
+evaluation workloads), ``strategies.py`` (hypothesis),
 ``claims.py`` (the dissertation's claims).  Specification:
 ``models/harmony.md``; claims: ``proofs/harmony.md``.
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, sample, solution
+from . import generate, instance, sample, solution
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio
 from .instance import HarmonyInstance, HarmonyJob
 from .solution import HarmonySolution, completion_times, group_stats, metrics
@@ -33,6 +34,10 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
+    generators={
+        "evaluation_workload": generate.evaluation_workload,
+        "sample_workload": generate.sample_workload,
+    },
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -9,12 +9,13 @@ evaluator: average JCT), ``policies.py`` (priority rules), ``simulator.py``
 (``brute-force``), ``baselines.py`` (the paper's Sched_Homo and Sched_Allo
 online, with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
 (the contention-free ``lower-bound``: ours, the paper proves no bound for
-HLAS), ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
+HLAS), ``generate.py`` (the paper's setup, and its GPU_Grouping instance
+``paper_grouping``), ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, solution
+from . import generate, instance, solution
 from .instance import HlasInstance, HlasJob
 from .solution import HlasRun, completion_times, jcts, metrics
 
@@ -26,6 +27,7 @@ FAMILY = register_family(Family(
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
+    generators={"generate": generate.generate},
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -3,7 +3,7 @@
 Equipartition with D'Hondt apportionment, Proportional, Rigid, exact methods
 (a CP-SAT model with real start times and a time-indexed MIP), a lower bound
 valid for preemptive schedules, and readers of real traces
-(:mod:`dmlsched.traces`).
+(:mod:`dmlsched.traces`; the converters in ``traces.py``).
 
 Files: ``instance.py`` (tasks, speedup curves), ``solution.py`` (validator,
 evaluator: total flow time), ``heuristics.py`` (the six policies as methods),
@@ -13,13 +13,14 @@ Equipartition re-divided incrementally on whole-GPU instances, the same
 segments as the simulator's general path), ``dhondt.py`` (D'Hondt apportionment),
 ``models.py`` (``exact``: time-indexed MIP), ``cp.py`` (``exact-cp``),
 ``bounds.py`` (``preemptive-lb``, the quoted ratio), ``sample.py`` (random small
-instances and the hunt's caps), ``strategies.py``
+instances and the hunt's caps), ``generate.py`` (the paper's setups), ``traces.py``
+(the converters of SWF and openb traces), ``strategies.py``
 (hypothesis), ``claims.py`` (the paper's claims).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, sample, solution
+from . import generate, instance, sample, solution
 from .dhondt import dhondt
 from .instance import MoldableInstance, MoldableTask, SpeedupCurve
 from .solution import MoldableSchedule, gantt_tasks, metrics
@@ -33,6 +34,13 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
+    generators={
+        "paper_like": generate.paper_like,
+        "swf": generate.swf,
+        "gpu_workload": generate.gpu_workload,
+        "openb": generate.openb,
+        "batch": generate.batch,
+    },
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

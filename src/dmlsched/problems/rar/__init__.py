@@ -11,13 +11,14 @@ the placement rules), ``baselines.py`` (the paper's baselines ``ff``, ``ls``,
 formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
 (Theorem 5's ratio, the solver-free lower bounds, ``lower-bound``),
 ``sample.py`` (random small instances and the hunt's caps),
+``generate.py`` (the paper's setups),
 ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
 Specification: ``models/rar.md``.
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import instance, sample, solution
+from . import generate, instance, sample, solution
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
 
@@ -38,6 +39,12 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
+    generators={
+        "generate": generate.generate,
+        "small": generate.small,
+        "paper_instance": generate.paper_instance,
+        "servers_sweep": generate.servers_sweep,
+    },
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
