@@ -15,12 +15,26 @@ from __future__ import annotations
 
 import statistics
 
-from ...suites import Source, Suite
-from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup, fmt,
-                        judgement, point_factor, point_mean)
+from ...claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Scale,
+    Setup,
+    fmt,
+    judgement,
+    point_factor,
+    point_mean,
+)
 from ...claims import record_ok as _ok
 from ...claims import record_variant as _variant
 from ...claims import records_by_instance as _by_instance
+from ...suites import Source, Suite
 
 PAPER = "Harmony (Lee, dissertation 2020, ch. 4)"
 

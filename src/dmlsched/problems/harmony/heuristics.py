@@ -38,7 +38,7 @@ import numpy as np
 
 from .execution import Sim, simulate
 from .instance import HarmonyInstance
-from .solution import HarmonySolution, evaluate, group_stats
+from .solution import HarmonySolution, group_stats
 
 
 # ---------------------------------------------------------------------------
@@ -594,7 +594,7 @@ from ...errors import NotApplicable  # noqa: E402
 from ...kit import Option, Run, method  # noqa: E402
 from ...result import Result  # noqa: E402
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio  # noqa: E402
-from .solution import HarmonySolution, metrics  # noqa: E402
+from .solution import metrics  # noqa: E402
 
 #: the options every scheduler of the family shares (readings of the dissertation)
 GROUP_RULE = Option(

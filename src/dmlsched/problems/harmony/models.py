@@ -24,10 +24,13 @@ of ``models/harmony.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .instance import HarmonyInstance
 from .solution import HarmonySolution
+
+if TYPE_CHECKING:  # annotations only: pyomo stays lazy (imported in the functions that build)
+    import pyomo.environ as pyo
 
 
 # ---------------------------------------------------------------------------

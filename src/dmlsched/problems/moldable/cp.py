@@ -40,8 +40,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-import numpy as np
-
 from ...cpsat import Scaling, grid_scale, new_model, to_int
 from ...kit import Option, Run, method
 from ...modeling import ModelBuilder
@@ -49,7 +47,7 @@ from ...result import Result
 from .bounds import preemptive_lower_bound
 from .instance import MoldableInstance
 from .models import Choice, choices, memory_scale
-from .solution import MoldableSchedule, evaluate
+from .solution import MoldableSchedule
 
 #: largest scaled time CP-SAT is given (keeps every sum far from 2^63)
 MAX_SCALED_TIME = 2**40
