@@ -239,7 +239,8 @@ def families(rng, quick):
     for _ in range(k // 4):
         K = int(rng.integers(2, 5))
         yield "wide-round", HareInstance(("A",) * int(rng.integers(1, 3)), (
-            job(0, 0, float(rng.integers(1, 5)), 1, K, {"A": float(rng.integers(1, 5))}, {"A": float(rng.integers(0, 3))}),
+            job(0, 0, float(rng.integers(1, 5)), 1, K, {"A": float(rng.integers(1, 5))},
+                {"A": float(rng.integers(0, 3))}),
             job(1, float(rng.integers(0, 3)), float(rng.integers(1, 5)), 1, 6 - K if K < 6 else 1,
                 {"A": float(rng.integers(1, 5))}, {"A": 0.0}),
         ))

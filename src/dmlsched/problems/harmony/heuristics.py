@@ -103,7 +103,9 @@ class Assignment:
     trace: dict = field(default_factory=dict)
 
 
-def _equal_dop_times(inst: HarmonyInstance, n_groups: int, machines: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _equal_dop_times(
+    inst: HarmonyInstance, n_groups: int, machines: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """``T_cpu_j`` and ``T_net_j`` with every group on ``M / n_G`` machines."""
     cpu = inst.t_cpu * inst.reference_dop * n_groups / (machines or inst.machines)
     return cpu, inst.t_net

@@ -92,8 +92,9 @@ def choose_scale(inst: MoldableInstance, scale: int | None = None) -> tuple[int,
     (latest arrival plus every task's slowest run, times the number of tasks) stays
     below :data:`MAX_SCALED_TIME`, else the largest power of ten that keeps below it,
     inexact (the finer, the closer the rounded-down bound: at 10^6 two referee
-    instances with seven-decimal data stayed 1.07e-6 apart, at 10^10 they are proven).  A fine scale costs little: with the dominance (C6)
-    the search is over predecessors, not start values.  The memories have their own
+    instances with seven-decimal data stayed 1.07e-6 apart, at 10^10 they are proven).
+    A fine scale costs little: with the dominance (C6) the search is over
+    predecessors, not start values.  The memories have their own
     scale (:func:`memory_scale`); the model is exact only when both are."""
     times = _times(inst)
     top = (max(times, default=1.0) + sum(max(inst.runtime(k, c.p) for c in choices(inst, k))
@@ -385,7 +386,9 @@ class MoldableCp(ModelBuilder):
 # re-timing with the real durations
 
 
-def left_shift(inst: MoldableInstance, order: Sequence[int], alloc: dict[int, tuple[int, tuple[int, ...]]]) -> MoldableSchedule:
+def left_shift(
+    inst: MoldableInstance, order: Sequence[int], alloc: dict[int, tuple[int, tuple[int, ...]]],
+) -> MoldableSchedule:
     """Serial schedule-generation scheme: tasks in ``order``, each with its
     allocation ``(share_den, gpus)``, started at the earliest real time ``>=``
     its arrival at which its GPUs have room for its share and memory during
