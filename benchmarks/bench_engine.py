@@ -166,7 +166,8 @@ def main() -> int:
         load = (float("nan"),) * 3
     print(f"### Run of {now}\n")
     print(f"- machine: {platform.node()}, {platform.platform()}, {os.cpu_count()} cores "
-          f"(load average before/after: see below), Python {platform.python_version()}, dmlsched {dmlsched.__version__}")
+          f"(load average before/after: see below), Python {platform.python_version()}, "
+          f"dmlsched {dmlsched.__version__}")
     print(f"- workload: {n} Hare instances (3 GPUs, {args.jobs} jobs, <= {args.jobs * 4} tasks), "
           f"method exact (HiGHS), then fifo; load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
     print("| measure | value | notes |\n|---|---|---|")

@@ -43,13 +43,15 @@ def suites(quick: bool) -> dict[str, list[Suite]]:
                        [100 * n, 100 * n + 1], f"random-{n}") for n in ((4, 8) if quick else (4, 6, 8, 10, 12))]
     return {
         "reach": [Suite(
-            sources=[gen("typed_cluster", {"num_types": 4, "per_type": 8, "app": app}, seeds, f"{app}-4x8") for app in apps],
+            sources=[gen("typed_cluster", {"num_types": 4, "per_type": 8, "app": app}, seeds, f"{app}-4x8")
+                     for app in apps],
             name="cruise-reach", methods=["exact", "exact@machines"], reference=None, time_limit=60,
             options={"exact@machines": {"formulation": "machines"}})],
         "mip": [Suite(sources=mip_sources, name=f"cruise-mip-{solver}", methods=["exact"], reference=None,
                       time_limit=10, solver=solver) for solver in ("highs", "gurobi")],
         "random": [Suite(
-            sources=[gen("random_instance", {"num_machines": n, "dataset_size": 200, "model_size": 16, "batch_size": 10},
+            sources=[gen("random_instance",
+                         {"num_machines": n, "dataset_size": 200, "model_size": 16, "batch_size": 10},
                          [1000 * n + k for k in range(5 if quick else (10 if n == 8 else 25))], f"random-{n}")
                      for n in (4, 6, 8)],
             name="cruise-random", methods=["proportional", "proportional@effective"], reference="exact",

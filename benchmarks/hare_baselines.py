@@ -223,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
         bad = [m for m in methods if m not in METHODS]
         if bad or not methods:
-            ap.error(f"--methods: unknown method(s) {', '.join(bad) or '(none given)'}; choose from {', '.join(METHODS)}")
+            ap.error(f"--methods: unknown method(s) {', '.join(bad) or '(none given)'}; "
+                     f"choose from {', '.join(METHODS)}")
     sizes = [(2000, 0.5)] if args.quick else [(10_000, 0.3), (10_000, 0.5), (10_000, 0.9)]
     rows = []
     for n, load in sizes:

@@ -214,7 +214,8 @@ def write_md(p1: list[dict], p2: list[dict], p3: dict, path: Path, limit: float,
     L += ["", "Worst gap per setting: " + "; ".join(f"{k} {max(v):.3f} (n={len(v)})" for k, v in gaps.items()) + ".",
           ""]
     L += ["## 3. `dmlsched check` at the paper's scale", "",
-          f"On `simulation(seed=1)` (200 jobs, 160 GPUs), default reference (`exact-cp`), `--time-limit {limit:g}`:", ""]
+          f"On `simulation(seed=1)` (200 jobs, 160 GPUs), default reference (`exact-cp`), "
+          f"`--time-limit {limit:g}`:", ""]
     for m, d in p3.items():
         rep = d["rep"]
         L.append(f"- `{d['cmd']}`: verdict **{rep.get('verdict')}**, objective {_f(rep.get('objective'), 1)}, "

@@ -1,6 +1,7 @@
 """Benchmark: why Algorithm 1 (``list``) loses to the baselines of Hare's evaluation.
 
-Run: ``.venv/bin/python benchmarks/hare_evaluation.py --setup testbed --jobs 6 --loads 0.9,100 --seeds 1,2,3 --time-limit 10 --out FILE.jsonl``
+Run: ``.venv/bin/python benchmarks/hare_evaluation.py --setup testbed --jobs 6 --loads 0.9,100
+--seeds 1,2,3 --time-limit 10 --out FILE.jsonl``
 and ``... --setup small`` for the 4-job, 4-GPU setup of ``benchmarks/REPRODUCTION.md``
 (there the exact optimum is computed too, for an oracle order).  ``--summary FILE.jsonl...`` prints
 the Markdown tables of ``benchmarks/hare_evaluation.md`` from recorded lines.
@@ -144,7 +145,8 @@ def summary(paths: list[str]) -> str:
     for (setup, gpus, jobs, load), rs in sorted(groups.items()):
         seeds = ",".join(str(r["seed"]) for r in rs)
         rel = "; ".join(f"{k}: " + ", ".join(f"s{r['seed']} {r['relaxations'][k]['status']} "
-                                              f"({r['relaxations'][k]['runtime_s']} s, x̂ {r['relaxations'][k]['x_hat_source']})" for r in rs)
+                                              f"({r['relaxations'][k]['runtime_s']} s, "
+                                              f"x̂ {r['relaxations'][k]['x_hat_source']})" for r in rs)
                         for k in ("rl", "q"))
         out.append(f"### {setup}: {gpus} GPUs, {jobs} jobs, load {load:g}, seeds {seeds} "
                    f"({min(r['tasks'] for r in rs)}-{max(r['tasks'] for r in rs)} tasks)\n")

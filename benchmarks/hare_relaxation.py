@@ -261,7 +261,8 @@ def fnum(v: float | None, nd: int = 2) -> str:
 def report(p1: list[dict], p2: list[dict], p3: list[dict], meta: dict) -> str:
     out = ["# Hare_Sched_RL by decomposition: certified gap, time, and Algorithm 1 (issue 26)", "",
            "Script: `benchmarks/hare_relaxation.py` (`.venv/bin/python benchmarks/hare_relaxation.py`; "
-           "`--quick` for a smoke run). Specification: [`models/hare-decomposition.md`](../models/hare-decomposition.md).",
+           "`--quick` for a smoke run). "
+           "Specification: [`models/hare-decomposition.md`](../models/hare-decomposition.md).",
            "",
            f"Run {meta['date']} on {meta['machine']}, Python {meta['python']}; load average "
            f"{meta['load_start']:.1f} at the start, {meta['load_end']:.1f} at the end (a shared 2-core machine: wall "
@@ -292,7 +293,8 @@ def report(p1: list[dict], p2: list[dict], p3: list[dict], meta: dict) -> str:
             oa = (f"master not built ({nz:.2g} nonzeros or more > 5e5)" if nz > 5e5
                   else f"master of {nz:.2g} nonzeros (not run)")
         out.append(f"| {label} | {arr} | {int(np.mean([r['tasks'] for r in rs]))} | {pct(np.mean(gaps))} | "
-                   f"{pct(max(gaps))} | {np.mean([r['wall'] for r in rs]):.1f} | {np.mean([r['cpu'] for r in rs]):.1f} | "
+                   f"{pct(max(gaps))} | {np.mean([r['wall'] for r in rs]):.1f} | "
+                   f"{np.mean([r['cpu'] for r in rs]):.1f} | "
                    f"{np.mean([r['load'] for r in rs]):.1f} | {oa} |")
     out += ["", "## 2. `list` (Algorithm 1) time", "",
             "Per instance: wall / CPU seconds of `fifo`, `smith-eft` (solver-free floors, same run) and `list` "
@@ -311,7 +313,8 @@ def report(p1: list[dict], p2: list[dict], p3: list[dict], meta: dict) -> str:
             "| instances | seed | RL gap | +1 % RL point | +5 % RL point | equal-value RL point | box heuristic's x^ |",
             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in p3:
-        out.append(f"| {r['set']} | {r['seed']} | {pct(r['rl_gap'])} | {pct(r['+1%']['alg1'], 2)} ({pct(r['+1%']['rl'], 2)}) | "
+        out.append(f"| {r['set']} | {r['seed']} | {pct(r['rl_gap'])} | "
+                   f"{pct(r['+1%']['alg1'], 2)} ({pct(r['+1%']['rl'], 2)}) | "
                    f"{pct(r['+5%']['alg1'], 2)} ({pct(r['+5%']['rl'], 2)}) | {pct(r['equal']['alg1'], 2)} "
                    f"({pct(r['equal']['rl'], 2)}) | {pct(r['box']['alg1'], 2)} ({pct(r['box']['rl'], 1)}) |")
     return "\n".join(out) + "\n"

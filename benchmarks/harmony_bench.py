@@ -44,15 +44,19 @@ def suites(quick: bool) -> dict[str, list[Suite]]:
     scale = ((80, 100), (800, 1000)) if quick else ((80, 100), (400, 500), (800, 1000), (2000, 2500),
                                                     (4000, 5000), (8000, 10000))
     return {
-        "tiny": [Suite(sources=[gen("sample_workload", {"num_jobs": n, "num_machines": m}, range(n_seeds), f"sample-{n}j-{m}m")
+        "tiny": [Suite(sources=[gen("sample_workload", {"num_jobs": n, "num_machines": m}, range(n_seeds),
+                                    f"sample-{n}j-{m}m")
                                 for n, m in sizes],
                        name="harmony-tiny", methods=VARIANTS, reference="brute-force", time_limit=120,
                        options=VARIANT_OPTIONS)],
-        "weights": [Suite(sources=[gen("sample_workload", {"num_jobs": 6, "num_machines": 8, "weights": {"cpu": c, "net": w}},
-                                       range(n_seeds), f"weights-{c}:{w}") for c, w in ((1, 0), (1, 1), (2, 1), (4, 1))],
+        "weights": [Suite(sources=[gen("sample_workload",
+                                       {"num_jobs": 6, "num_machines": 8, "weights": {"cpu": c, "net": w}},
+                                       range(n_seeds), f"weights-{c}:{w}")
+                                   for c, w in ((1, 0), (1, 1), (2, 1), (4, 1))],
                           name="harmony-weights", methods=["harmony", "harmony@aggregate"], reference="brute-force",
                           time_limit=120, options=VARIANT_OPTIONS)],
-        "scale": [Suite(sources=[gen("evaluation_workload", {"num_jobs": j, "num_machines": m}, range(3), f"eval-{j}j-{m}m")
+        "scale": [Suite(sources=[gen("evaluation_workload", {"num_jobs": j, "num_machines": m}, range(3),
+                                     f"eval-{j}j-{m}m")
                                  for j, m in scale],
                         name="harmony-scale", methods=["harmony", "harmony@aggregate"], reference=None, time_limit=60,
                         options=VARIANT_OPTIONS)],
@@ -71,7 +75,8 @@ def report(name: str, records: list[dict]) -> None:
             if r.get("status") in ("optimal", "feasible"):
                 size = r.get("size") or {}
                 rows.setdefault((size.get("jobs"), size.get("machines"), r.get("variant") or r["method"]), []).append(r)
-        print("| jobs | machines | variant | solve s (median of 3, incl. validation) | U (median) | U_cpu | U_net | n_G* |")
+        print("| jobs | machines | variant | solve s (median of 3, incl. validation) "
+              "| U (median) | U_cpu | U_net | n_G* |")
         print("|---|---|---|---|---|---|---|---|")
         for (j, m, v), rs in sorted(rows.items()):
             d = [r["details"] for r in rs]

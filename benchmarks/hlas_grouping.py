@@ -16,8 +16,8 @@ reports its own proven bound).  Instances:
 
 Methods: ``greedy``, ``exact`` (typed MILP, HiGHS), ``exact@binary`` (the
 binary MILP of (4)-(6); paper instances only: on distinct GPUs it is the
-typed one), ``exact-cp`` (typed CP-SAT), ``brute-force`` (tiny instances).  Prints one Markdown table: status, objective,
-proven bound and wall time per run, and greedy's ratio to the proven optimum.
+typed one), ``exact-cp`` (typed CP-SAT), ``brute-force`` (tiny instances).  Prints one
+Markdown table: status, objective, proven bound and wall time per run, and greedy's ratio to the proven optimum.
 """
 
 from __future__ import annotations

@@ -53,7 +53,8 @@ def suites(quick: bool) -> dict[str, list[Suite]]:
             + [gen("swf", {"num_gpus": g, **swf_jobs}, name=f"swf-{g}") for g in swf_sizes],
             name="moldable-traces", methods=list(POLICIES), reference=None, time_limit=3600, options=dict(OPTS))],
         "perf": [Suite(
-            sources=[gen("swf", {"num_gpus": 256, **swf_jobs}, name="swf-256"), gen("openb", {"num_gpus": 20}, name="openb-20")],
+            sources=[gen("swf", {"num_gpus": 256, **swf_jobs}, name="swf-256"),
+                     gen("openb", {"num_gpus": 20}, name="openb-20")],
             name="moldable-perf", methods=["malleable-equi"], reference=None, time_limit=600, repetitions=3)],
         "exact": [Suite(
             sources=[gen("paper_like", {"num_gpus": 8, "num_users": 2, "num_bags": 3, "tasks_per_bag": [2, 4]}, (3,),

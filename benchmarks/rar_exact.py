@@ -105,10 +105,12 @@ def _write(args, rows) -> None:
              "shared machine: times are wall clock under other load, in warm worker processes: the first "
              "solve of a process also imports OR-Tools and SciPy, 1-3 s). Instances: "
              "`dmlsched.generate.rar.small(seed, ...)`, T = 400.", "",
-             "| set | method | limit (s) | instances | proven | proven by | max time (s) | median (s) | worst open gap | open status |",
+             "| set | method | limit (s) | instances | proven | proven by | max time (s) | median (s) "
+             "| worst open gap | open status |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for label, m, limit, n, p, how, mx, med, gap, st in rows:
-        lines.append(f"| {label} | {m} | {limit:g} | {n} | {p} | {', '.join(f'{k} {v}' for k, v in sorted(how.items()))} "
+        lines.append(f"| {label} | {m} | {limit:g} | {n} | {p} "
+                     f"| {', '.join(f'{k} {v}' for k, v in sorted(how.items()))} "
                      f"| {mx:.2f} | {med:.2f} | {'-' if gap is None else f'{gap:.3f}'} | {', '.join(st) or '-'} |")
     (HERE / f"rar_exact{'-quick' if args.quick else ''}.md").write_text("\n".join(lines) + "\n")
 

@@ -52,7 +52,8 @@ def main() -> None:
     print("| method | wall [s] | CPU [s] | makespan | runs | placements | load |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for m, (w, c, res, n, l0, l1) in rows.items():
-        print(f"| {m} | {w:.2f} | {c:.2f} | {res.objective:g} | {res.details.get('runs')} | {n:,} | {l0:.1f}-{l1:.1f} |")
+        print(f"| {m} | {w:.2f} | {c:.2f} | {res.objective:g} | {res.details.get('runs')} | {n:,} "
+              f"| {l0:.1f}-{l1:.1f} |")
     (wf, cf, _, nf, _, _), (ws, cs, _, ns, _, _) = rows["ff"], rows["sjf-bco"]
     print(f"\nsjf-bco / ff: wall {ws / wf:.2f}x, CPU {cs / cf:.2f}x, placements {ns / nf:.2f}x (goal <= 1.5x)")
     print(platform.platform(), platform.python_version(), f"cpus={os.cpu_count()}",

@@ -136,7 +136,8 @@ def write(path: Path, rows, statuses, failures, seeds, solvers, elapsed, load0, 
         "`tests/referee/runs.py`).",
         "",
         f"Run {datetime.date.today().isoformat()}: {seeds} instances per (family, magnitude class); Pyomo-model "
-        f"methods with {' and '.join(solvers)}; {limit:g} s per method and instance; {elapsed:.0f} s in all, load average "
+        f"methods with {' and '.join(solvers)}; {limit:g} s per method and instance; "
+        f"{elapsed:.0f} s in all, load average "
         f"{load0[0]:.2f} at the start and {load1[0]:.2f} at the end (two cores, shared).",
         "",
         "Magnitude classes: " + "; ".join(f"`{m}`: {DESCRIPTION[m]}" for m in MAGNITUDES) + ".",

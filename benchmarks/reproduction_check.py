@@ -298,8 +298,10 @@ def check_moldable(recs: list[dict]) -> list[tuple]:
         out.append(("moldable-abstract", f"{pol} vs Rigid FCFS at |G| = 6 ('up to {100 * paper:.1f}%')",
                     f"{100 * red:.1f}%", oc[-1]))
     out.append(("moldable-abstract", "word with this setup (four parts)", word(oc), ""))
-    light = [d["rigid-fcfs"] / d[m] for rho, d in sec6.items() if rho <= 0.25 for m in ("moldable-equi", "malleable-equi")]
-    heavy = [d[m] / d["rigid-fcfs"] for rho, d in sec6.items() if rho > 0.25 for m in ("moldable-equi", "malleable-equi")]
+    light = [d["rigid-fcfs"] / d[m] for rho, d in sec6.items() if rho <= 0.25
+             for m in ("moldable-equi", "malleable-equi")]
+    heavy = [d[m] / d["rigid-fcfs"] for rho, d in sec6.items() if rho > 0.25
+             for m in ("moldable-equi", "malleable-equi")]
     w = word([outcome_sign(light), outcome_sign(heavy)])
     out.append(("moldable-sec6-light-load", "'the moldable schedules' = both: word with this setup", w, ""))
     return out
@@ -324,7 +326,8 @@ def check_harmony(recs: list[dict]) -> list[tuple]:
     gaps = {"utilisation": mean(d["oracle"]["run_utilisation"] for d in oracle) /
             mean(d["harmony"]["run_utilisation"] for d in oracle) - 1,
             "avg-jct": mean(d["harmony"]["avg_jct"] for d in oracle) / mean(d["oracle"]["avg_jct"] for d in oracle) - 1,
-            "makespan": mean(d["harmony"]["makespan"] for d in oracle) / mean(d["oracle"]["makespan"] for d in oracle) - 1}
+            "makespan": mean(d["harmony"]["makespan"] for d in oracle)
+            / mean(d["oracle"]["makespan"] for d in oracle) - 1}
     # 'up to around 2%': at most 2% with the rule's tolerance (15% of the effect: 2.3%)
     oc = ["holds" if g <= HARMONY_4_17 * (1 + TOL) + 1e-12 else "fails" for g in gaps.values()]
     for k, g in gaps.items():
@@ -365,7 +368,8 @@ def check_cruise(recs: list[dict]) -> list[tuple]:
     n = len([1 for x in rand.values() if "exact" in x])
     even = sum(1 for x in rand.values() if "exact" in x and "closed-form@exact" in x
                and x["closed-form@exact"] <= x["exact"] * (1 + 1e-9))
-    cf = sum(1 for x in rand.values() if "exact" in x and "closed-form" in x and x["closed-form"] <= x["exact"] * (1 + 1e-9))
+    cf = sum(1 for x in rand.values() if "exact" in x and "closed-form" in x
+             and x["closed-form"] <= x["exact"] * (1 + 1e-9))
     oc = ["holds" if even == n else "fails", "holds" if cf == n else "fails"]
     rat = [x["closed-form"] / x["exact"] for x in rand.values() if "exact" in x and "closed-form" in x]
     out.append(("cruise-3.5-integer", f"(3.5) / the optimum ({cf}/{n} optimal; the even split optimal on {even}/{n})",

@@ -74,13 +74,19 @@ def relaxation_lp(inst: HareInstance, assign, subsets: bool):
     S = np.array([inst.ts[tj[i], assign[i]] for i in range(n)])
     A, b = [], []
     for i in range(n):  # (6) C_n >= x_i + T + S
-        row = np.zeros(n + J); row[i] = 1; row[n + tj[i]] = -1
-        A.append(row); b.append(-(T[i] + S[i]))
+        row = np.zeros(n + J)
+        row[i] = 1
+        row[n + tj[i]] = -1
+        A.append(row)
+        b.append(-(T[i] + S[i]))
     for i in range(n):  # (7)
         for j in range(n):
             if tj[i] == tj[j] and inst.task_round[j] == inst.task_round[i] + 1:
-                row = np.zeros(n + J); row[i] = 1; row[j] = -1
-                A.append(row); b.append(-(T[i] + S[i]))
+                row = np.zeros(n + J)
+                row[i] = 1
+                row[j] = -1
+                A.append(row)
+                b.append(-(T[i] + S[i]))
     for m in range(inst.num_gpus):  # (9)
         on = [i for i in range(n) if assign[i] == m]
         subs = (
@@ -90,8 +96,10 @@ def relaxation_lp(inst: HareInstance, assign, subsets: bool):
         for sub in subs:
             p = T[list(sub)]
             rhs = 0.5 * (p.sum() ** 2 - (p ** 2).sum())
-            row = np.zeros(n + J); row[list(sub)] = -p
-            A.append(row); b.append(-rhs)
+            row = np.zeros(n + J)
+            row[list(sub)] = -p
+            A.append(row)
+            b.append(-rhs)
     c = np.concatenate([np.zeros(n), inst.weight])
     bounds = [(float(inst.arrival[tj[i]]), None) for i in range(n)] + [(None, None)] * J
     res = linprog(c, A_ub=np.array(A), b_ub=np.array(b), bounds=bounds, method="highs")
@@ -183,7 +191,8 @@ def random_instance(rng, max_jobs=3, max_gpus=2, max_tasks=5, types=("A", "B")):
     used = list(dict.fromkeys(gpus))
     jobs, total = [], 0
     for n in range(int(rng.integers(1, max_jobs + 1))):
-        K = int(rng.integers(1, 3)); R = int(rng.integers(1, 3))
+        K = int(rng.integers(1, 3))
+        R = int(rng.integers(1, 3))
         if total + R * K > max_tasks:
             break
         total += R * K
@@ -210,7 +219,8 @@ def families(rng, quick):
         M = int(rng.integers(1, 4))
         jobs, total = [], 0
         for n in range(int(rng.integers(2, 4))):
-            K = int(rng.integers(1, 4)); R = int(rng.integers(1, 3))
+            K = int(rng.integers(1, 4))
+            R = int(rng.integers(1, 3))
             if total + R * K > 6:
                 continue
             total += R * K
@@ -229,7 +239,8 @@ def families(rng, quick):
     for _ in range(k // 4):
         K = int(rng.integers(2, 5))
         yield "wide-round", HareInstance(("A",) * int(rng.integers(1, 3)), (
-            job(0, 0, float(rng.integers(1, 5)), 1, K, {"A": float(rng.integers(1, 5))}, {"A": float(rng.integers(0, 3))}),
+            job(0, 0, float(rng.integers(1, 5)), 1, K, {"A": float(rng.integers(1, 5))},
+                {"A": float(rng.integers(0, 3))}),
             job(1, float(rng.integers(0, 3)), float(rng.integers(1, 5)), 1, 6 - K if K < 6 else 1,
                 {"A": float(rng.integers(1, 5))}, {"A": 0.0}),
         ))

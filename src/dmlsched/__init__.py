@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 
 from .api import check, compare, solve
-from .kit import Option, OptionError
 from .errors import (
     DmlschedError,
     InstanceError,
@@ -23,6 +22,7 @@ from .errors import (
     UnknownMethodError,
 )
 from .io import dumps, from_dict, load, loads, save, to_dict
+from .kit import Option, OptionError
 from .registry import families, get_method, get_problem, methods, problem_of
 from .result import CheckReport, Result, Status, Verdict
 from .version import __version__

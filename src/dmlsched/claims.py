@@ -529,7 +529,8 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
         off = [p for p in pts if abs(p.ours - part.paper) > tol * abs(part.paper) * (1 + 1e-9)]
         if not off:
             return "holds", f"within {fmt(tol, 'reduction')} of {fmt(part.paper, u)} at every covered point"
-        return "fails", f"{_labels(off)}: {fmt(off[0].ours, u)}, not within {fmt(tol, 'reduction')} of {fmt(part.paper, u)}"
+        return "fails", (f"{_labels(off)}: {fmt(off[0].ours, u)}, "
+                         f"not within {fmt(tol, 'reduction')} of {fmt(part.paper, u)}")
     if part.kind in ("at most", "bound"):
         over = [p for p in pts if p.ours > part.paper * (1 + tol) + 1e-12 * abs(part.paper)]
         if not over:
@@ -570,7 +571,8 @@ def judge_part(part: Part, points: Sequence[Point]) -> tuple[str, str]:
     short = [p for p in pts if eff[id(p)] < lo]
     over = [p for p in pts if part.kind == "about" and eff[id(p)] > hi]
     if not short and not over:
-        return "holds", f"the right sign and within {fmt(tol, 'reduction')} of the paper's effect at every covered point"
+        return "holds", (f"the right sign and within {fmt(tol, 'reduction')} "
+                         "of the paper's effect at every covered point")
     if short:
         return "direction only", f"the right sign, short of the paper at {_labels(short)} ({fmt(short[0].ours, u)})"
     return "direction only", f"the right sign, above the paper's 'about' at {_labels(over)} ({fmt(over[0].ours, u)})"

@@ -200,7 +200,8 @@ def load_suite(path: str | os.PathLike) -> Suite:
 def suite_from_dict(data: dict, *, base_dir: Path | None = None, default_name: str = "suite") -> Suite:
     unknown = set(data) - _SUITE_KEYS
     if unknown:
-        raise SuiteError(f"unknown suite field(s): {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(_SUITE_KEYS))})")
+        raise SuiteError(f"unknown suite field(s): {', '.join(sorted(unknown))} "
+                         f"(allowed: {', '.join(sorted(_SUITE_KEYS))})")
     raw_sources = data.get("instances")
     if not isinstance(raw_sources, list) or not raw_sources:
         raise SuiteError("instances: must be a non-empty array of tables ([[instances]])")
@@ -299,7 +300,8 @@ def _parse_source(s: Any, i: int) -> Source:
             if not 1 <= seeds <= MAX_SEEDS:
                 raise SuiteError(f"{where}.seeds: a count must be in 1..{MAX_SEEDS}, got {seeds}")
             seeds = list(range(seeds))  # seeds = 10 means 0..9
-        if not isinstance(seeds, list) or not seeds or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
+        if (not isinstance(seeds, list) or not seeds
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds)):
             raise SuiteError(f"{where}.seeds: must be a non-empty list of integers (or a count)")
         if len(seeds) > MAX_SEEDS:
             raise SuiteError(f"{where}.seeds: at most {MAX_SEEDS} seeds per source, got {len(seeds)}")

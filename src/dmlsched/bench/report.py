@@ -416,7 +416,8 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
         if viol:
             lines += ["### Bound violations", ""]
             lines += [format_table(["instance", "method", "ratio", "claim", "reference"],
-                                   [[str(r.get("label")), variant_of(r), _num(r.get("ratio")), _num(r.get("claimed_bound")),
+                                   [[str(r.get("label")), variant_of(r), _num(r.get("ratio")),
+                                     _num(r.get("claimed_bound")),
                                      f"{r.get('reference')} = {_num(r.get('reference_objective'))}"] for r in viol],
                                    markdown=True), ""]
         errs = [r for r in fr if status_of(r) == "error"]
@@ -441,7 +442,8 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
                                     for r in na], markdown=True), ""]
     if load_errors:
         lines += ["## Files that could not be loaded", ""]
-        lines += [format_table(["file", "error"], [[str(r.get("label")), str(r.get("error"))[:300]] for r in load_errors],
+        lines += [format_table(["file", "error"],
+                               [[str(r.get("label")), str(r.get("error"))[:300]] for r in load_errors],
                                markdown=True), ""]
     (out / "runs.csv").write_text(runs_csv(recs), encoding="utf-8")
     path = out / "report.md"

@@ -271,12 +271,14 @@ def _runs_line(cr: ClaimRun) -> str:
     recs = [r for r in cr.records if r.get("method")]
     st: dict[str, int] = {}
     for r in recs:
-        s = "n/a" if (r.get("status") == "n/a" or (r.get("details") or {}).get("not_applicable")) else str(r.get("status"))
+        s = ("n/a" if (r.get("status") == "n/a" or (r.get("details") or {}).get("not_applicable"))
+             else str(r.get("status")))
         st[s] = st.get(s, 0) + 1
     insts = len({r.get("instance_hash") for r in cr.records})
     killed = sum(1 for r in recs if r.get("killed") or (r.get("details") or {}).get("stopped_by_bench"))
     unrepro = sum(1 for r in recs if r.get("reproducible") is False)
-    out = (f"{len(recs)} run(s) on {insts} instance(s) ({', '.join(f'{k} {v}' for k, v in sorted(st.items())) or '-'}); "
+    out = (f"{len(recs)} run(s) on {insts} instance(s) "
+           f"({', '.join(f'{k} {v}' for k, v in sorted(st.items())) or '-'}); "
            f"{cr.ran} run now, {cr.skipped} taken from the results file; {_fmt_s(cr.seconds)}")
     if killed:
         out += f"; {killed} stopped or killed at the limit"
@@ -371,7 +373,8 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
         f"- engine: {engine}; every run through the `dmlsched bench` engine",
     ]
     if results:
-        lines.append(f"- runs: `{results}` (rerun the same command to resume; `--retry errors,killed` re-runs failures)")
+        lines.append(f"- runs: `{results}` (rerun the same command to resume; "
+                     "`--retry errors,killed` re-runs failures)")
     if archive:
         lines.append(f"- run records: {archive}")
     if partial:
@@ -398,7 +401,8 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
     context = [cr for cr in runs if cr.claim.role == "context"]
     if context:
         lines += ["Context (measurements beside the claims, no verdict):", ""]
-        lines += [f"- `{cr.claim.key}`: {_para(cr.judgement.ours or cr.judgement.measured or cr.judgement.verdict, 900)}"
+        lines += [f"- `{cr.claim.key}`: "
+                  f"{_para(cr.judgement.ours or cr.judgement.measured or cr.judgement.verdict, 900)}"
                   for cr in context] + [""]
     papers: dict[str, list[ClaimRun]] = {}
     for cr in runs:
@@ -450,7 +454,8 @@ def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
     if c.setups:
         lines.append("")
     if c.parts:
-        lines += ["**Parts** (declared from the text):", "", "| part | kind | paper | covers | tolerance | from the text |",
+        lines += ["**Parts** (declared from the text):", "",
+                  "| part | kind | paper | covers | tolerance | from the text |",
                   "|---|---|---|---|---|---|"]
         for p in c.parts:
             tol = "-" if p.kind in ("always better", "grows") or (p.kind in ("at most", "bound") and not p.tolerance) \

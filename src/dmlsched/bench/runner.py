@@ -105,7 +105,9 @@ class SweepOutcome:
     retried: int = 0
 
 
-def resolve_methods(suite: Suite, items: list[InstanceItem]) -> tuple[dict[str, list[str]], dict[str, str | None], list[str]]:
+def resolve_methods(
+    suite: Suite, items: list[InstanceItem],
+) -> tuple[dict[str, list[str]], dict[str, str | None], list[str]]:
     """Methods and reference per family present in ``items``.
 
     Raises :class:`SuiteError` when a requested method is registered for none

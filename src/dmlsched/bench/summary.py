@@ -489,12 +489,14 @@ def summary_text(records: list[dict], *, ran: int | None = None, skipped: int | 
     if len(errors) > 20:
         parts.append(f"  ... {len(errors) - 20} more error(s)")
     for r in not_applicable[:20]:
-        parts.append(f"  n/a: {r.get('label')} {variant_of(r)}: {_short(str(r.get('error') or (r.get('details') or {}).get('error')))}")
+        parts.append(f"  n/a: {r.get('label')} {variant_of(r)}: "
+                     f"{_short(str(r.get('error') or (r.get('details') or {}).get('error')))}")
     if len(not_applicable) > 20:
         parts.append(f"  ... {len(not_applicable) - 20} more n/a")
     for r in violated[:20]:
         parts.append(f"  VIOLATED: {r.get('label')} {variant_of(r)}: ratio {_num(r.get('ratio'))} > claimed "
-                     f"{_num(r.get('claimed_bound'))} (reference {r.get('reference')} = {_num(r.get('reference_objective'))})")
+                     f"{_num(r.get('claimed_bound'))} "
+                     f"(reference {r.get('reference')} = {_num(r.get('reference_objective'))})")
     if len(violated) > 20:
         parts.append(f"  ... {len(violated) - 20} more violation(s)")
     return "\n".join(parts)

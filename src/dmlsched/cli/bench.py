@@ -272,7 +272,11 @@ def cli_reproduce(args: argparse.Namespace) -> int:
 
             check_dask_available()
         retry = parse_retry(args.retry)
-        split = (lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None)
+
+        def split(s):
+            """A comma-separated option's non-empty items (None when the option is absent)."""
+            return [x.strip() for x in s.split(",") if x.strip()] if s else None
+
         if args.out is not None and Path(args.out).is_dir():
             raise SuiteError(f"--out {args.out}: is a folder, expected a file")
         p, runs = generate(args.out, scale="quick" if args.quick else "full", workers=args.workers,

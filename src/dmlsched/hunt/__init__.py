@@ -413,6 +413,6 @@ def plot_progress(results: list[HuntResult], path: str | Path, title: str | None
 
 
 __all__ = [
-    "Context", "EnginePool", "Evaluator", "HuntError", "HuntResult", "SPACES", "STRATEGIES", "Scored", "Space", "get_space",
-    "hunt", "instance_hash", "plot_progress", "register_space", "register_strategy", "write",
+    "Context", "EnginePool", "Evaluator", "HuntError", "HuntResult", "SPACES", "STRATEGIES", "Scored", "Space",
+    "get_space", "hunt", "instance_hash", "plot_progress", "register_space", "register_strategy", "write",
 ]

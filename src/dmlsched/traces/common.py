@@ -67,7 +67,8 @@ def traces_dir(*, must_exist: bool = True) -> Path:
     if must_exist or not cands:
         where = ", ".join(str(c) for c in cands) or "(no project root found above the package or the working directory)"
         raise TracesNotFound(
-            f"traces folder not found; looked at {where}; set {TRACES_ENV} to the folder holding swf/ and alibaba-openb/"
+            f"traces folder not found; looked at {where}; "
+            f"set {TRACES_ENV} to the folder holding swf/ and alibaba-openb/"
         )
     return cands[0]
 

@@ -242,7 +242,8 @@ def judge_integer(records: list[dict], scale: Scale) -> Judgement:
                      rows=rows,
                      caveats=[f"{total} random homogeneous clusters (generate.cruise.random_homogeneous, N 3-32, "
                               "D < 5000, B < 200, M < 500, comm/compute ratio log-uniform in [0.03, 0.6]).",
-                              "Smallest failure: N = 3, D = M = B = 1 (instances/counterexamples/cruise-closed-form-*.json)."])
+                              "Smallest failure: N = 3, D = M = B = 1 "
+                              "(instances/counterexamples/cruise-closed-form-*.json)."])
 
 
 # ---------------------------------------------------------------------------

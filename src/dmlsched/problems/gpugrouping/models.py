@@ -356,7 +356,7 @@ def normalised(inst: GroupingInstance, incumbent: float) -> tuple[GroupingInstan
     optimal, the objective is multiplied by the factor), chosen so that the incumbent's
     value (else the smallest speed) is of order one, where the solver's absolute
     tolerances (``1e-6``) are relative ones (:mod:`dmlsched.normalize`)."""
-    from ...normalize import pow2, positive_min
+    from ...normalize import positive_min, pow2
 
     s = inst.s
     f = pow2(incumbent if incumbent > 0 else positive_min(s.ravel().tolist()))

@@ -199,7 +199,8 @@ def list_incumbent(inst: HareInstance, extra: dict[str, np.ndarray] | None = Non
     w = inst.weight
     with np.errstate(divide="ignore", invalid="ignore"):
         smith = _finite(np.where(w > 0, sizes * pmin / np.where(w > 0, w, 1.0), np.inf))
-        rsmith = _finite(np.where(w[nj] > 0, inst.arrival[nj] + (r + 1.0) * pmin[nj] / np.where(w > 0, w, 1.0)[nj], np.inf))
+        rsmith = _finite(np.where(w[nj] > 0, inst.arrival[nj] + (r + 1.0) * pmin[nj] / np.where(w > 0, w, 1.0)[nj],
+                                  np.inf))
     priorities = {
         "index": np.zeros(inst.num_tasks),
         "earliest": inst.arrival[nj] + r * pmin[nj],

@@ -355,7 +355,8 @@ def judge_fig12(records: list[dict], scale: Scale) -> Judgement:
     ceil = d.ceiling_value()
     return judgement(
         verdicts, ours=f"{d.ours_text()} (paper 47.6%-75.3%)", ceiling=f"{fmt(ceil, 'reduction')} vs "
-        f"{min(d.points, key=lambda p: p.ceiling if p.ceiling is not None else 9).label[3:]}" if ceil is not None else "-",
+        f"{min(d.points, key=lambda p: p.ceiling if p.ceiling is not None else 9).label[3:]}"
+        if ceil is not None else "-",
         caveat=f"testbed jobs and times modelled; {prov_text(provenance(_hare_records({0: insts}, 'list'), 'list'))}",
         rows=rows, caveats=[
             "20 jobs of Table 2's models (2-5 rounds of 1, 2 or 4 tasks; the paper gives neither) arriving "
@@ -573,7 +574,8 @@ def _fig16(pts, hare, bases, metric) -> list[PartResult]:
     gaps = []
     for b, name in bases.items():
         gaps += _steps(pts, lambda insts, b=b: _mean_red(insts, hare, b, metric), f"gap vs {name} ")
-    allox = [Point("geometric mean over the levels", gmean(_mean_ratio(pts[lab], "allox", hare, metric) for lab in labs),
+    allox = [Point("geometric mean over the levels",
+                   gmean(_mean_ratio(pts[lab], "allox", hare, metric) for lab in labs),
                    gmean(_ceiling_factor(pts[lab], "allox", metric) or float("nan") for lab in labs))]
     low = pts[labs[0]]
     homo = [Point(f"Sched_Homo / Hare @ {labs[0]}", _mean_ratio(low, "homo", hare, metric),
@@ -708,7 +710,8 @@ def _sim_judge(kind: str):
         return judgement(
             verdicts, ours="; ".join(f"{p.part.key} {p.ours_text()}" for p in d.parts if p.part.paper is not None)
             or f"{num.part.key}: {num.outcome}", ceiling=ceiling,
-            caveat=f"Google-trace arrivals modelled; {prov_text(provenance(_hare_records(_points(records, kind, scale, 'poisson'), 'list')))}",
+            caveat="Google-trace arrivals modelled; "
+                   f"{prov_text(provenance(_hare_records(_points(records, kind, scale, 'poisson'), 'list')))}",
             rows=rows, caveats=[
                 "Arrivals: the paper's Google-trace arrival times are not available; Poisson arrivals at the rate "
                 "that offers load 0.9 at 200 jobs on 160 high-heterogeneity GPUs, kept fixed across a sweep "

@@ -136,7 +136,8 @@ def choose_scaling(inst: HareInstance, scale: int | None = None) -> Scaling:
     arrival = np.array(scale_times(inst.arrival.tolist(), s), dtype=np.int64)
     train = np.array(scale_times(tc.ravel().tolist(), s), dtype=np.int64).reshape(tc.shape)
     # floor(s (T^c + T^s)) of the two numbers as written (exact integers on the grid)
-    done = np.array([math.floor((rational(a) + rational(b)) * s) for a, b in zip(tc.ravel().tolist(), ts.ravel().tolist())],
+    done = np.array([math.floor((rational(a) + rational(b)) * s)
+                     for a, b in zip(tc.ravel().tolist(), ts.ravel().tolist())],
                     dtype=np.int64).reshape(tc.shape)
     weight = np.array(scale_times(w.tolist(), ws), dtype=np.int64)
     return Scaling(s, ws, exact, types, gpus_of, arrival, train, done, weight)

@@ -172,7 +172,8 @@ def generate(*, seed: int = 0, num_jobs: int = 6, num_gpus: int = 8, rounds: tup
             r = max(1, int(np.ceil(r / batch_scale - 1e-9)))
         k = int(rng.choice(list(tasks_per_round)))
         # times for the cluster's types only (another type in a file reads as a typo and is refused)
-        jobs.append({"id": f"{model}-{n}", "arrival": round(t, 6), "weight": float(rng.integers(weights[0], weights[1] + 1)),
+        jobs.append({"id": f"{model}-{n}", "arrival": round(t, 6),
+                     "weight": float(rng.integers(weights[0], weights[1] + 1)),
                      "rounds": r, "tasks_per_round": k, "train_time": {g: train[g] for g in counts},
                      "sync_time": {g: sync[g] for g in counts}})
         if arrival_rate is not None:

@@ -15,8 +15,8 @@ so far on ``t`` machines), which is equivalent to enumerating every
 allocation.  The values ``m U_S(m)`` of every subset ``S`` and machine count
 ``m`` are computed once (vectorised over ``m``) with the evaluator's
 formulas (4.1)-(4.3), checked against :func:`~.solution.group_stats` by the
-tests; the returned solution is re-evaluated by :func:`dmlsched.solve`.  Ties keep the first optimum found (partitions in
-restricted-growth-string order, smallest ``m`` first).
+tests; the returned solution is re-evaluated by :func:`dmlsched.solve`.  Ties keep the
+first optimum found (partitions in restricted-growth-string order, smallest ``m`` first).
 
 Cost: ``O(Bell(n) * k * M^2)``; meant for ``n <= 9``.
 """

@@ -15,12 +15,26 @@ from __future__ import annotations
 
 import statistics
 
-from ...suites import Source, Suite
-from ...claims import (Claim, Judgement, Part, PartResult, Point, Reading, ReadingVerdict, Row, Scale, Setup, fmt,
-                        judgement, point_factor, point_mean)
+from ...claims import (
+    Claim,
+    Judgement,
+    Part,
+    PartResult,
+    Point,
+    Reading,
+    ReadingVerdict,
+    Row,
+    Scale,
+    Setup,
+    fmt,
+    judgement,
+    point_factor,
+    point_mean,
+)
 from ...claims import record_ok as _ok
 from ...claims import record_variant as _variant
 from ...claims import records_by_instance as _by_instance
+from ...suites import Source, Suite
 
 PAPER = "Harmony (Lee, dissertation 2020, ch. 4)"
 
@@ -279,7 +293,8 @@ def judge_utilisation(records: list[dict], scale: Scale) -> Judgement:
                                        default=v == "harmony"))
         t90 = ""
         if all(d.get("run_utilisation_cpu_t90") is not None for d in ds):
-            t90 = (f"; until 90% of the jobs finished: CPU {100 * statistics.mean(d['run_utilisation_cpu_t90'] for d in ds):.1f}%, "
+            t90 = ("; until 90% of the jobs finished: "
+                   f"CPU {100 * statistics.mean(d['run_utilisation_cpu_t90'] for d in ds):.1f}%, "
                    f"network {100 * statistics.mean(d['run_utilisation_net_t90'] for d in ds):.1f}%")
         rows.append(Row(VARIANTS[v], f"CPU {100 * vals[0]:.1f}%, network {100 * vals[1]:.1f}%; {vals[2]:.1f} jobs in "
                         f"{vals[3]:.1f} groups{t90}", verdicts[-1].word, "paper: 93.2% CPU, 83.1% network; 27.2 jobs "
@@ -313,7 +328,8 @@ def _suite_fig_4_18(scale: Scale) -> Suite:
 
 
 PART_4_18 = Part("time", "Harmony's scheduling time, 8,000 jobs on 10,000 machines", "at most", 5.0,
-                 "value", "every", tolerance=0.0, source="Harmony can schedule 8K jobs to 10K machines within 5 seconds.")
+                 "value", "every", tolerance=0.0,
+                 source="Harmony can schedule 8K jobs to 10K machines within 5 seconds.")
 
 
 def judge_fig_4_18(records: list[dict], scale: Scale) -> Judgement:
@@ -356,7 +372,8 @@ CLAIMS = [
         setup=("the 80-job, 100-machine evaluation workload, seeds 0-9; Harmony and the isolated baseline "
                "(harmony/isolated.py) in the execution model"),
         suite=_suite_fig_4_10, judge=judge_fig_4_10, readings=DEFAULT_READINGS, full_time="about 5 min",
-        parts=PARTS_4_10, setups=(SETUP,), default_reason=DEFAULT_REASON, ceiling=("*", "details.avg_jct_bound", "details.avg_jct"),
+        parts=PARTS_4_10, setups=(SETUP,), default_reason=DEFAULT_REASON,
+        ceiling=("*", "details.avg_jct_bound", "details.avg_jct"),
     ),
     Claim(
         family="harmony", key="harmony-4.4.3-utilisation", paper=PAPER, where="Section 4.4.3, Fig. 4.11",

@@ -38,7 +38,7 @@ import numpy as np
 
 from .execution import Sim, simulate
 from .instance import HarmonyInstance
-from .solution import HarmonySolution, evaluate, group_stats
+from .solution import HarmonySolution, group_stats
 
 
 # ---------------------------------------------------------------------------
@@ -103,7 +103,9 @@ class Assignment:
     trace: dict = field(default_factory=dict)
 
 
-def _equal_dop_times(inst: HarmonyInstance, n_groups: int, machines: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _equal_dop_times(
+    inst: HarmonyInstance, n_groups: int, machines: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """``T_cpu_j`` and ``T_net_j`` with every group on ``M / n_G`` machines."""
     cpu = inst.t_cpu * inst.reference_dop * n_groups / (machines or inst.machines)
     return cpu, inst.t_net
@@ -594,7 +596,7 @@ from ...errors import NotApplicable  # noqa: E402
 from ...kit import Option, Run, method  # noqa: E402
 from ...result import Result  # noqa: E402
 from .bounds import FIG_4_17_RATIO, fig_4_17_ratio  # noqa: E402
-from .solution import HarmonySolution, metrics  # noqa: E402
+from .solution import metrics  # noqa: E402
 
 #: the options every scheduler of the family shares (readings of the dissertation)
 GROUP_RULE = Option(

@@ -24,10 +24,13 @@ of ``models/harmony.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .instance import HarmonyInstance
 from .solution import HarmonySolution
+
+if TYPE_CHECKING:  # annotations only: pyomo stays lazy (imported in the functions that build)
+    import pyomo.environ as pyo
 
 
 # ---------------------------------------------------------------------------
@@ -44,7 +47,8 @@ def _sets_and_params(mdl: pyo.ConcreteModel, inst: HarmonyInstance) -> None:
     mdl.JG = pyo.Set(initialize=[(j, g) for j in range(n) for g in range(k) if g <= j], dimen=2)
     mdl.JGM = pyo.Set(initialize=[(j, g, m) for (j, g) in mdl.JG for m in range(1, big_m + 1)], dimen=3)
     c = inst.reference_dop
-    mdl.cpu = pyo.Param(mdl.J, mdl.Mc, initialize={(j, m): inst.jobs[j].t_cpu * c / m for j in range(n) for m in range(1, big_m + 1)})
+    mdl.cpu = pyo.Param(mdl.J, mdl.Mc,
+                        initialize={(j, m): inst.jobs[j].t_cpu * c / m for j in range(n) for m in range(1, big_m + 1)})
     mdl.net = pyo.Param(mdl.J, initialize={j: inst.jobs[j].t_net for j in range(n)})
     wc, wn = inst.weights
     mdl.w_cpu = pyo.Param(initialize=wc)

@@ -394,7 +394,8 @@ def execution_to_json(inst: HarmonyInstance, ex: Execution) -> dict:
     return {
         "policy": ex.policy,
         "phases": [{"start": ph.start, "end": ph.end,
-                    "groups": [{"jobs": [ids[j] for j in g], "machines": int(m)} for g, m in zip(ph.groups, ph.machines)]}
+                    "groups": [{"jobs": [ids[j] for j in g], "machines": int(m)}
+                               for g, m in zip(ph.groups, ph.machines)]}
                    for ph in ex.phases],
         "completion": {ids[j]: float(c) for j, c in enumerate(ex.completion)},
         "counters": dict(ex.counters),
@@ -424,7 +425,8 @@ def execution_from_json(inst: HarmonyInstance, data: Any) -> Execution:
         if j.id not in comp:
             raise comp_r.error(f"no completion time for job {j.id!r}")
         completion.append(float(comp[j.id]))
-    return Execution(phases=phases, completion=tuple(completion), policy=str(r.get("policy").value if r.has("policy") else ""))
+    return Execution(phases=phases, completion=tuple(completion),
+                     policy=str(r.get("policy").value if r.has("policy") else ""))
 
 def gantt_bars(instance: Any, solution: Any) -> GanttChart:
     """The Gantt bars of a Harmony solution (``Family.gantt``): one row per

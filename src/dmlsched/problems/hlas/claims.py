@@ -379,7 +379,8 @@ def judge_fig23(records: list[dict], scale: Scale) -> Judgement:
 # Fig. 22
 PARTS_22 = (
     Part("vs-2dlas", "HLAS vs 2D-LAS, average JCT", "about", 2.04, "factor", "aggregate",
-         "geometric mean over the numbers of GPUs", source="reduce the average JCT by about 2.04x compared with 2D-LAS"),
+         "geometric mean over the numbers of GPUs",
+         source="reduce the average JCT by about 2.04x compared with 2D-LAS"),
     Part("vs-others", "HLAS better than each baseline", "always better", None, "factor", "aggregate",
          "geometric mean over the numbers of GPUs, per baseline",
          source="our online scheduling algorithm can achieve significant performance benefits compared with others"),
@@ -496,7 +497,8 @@ def judge_fig24(records: list[dict], scale: Scale) -> Judgement:
 # Figs. 26-27
 PARTS_P = (
     Part("p-vs-hlas", "HLAS-P vs HLAS, total JCT", "about", 1.42, "factor", "aggregate",
-         "geometric mean over the Figs. 22-23 points", source="achieves additional improvement of 1.42x, compared to HLAS"),
+         "geometric mean over the Figs. 22-23 points",
+         source="achieves additional improvement of 1.42x, compared to HLAS"),
     Part("p-always", "HLAS-P better than FIFO, HLAS and HLAS-L at every point", "always better", None, "factor",
          "every", source="HLAS-P method can always outperform others"),
     Part("l-trivial", "HLAS-L vs HLAS: a trivial improvement", "slightly better", None, "factor", "aggregate",

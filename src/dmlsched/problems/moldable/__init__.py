@@ -44,9 +44,12 @@ FAMILY = register_family(Family(
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
-from . import heuristics  # noqa: E402,F401  (registers the policies)
-
-from . import bounds, cp, models  # noqa: E402,F401  (register "preemptive-lb", "exact-cp", "exact")
+from . import (  # noqa: E402  (each module registers its methods on import)
+    bounds,  # noqa: F401  (registers "preemptive-lb")
+    cp,  # noqa: F401  (registers "exact-cp")
+    heuristics,  # noqa: F401  (registers the policies)
+    models,  # noqa: F401  (registers "exact")
+)
 
 __all__ = [
     "MoldableInstance",

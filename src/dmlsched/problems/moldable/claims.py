@@ -318,7 +318,8 @@ def judge_fig5(records: list[dict], scale: Scale) -> Judgement:
         if af is None or mf is None:
             continue
         ba = k.get("arrivals", "mixed")
-        data.setdefault(ba, {}).setdefault(int(k["gpus"]), {}).setdefault(float(k["pmp"]), {})[record_variant(r)] = (af, mf)
+        cell = data.setdefault(ba, {}).setdefault(int(k["gpus"]), {}).setdefault(float(k["pmp"]), {})
+        cell[record_variant(r)] = (af, mf)
     if not data:
         return Judgement("not run", [], ["no policy run in the records"])
     verdicts: list[ReadingVerdict] = []
@@ -507,7 +508,8 @@ def judge_competitive(records: list[dict], scale: Scale) -> Judgement:
                          "closest this model allows and is the check. The quote says 'strictly sublinear'; the "
                          "check's tasks have linear speedup, the boundary case, which is the setting of the batch "
                          "result the sentence compresses (ratio 2 - 2/(n+1), linear up to a task's parallelism; "
-                         "proofs/equipartition.md): not a strictly sublinear curve. Moldable Equipartition (no re-partitioning) "
+                         "proofs/equipartition.md): not a strictly sublinear curve. "
+                         "Moldable Equipartition (no re-partitioning) "
                          "and online arrivals are outside the theorem: context rows only.",
                          "A ratio counts when the optimum is proven (exact-cp) or when the ratio to the bound over "
                          "every schedule is at most 2 (then the ratio to the optimum is too)."])

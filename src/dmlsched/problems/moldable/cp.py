@@ -40,8 +40,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-import numpy as np
-
 from ...cpsat import Scaling, grid_scale, new_model, to_int
 from ...kit import Option, Run, method
 from ...modeling import ModelBuilder
@@ -49,7 +47,7 @@ from ...result import Result
 from .bounds import preemptive_lower_bound
 from .instance import MoldableInstance
 from .models import Choice, choices, memory_scale
-from .solution import MoldableSchedule, evaluate
+from .solution import MoldableSchedule
 
 #: largest scaled time CP-SAT is given (keeps every sum far from 2^63)
 MAX_SCALED_TIME = 2**40
@@ -94,8 +92,9 @@ def choose_scale(inst: MoldableInstance, scale: int | None = None) -> tuple[int,
     (latest arrival plus every task's slowest run, times the number of tasks) stays
     below :data:`MAX_SCALED_TIME`, else the largest power of ten that keeps below it,
     inexact (the finer, the closer the rounded-down bound: at 10^6 two referee
-    instances with seven-decimal data stayed 1.07e-6 apart, at 10^10 they are proven).  A fine scale costs little: with the dominance (C6)
-    the search is over predecessors, not start values.  The memories have their own
+    instances with seven-decimal data stayed 1.07e-6 apart, at 10^10 they are proven).
+    A fine scale costs little: with the dominance (C6) the search is over
+    predecessors, not start values.  The memories have their own
     scale (:func:`memory_scale`); the model is exact only when both are."""
     times = _times(inst)
     top = (max(times, default=1.0) + sum(max(inst.runtime(k, c.p) for c in choices(inst, k))
@@ -387,7 +386,9 @@ class MoldableCp(ModelBuilder):
 # re-timing with the real durations
 
 
-def left_shift(inst: MoldableInstance, order: Sequence[int], alloc: dict[int, tuple[int, tuple[int, ...]]]) -> MoldableSchedule:
+def left_shift(
+    inst: MoldableInstance, order: Sequence[int], alloc: dict[int, tuple[int, tuple[int, ...]]],
+) -> MoldableSchedule:
     """Serial schedule-generation scheme: tasks in ``order``, each with its
     allocation ``(share_den, gpus)``, started at the earliest real time ``>=``
     its arrival at which its GPUs have room for its share and memory during

@@ -389,7 +389,8 @@ def batch(
     rng = np.random.default_rng(seed)
     vols = rng.integers(1, int(max_volume) + 1, int(tasks)).astype(float)
     horizon = max(1, int(vols.sum() / gpus))
-    arr = np.zeros(int(tasks)) if arrivals == "batch" else np.sort(rng.integers(0, horizon + 1, int(tasks))).astype(float)
+    arr = (np.zeros(int(tasks)) if arrivals == "batch"
+           else np.sort(rng.integers(0, horizon + 1, int(tasks))).astype(float))
     ts = tuple(MoldableTask(id=f"t{k}", user=f"u{k}", arrival=float(arr[k]), volume=float(vols[k]),
                             pmin_den=int(p_min), p_max=int(gpus), memory=0.0) for k in range(int(tasks)))
     return MoldableInstance(gpus=int(gpus), gpu_memory=1.0, speedup=SpeedupCurve.linear(int(gpus)), tasks=ts,

@@ -48,12 +48,14 @@ FAMILY = register_family(Family(
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
-from . import bounds  # noqa: E402,F401  (registers lower-bound)
-from . import heuristics  # noqa: E402,F401  (registers methods)
-from . import baselines  # noqa: E402,F401  (registers ff, ls, rand)
-from . import models  # noqa: E402,F401  (registers methods)
-from . import cp  # noqa: E402,F401  (registers exact-cp)
-from . import dp  # noqa: E402,F401  (registers exact-dp)
+from . import (  # noqa: E402  (each module registers its methods on import)
+    baselines,  # noqa: F401  (registers ff, ls, rand)
+    bounds,  # registers lower-bound; used by horizon_infeasible above
+    cp,  # noqa: F401  (registers exact-cp)
+    dp,  # noqa: F401  (registers exact-dp)
+    heuristics,  # noqa: F401  (registers methods)
+    models,  # noqa: F401  (registers methods)
+)
 from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio  # noqa: E402,F401
 
 __all__ = ["RarInstance", "RarJob", "RarSchedule", "average_jct", "completion_times", "l_u", "phi",

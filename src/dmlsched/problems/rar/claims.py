@@ -133,7 +133,9 @@ def _errors(records: list[dict]) -> list[str]:
     for r in records:
         if r.get("status") not in ("optimal", "feasible", "bound"):
             bad[f"{r.get('variant') or r.get('method')} {r.get('status')}"] += 1
-    return [f"runs without a schedule (excluded): {', '.join(f'{k} x{v}' for k, v in sorted(bad.items()))}"] if bad else []
+    if not bad:
+        return []
+    return [f"runs without a schedule (excluded): {', '.join(f'{k} x{v}' for k, v in sorted(bad.items()))}"]
 
 
 def _gen_suite(name: str, description: str, generator: str, params_list: list[dict], seeds, methods,
@@ -295,7 +297,8 @@ def fig5_suite(scale: Scale):
     options = {f"sjf-bco@k{k}": {"kappa": k} for k in KAPPAS}
     if scale == "quick":
         return _gen_suite("rar-fig5-quick", "Fig. 5, quick", "generate",
-                          [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), methods, options, reference=None)
+                          [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), methods, options,
+                          reference=None)
     return _gen_suite("rar-fig5", "Fig. 5: kappa 1..32 (distinct values), T = 1200", "paper_instance", [{}],
                       range(10), methods, options, reference=None)
 
@@ -333,7 +336,8 @@ def judge_fig5(records: list[dict], scale: Scale) -> Judgement:
     v = ReadingVerdict("default", [pr], SETUP.published, SETUP.why, default=True)
     loop = mean_or_nan([d["sjf-bco"]["objective"] for d in inst.values() if "sjf-bco" in d])
     return judgement([v], ours=f"shape {shape or 'flat'}", ceiling="-", caveat="physical constants ours",
-                     rows=[Row("kappa in {1, 2, 4, 8, 16, 32}", ", ".join(f"{k}: {m:.1f}" for k, m in zip(KAPPAS, means)),
+                     rows=[Row("kappa in {1, 2, 4, 8, 16, 32}",
+                               ", ".join(f"{k}: {m:.1f}" for k, m in zip(KAPPAS, means)),
                                pr.outcome, pr.reason),
                            Row("full kappa loop (Algorithm 1)", f"{loop:.1f}", "", "the best kappa per theta")],
                      caveats=_errors(records) + ["means over seeds; kappa only matters at the distinct job sizes"],
@@ -428,7 +432,8 @@ def fig7_suite(scale: Scale):
     options = {f"sjf-bco@l{x}": {"kappa": 1, "lam": float(x)} for x in LAMBDAS}
     if scale == "quick":
         return _gen_suite("rar-fig7-quick", "Fig. 7, quick", "generate",
-                          [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), methods, options, reference=None)
+                          [{"num_jobs": 40, "num_servers": 6, "horizon": 1200}], range(2), methods, options,
+                          reference=None)
     return _gen_suite("rar-fig7", "Fig. 7: lambda in {1, 2, 4, 8}, kappa = 1, T = 1200", "paper_instance", [{}],
                       range(10), methods, options, reference=None)
 
@@ -442,12 +447,14 @@ def judge_fig7(records: list[dict], scale: Scale) -> Judgement:
     if nr:
         return nr
     inst = _table(records)[()]
-    means = [mean_or_nan([d[f"sjf-bco@l{x}"]["objective"] for d in inst.values() if f"sjf-bco@l{x}" in d]) for x in LAMBDAS]
+    means = [mean_or_nan([d[f"sjf-bco@l{x}"]["objective"] for d in inst.values() if f"sjf-bco@l{x}" in d])
+             for x in LAMBDAS]
     pts = [Point(f"lambda {a} -> {b}", (x - y) / x) for a, b, x, y in zip(LAMBDAS, LAMBDAS[1:], means, means[1:])]
     pr = PartResult(PART_7, pts)
     v = ReadingVerdict("default", [pr], SETUP.published, SETUP.why, default=True)
     return judgement([v], ours=f"shape {_shape(means) or 'flat'}", ceiling="-", caveat="physical constants ours",
-                     rows=[Row("lambda in {1, 2, 4, 8}, kappa = 1", ", ".join(f"{x}: {m:.1f}" for x, m in zip(LAMBDAS, means)),
+                     rows=[Row("lambda in {1, 2, 4, 8}, kappa = 1",
+                               ", ".join(f"{x}: {m:.1f}" for x, m in zip(LAMBDAS, means)),
                                pr.outcome, pr.reason)], caveats=_errors(records), measured=f"{len(inst)} instances")
 
 
@@ -491,7 +498,8 @@ def judge_thm5(records: list[dict], scale: Scale) -> Judgement:
         if rs:
             rows.append(Row(f"{f}: each implemented tie rule",
                             ", ".join(f"{str(r.get('variant')).split('@')[-1]}: ratio {r.get('ratio')}" for r in rs),
-                            "", f"claimed ratio {rs[0].get('claimed_bound')}, optimum {rs[0].get('reference_objective')}"))
+                            "", f"claimed ratio {rs[0].get('claimed_bound')}, "
+                            f"optimum {rs[0].get('reference_objective')}"))
     part = Part(PART_T5.key, PART_T5.what + " (ratio / claimed ratio)", "bound", 1.0, "value", "every", tolerance=0.0,
                 source=PART_T5.source)
     pr = PartResult(part, pts)
@@ -516,7 +524,8 @@ CLAIMS: list[Claim] = [
         quote="As shown in Fig. 7, SJF-BCO outperforms other scheduling policies both in terms of makespan and "
               "average job completion times, implying that SJF-BCO is also superior in terms of total job "
               "completion time.",
-        claimed="SJF-BCO below FF, LS and RAND in makespan and in average JCT (the figure's values are not in the text)",
+        claimed="SJF-BCO below FF, LS and RAND in makespan and in average JCT "
+                "(the figure's values are not in the text)",
         setup="Paper's Section 7 setting: 160 jobs (80x1, 14x2, 26x4, 30x8, 8x16, 2x32 GPUs), 20 servers of "
               "U{4,8,16,32} GPUs, T = 1200, 10 seeds; physical constants ours (models/rar.md); reference: the "
               "proven lower bound (lower-bound).",
