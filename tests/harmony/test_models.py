@@ -7,15 +7,16 @@ import itertools
 import re
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 
 import dmlsched
 from dmlsched import SolverLimitError
-from dmlsched.solvers import solver_available
+from dmlsched.problems.harmony.bruteforce import bell, set_partitions
+from dmlsched.problems.harmony.bruteforce import brute_force as exhaustive
 from dmlsched.problems.harmony.models import build_model
-from dmlsched.problems.harmony.bruteforce import bell, brute_force as exhaustive, set_partitions
 from dmlsched.problems.harmony.solution import HarmonySolution, evaluate
 from dmlsched.problems.harmony.strategies import harmony_instances
+from dmlsched.solvers import solver_available
 
 from .conftest import ROOT, harmony_files
 

@@ -101,7 +101,6 @@ def test_until_and_past_events_and_cancel():
     p = P()
     s = Simulation().run(p, until=2.0)
     assert p.seen == ["early"] and s.now == 1.0 and len(s.queue) == 1
-    p2 = P()
     s2 = Simulation()
     s2.run(type("Q", (P,), {"decide": lambda self, sim: sim.cancel(self.h)})())
     assert s2.events == 1  # the cancelled late event never fires
