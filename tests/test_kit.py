@@ -212,7 +212,7 @@ def test_counts_read_as_a_person_expects():
 
 
 def test_cpsat_wrapper_maps_statuses_and_work_limit():
-    from dmlsched.cpsat import is_exact_scale, new_model, scale_times, solve_cpsat
+    from dmlsched.cpsat import new_model, on_grid, scale_times, solve_cpsat
 
     m = new_model()
     x = [m.NewBoolVar(f"x{i}") for i in range(40)]
@@ -242,9 +242,9 @@ def test_cpsat_wrapper_maps_statuses_and_work_limit():
     y = infeasible.NewIntVar(0, 1, "y")
     infeasible.Add(y >= 2)
     assert solve_cpsat(infeasible).status == Status.INFEASIBLE
-    assert scale_times([0.5, 1.25], 4) == [2, 5] and is_exact_scale([0.5, 1.25], 4)
+    assert scale_times([0.5, 1.25], 4) == [2, 5] and on_grid([0.5, 1.25], 4)
     assert scale_times([0.3], 4) == [1] and scale_times([0.3], 4, up=True) == [2]
-    assert not is_exact_scale([0.3], 4)
+    assert not on_grid([0.3], 4)
 
 
 def test_work_limit_is_the_budgets_work_and_cpsat_reads_it(scratch, inst, monkeypatch):

@@ -189,10 +189,6 @@ def scale_times(values: Sequence[float], scale: int, *, up: bool = False) -> lis
     return [to_int(v, scale, "up" if up else "down") for v in values]
 
 
-#: the former name of :func:`on_grid`
-is_exact_scale = on_grid
-
-
 @dataclass(frozen=True)
 class Scaling:
     """How a CP-SAT model's integer objective stands for the family's objective

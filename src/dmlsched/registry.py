@@ -254,10 +254,6 @@ def bundled_families() -> list[Family]:
     return [by_package[p] for p in _BUNDLED if p in by_package]
 
 
-#: the former private name of :func:`load_families` (for code written before it)
-_ensure_loaded = load_families
-
-
 def family(name: str) -> Family:
     """The registered family named ``name``: its registry name (``"gpu-grouping"``)
     or, for one release, the last part of its package (``"gpugrouping"``).

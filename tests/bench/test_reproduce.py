@@ -44,18 +44,8 @@ def engine():
     eng.close()
 
 
-def _skip_without_traces(errors: list[dict]) -> None:
-    """A claim whose instances are built from the shared traces (moldable's Lublin SWF) cannot run in a
-    clone without them: skip it there (only when every error is that one), as the traces_dir fixture does."""
-    from dmlsched.traces.common import traces_dir as find
-
-    if errors and not find(must_exist=False).is_dir() and all(
-            str(r.get("error", "")).startswith("TracesNotFound") for r in errors):
-        pytest.skip("the claim's instances need the shared traces folder, absent here")
-
-
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.key for c in CLAIMS])
-def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: Path):
+def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: Path, skip_without_traces):
     from dmlsched.bench import run_sweep
 
     quick = claim.suite("quick")
@@ -65,7 +55,7 @@ def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: 
     res = run_sweep(quick, out=str(tmp_path / "q.jsonl"), engine=engine, progress=False)
     assert res.records, f"{claim.key}: the quick suite planned no run"
     real_errors = [r for r in res.records if r.get("status") == "error"]
-    _skip_without_traces(real_errors)
+    skip_without_traces(real_errors)
     assert not real_errors, f"{claim.key}: " + "; ".join(f"{r.get('variant')}: {r.get('error')}" for r in real_errors[:3])
     j = claim.judge(res.records, "quick")
     assert isinstance(j, Judgement) and (verdict_word(j.verdict) or claim.role == "context"), j.verdict

@@ -10,7 +10,6 @@ import pytest
 from dmlsched.bench import run_sweep
 from dmlsched.claims import VERDICTS, ceiling_violations
 from dmlsched.problems.moldable.claims import CLAIMS, judge_abstract, judge_competitive, judge_fig5, judge_sec6
-from dmlsched.traces.common import traces_dir
 
 
 def _rec(label: str, variant: str, *, avg: float, mx: float = 0.0, gpus: int = 8, kind: str = "policy",
@@ -135,13 +134,10 @@ def test_judge_competitive_is_one_theory_check():
 
 
 @pytest.mark.parametrize("key", [c.key for c in CLAIMS])
-def test_quick_form_runs_and_is_judged(key):
+def test_quick_form_runs_and_is_judged(key, skip_without_traces):
     claim = next(c for c in CLAIMS if c.key == key)
     recs = run_sweep(claim.suite("quick"), workers=0, progress=False).records
-    errors = [r for r in recs if r["status"] == "error"]
-    if errors and not traces_dir(must_exist=False).is_dir() and all(
-            str(r.get("error", "")).startswith("TracesNotFound") for r in errors):
-        pytest.skip("the claim's instances need the shared traces folder, absent here")
+    skip_without_traces([r for r in recs if r["status"] == "error"])
     assert recs and all(r["status"] in ("optimal", "feasible", "bound") for r in recs), [r.get("error") for r in recs]
     j = claim.judge(recs, "quick")
     assert any(j.verdict.startswith(v) for v in VERDICTS if v != "not run"), j.verdict

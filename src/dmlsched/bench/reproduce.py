@@ -534,8 +534,9 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     out = out or (DEFAULT_QUICK_OUT if scale == "quick" else DEFAULT_OUT)
     bundled = bundled_families()
     selected = _select_families(families, bundled) if families else bundled
-    fams = [f.name for f in selected] if families else None
-    registered, broken = _collect_claims([f.name for f in selected])
+    names = [f.name for f in selected]
+    fams = names if families else None
+    registered, broken = _collect_claims(names)
     cl = list(claims) if claims is not None else registered
     if fams:
         cl = [c for c in cl if c.family in fams]

@@ -281,7 +281,7 @@ def guided_strategies() -> dict[tuple[str, str], Callable[[Context], None]]:
     if not _GUIDED_LOADED:
         _GUIDED_LOADED.append(True)
         for spec in families():
-            package = spec.instance_type.__module__.rpartition(".")[0]
+            package = spec.package or ""
             try:
                 found = bool(package) and importlib.util.find_spec(package + ".guided") is not None
             except ImportError:  # a plugin family that is a module, not a package

@@ -136,7 +136,7 @@ def sample_workload(
     reference_dop = a.optional_number("reference_dop", reference_dop, positive=True)
     base = evaluation_workload(seed=seed, num_jobs=80, num_machines=100, weights=weights)
     rng = np.random.default_rng([seed, 1])
-    pick = sorted(rng.choice(80, size=min(jobs, 80), replace=False).tolist())
+    pick = sorted(rng.choice(80, size=jobs, replace=False).tolist())
     dop = REFERENCE_DOP * machines / 100 if reference_dop is None else reference_dop
     return HarmonyInstance(
         machines=int(machines),
