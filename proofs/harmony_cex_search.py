@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import itertools
 
+from dmlsched.problems.harmony.bruteforce import brute_force
 from dmlsched.problems.harmony.heuristics import schedule
 from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
-from dmlsched.problems.harmony.oracle import oracle
 from dmlsched.problems.harmony.solution import HarmonySolution, evaluate
 
 
@@ -32,7 +32,7 @@ def main(rule: str = "per-job") -> None:
                 )
                 s = schedule(inst, group_rule=rule)
                 h = evaluate(inst, HarmonySolution(tuple(map(tuple, s.groups)), tuple(s.machines)))
-                o = oracle(inst)[1]
+                o = brute_force(inst)[1]
                 if o / h > 1.02:
                     found.append((sum(times), -o / h, pairs))
             if found:

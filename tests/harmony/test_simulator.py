@@ -10,17 +10,19 @@ from hypothesis import assume, given, settings
 
 import dmlsched
 from dmlsched import InvalidSolutionError
-from dmlsched.problems.harmony.execution import (
+from dmlsched.problems.harmony.baselines import OraclePolicy
+from dmlsched.problems.harmony.heuristics import HarmonyPolicy
+from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
+from dmlsched.problems.harmony.simulator import simulate
+from dmlsched.problems.harmony.solution import (
     Execution,
     Phase,
     execution_metrics,
-    simulate,
+    from_json,
+    group_stats,
+    to_json,
     validate_execution,
 )
-from dmlsched.problems.harmony.heuristics import HarmonyPolicy
-from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
-from dmlsched.problems.harmony.oracle import OraclePolicy
-from dmlsched.problems.harmony.solution import from_json, group_stats, to_json
 from dmlsched.problems.harmony.strategies import harmony_instances
 
 
@@ -178,8 +180,8 @@ def test_a_spent_budget_stops_the_searches_and_the_run():
     check points (every 2,048 groupings, 64 decisions, every event), stops and records the cut."""
     from dmlsched.budget import Budget
     from dmlsched.generate.harmony import evaluation_workload
+    from dmlsched.problems.harmony.baselines import oracle_search
     from dmlsched.problems.harmony.bruteforce import brute_force
-    from dmlsched.problems.harmony.oracle import oracle_search
 
     cuts: list[str] = []
     spent = Budget(0.0, on_cut=cuts.append)
