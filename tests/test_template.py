@@ -675,7 +675,7 @@ def test_role_check_can_fail(tmp_path):
 # (e) one model shape (issue 22, PLAN-22 5.2 and 8.2 "Model shape")
 
 #: families whose Pyomo and CP-SAT models are all ModelBuilder classes (issue 22, step F3)
-BUILDER_FAMILIES = ("gpu-grouping", "cruise", "rar", "moldable", "hlas")
+BUILDER_FAMILIES = ("gpu-grouping", "cruise", "rar", "moldable", "hlas", "harmony")
 #: a docstring cites an equation "(4)", "(5)-(6)", "(3.6)", a label of models/<family>.md ("(C3')", "(M1)")
 #: or a section of models/<family>.md
 CITES = re.compile(r"\([A-Z]?\d+(?:\.\d+)*[a-z']?\)|models/[a-z-]+\.md")
@@ -744,6 +744,10 @@ def _pyomo_builders(family: str, inst) -> list:
         from dmlsched.problems.moldable.models import MoldableMip
 
         return [MoldableMip(inst)]
+    if family == "harmony":
+        from dmlsched.problems.harmony.models import HarmonyMilp
+
+        return [HarmonyMilp(inst)]
     return []  # hlas: CP-SAT only (its components are not named in the proto)
 
 
