@@ -676,6 +676,10 @@ def test_role_check_can_fail(tmp_path):
 
 #: families whose Pyomo and CP-SAT models are all ModelBuilder classes (issue 22, step F3)
 BUILDER_FAMILIES = ("gpu-grouping", "cruise", "rar", "moldable", "hlas", "harmony")
+#: families with some of their models ModelBuilder classes, checked for the shape of those: hare's
+#: CP-SAT model (cp.HareCp); its Pyomo models (formulation.HareFormulation, the relaxations, the
+#: fluid LP) are not ModelBuilder classes yet.  This table may only shrink (into BUILDER_FAMILIES)
+PARTLY_BUILT = ("hare",)
 #: a docstring cites an equation "(4)", "(5)-(6)", "(3.6)", a label of models/<family>.md ("(C3')", "(M1)")
 #: or a section of models/<family>.md
 CITES = re.compile(r"\([A-Z]?\d+(?:\.\d+)*[a-z']?\)|models/[a-z-]+\.md")
@@ -715,11 +719,17 @@ def _check_builder(cls: type, spec_text: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("family", BUILDER_FAMILIES)
+def _spec_text(family: str) -> str:
+    """``models/<family>.md`` and the family's other specification files ``models/<family>-*.md``."""
+    return "\n".join(p.read_text() for p in [ROOT / "models" / f"{family}.md",
+                                              *sorted((ROOT / "models").glob(f"{family}-*.md"))])
+
+
+@pytest.mark.parametrize("family", BUILDER_FAMILIES + PARTLY_BUILT)
 def test_model_builders_have_the_shape(family):
     builders = _model_builders(family)
     assert builders, f"{family}: no ModelBuilder class"
-    text = (ROOT / "models" / f"{family}.md").read_text()
+    text = _spec_text(family)
     problems = [p for cls in builders for p in _check_builder(cls, text)]
     assert not problems, problems
 
