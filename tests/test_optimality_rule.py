@@ -291,7 +291,8 @@ def test_rar_fractional_rates_on_their_grid_are_exact():
 
     from dmlsched.problems.rar.cp import one_server_rate, progress_scale, rate_table
 
-    data = json.loads((Path(__file__).resolve().parents[1] / "instances" / "rar" / "two-job-contention.json").read_text())
+    data = json.loads(
+        (Path(__file__).resolve().parents[1] / "instances" / "rar" / "two-job-contention.json").read_text())
     data["progress"] = "fractional"
     inst = dmlsched.from_dict(data)
     scale, exact = progress_scale(inst)

@@ -12,7 +12,8 @@ from .conftest import write_toy
 
 pytest.importorskip("distributed")
 
-SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict", "reference_objective")
+SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict",
+        "reference_objective")
 
 
 @pytest.mark.slow

@@ -56,7 +56,8 @@ def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: 
     assert res.records, f"{claim.key}: the quick suite planned no run"
     real_errors = [r for r in res.records if r.get("status") == "error"]
     skip_without_traces(real_errors)
-    assert not real_errors, f"{claim.key}: " + "; ".join(f"{r.get('variant')}: {r.get('error')}" for r in real_errors[:3])
+    assert not real_errors, f"{claim.key}: " + "; ".join(
+        f"{r.get('variant')}: {r.get('error')}" for r in real_errors[:3])
     j = claim.judge(res.records, "quick")
     assert isinstance(j, Judgement) and (verdict_word(j.verdict) or claim.role == "context"), j.verdict
     assert claim.quote and claim.where and claim.claimed and claim.paper

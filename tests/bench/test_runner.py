@@ -13,7 +13,8 @@ from dmlsched.bench.suite import SuiteError, materialize
 
 from .conftest import write_toy
 
-SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict", "reference_objective")
+SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict",
+        "reference_objective")
 
 
 def hare_suite(d: Path, **kw) -> Suite:

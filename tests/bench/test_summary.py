@@ -129,7 +129,8 @@ def test_performance_profile_data():
 
 
 def test_variants_are_separate_rows():
-    rs = [rec("a", "list", 10.0, variant="list@proof", ratio=1.0), rec("a", "list", 12.0, variant="list@printed", ratio=1.2)]
+    rs = [rec("a", "list", 10.0, variant="list@proof", ratio=1.0),
+          rec("a", "list", 12.0, variant="list@printed", ratio=1.2)]
     st = method_stats(rs)
     assert set(st) == {("hare", "list@proof"), ("hare", "list@printed")}
     assert [row(r)["method"] for r in rs] == ["list@proof", "list@printed"]
@@ -137,10 +138,14 @@ def test_variants_are_separate_rows():
 
 def test_report_from_a_hand_written_file(tmp_path: Path):
     rs = [rec("a", "exact", 8.0, kind="exact", status="optimal", ratio=1.0, ratio_to_bound=1.0, reference_optimal=True),
-          rec("a", "x", 10.0, ratio=1.25, ratio_to_bound=1.25, reference_optimal=True, claimed_bound=2.0, verdict="holds"),
-          rec("a", "y", 20.0, ratio=2.5, ratio_to_bound=2.5, reference_optimal=True, claimed_bound=2.0, verdict="violated"),
-          rec("b", "exact", 4.0, kind="exact", status="feasible", ratio=1.0, ratio_to_bound=2.0, reference_optimal=False),
-          rec("b", "x", 5.0, ratio=1.25, ratio_to_bound=2.5, reference_optimal=False, claimed_bound=2.0, verdict="inconclusive"),
+          rec("a", "x", 10.0, ratio=1.25, ratio_to_bound=1.25, reference_optimal=True, claimed_bound=2.0,
+              verdict="holds"),
+          rec("a", "y", 20.0, ratio=2.5, ratio_to_bound=2.5, reference_optimal=True, claimed_bound=2.0,
+              verdict="violated"),
+          rec("b", "exact", 4.0, kind="exact", status="feasible", ratio=1.0, ratio_to_bound=2.0,
+              reference_optimal=False),
+          rec("b", "x", 5.0, ratio=1.25, ratio_to_bound=2.5, reference_optimal=False, claimed_bound=2.0,
+              verdict="inconclusive"),
           rec("b", "y", None, status="n/a", error="outside its domain"),
           rec("b", "z", None, status="error", error="boom"),
           rec("b", "w", 6.0, killed=True, reproducible=False, error="killed after 9 s", details={"killed": True})]

@@ -216,7 +216,8 @@ def test_quick_run_of_each_claim(key):
     out = run_sweep(claim.suite("quick"), workers=0, progress=False)
     records = out.records if hasattr(out, "records") else out
     assert records and all(r["status"] in ("optimal", "feasible", "bound") for r in records), [
-        (r["variant"], r["status"], r.get("error")) for r in records if r["status"] not in ("optimal", "feasible", "bound")]
+        (r["variant"], r["status"], r.get("error"))
+        for r in records if r["status"] not in ("optimal", "feasible", "bound")]
     j = claim.judge(records, "quick")
     assert isinstance(j, Judgement) and j.rows
     assert any(j.verdict.startswith(v) for v in VERDICTS) or j.verdict == "context", j.verdict

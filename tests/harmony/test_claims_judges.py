@@ -67,14 +67,16 @@ def test_utilisation_success_and_failure_get_the_same_word():
 
 def test_fig_4_10_against_isolated_with_its_ceiling():
     b = dict(avg_jct_bound=50.0, makespan_bound=150.0)
-    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 320.0, **b)), rec("a", "harmony", 0.9, **run(0.9, 100.0, 200.0, **b))]
+    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 320.0, **b)),
+            rec("a", "harmony", 0.9, **run(0.9, 100.0, 200.0, **b))]
     j = C.judge_fig_4_10(recs, "full")
     # utilisation 0.9 / 0.5 = 1.8x: about 1.65x within 15% of its effect (1.55x-1.75x)? no: direction only
     assert [p.outcome for p in j.readings[0].parts] == ["holds", "holds", "direction only"]
     assert j.ceiling == "JCT 4.22x, makespan 2.13x"
     assert j.readings[0].word == "inconclusive"
     # isolated's makespan 160 against the bound 150: no schedule beats it by more than 1.07x < 1.60x
-    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 160.0, **b)), rec("a", "harmony", 0.9, **run(0.9, 100.0, 155.0, **b))]
+    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 160.0, **b)),
+            rec("a", "harmony", 0.9, **run(0.9, 100.0, 155.0, **b))]
     assert C.judge_fig_4_10(recs, "full").readings[0].parts[1].outcome == "unreachable"
 
 

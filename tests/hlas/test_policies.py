@@ -167,8 +167,8 @@ def test_same_seed_same_run(policy):
 def test_no_job_starves_in_a_long_overloaded_run(policy):
     """1,500 jobs arriving faster than the cluster serves them: every job finishes,
     and the run is a feasible Hare schedule (validated inside solve)."""
-    inst = generate(num_jobs=1500, num_gpus=32, seed=5, num_groups=8, load=1.3, rounds=(5, 40), tasks_per_round=(2, 4, 8),
-                    predictions="conservative")
+    inst = generate(num_jobs=1500, num_gpus=32, seed=5, num_groups=8, load=1.3, rounds=(5, 40),
+                    tasks_per_round=(2, 4, 8), predictions="conservative")
     res = dmlsched.solve(inst, policy, trace=True)
     recs = res.details["records"]
     assert all(r["finish"] is not None for r in recs)

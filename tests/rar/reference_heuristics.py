@@ -1,5 +1,5 @@
-"""Reference copy of RAR's list dispatch heuristics (registrations removed) before issue 23 (incremental engine), kept ONLY for
-``test_engine_equivalence.py``: the library must give exactly the same results.
+"""Reference copy of RAR's list dispatch heuristics (registrations removed) before issue 23 (incremental engine), kept
+ONLY for ``test_engine_equivalence.py``: the library must give exactly the same results.
 
 Not part of the library; do not import it elsewhere.  The original docstring follows.
 

@@ -46,4 +46,5 @@ def test_a_horizon_below_the_load_bound_is_infeasible_in_every_method():
     for m in methods("rar"):
         res = dmlsched.solve(inst, m.name)
         assert res.status == dmlsched.Status.INFEASIBLE, m.name
-        assert res.details["infeasible"] == "no schedule within the horizon T = 20: the load bound on the makespan is 277"
+        assert res.details["infeasible"] == (
+            "no schedule within the horizon T = 20: the load bound on the makespan is 277")

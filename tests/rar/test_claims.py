@@ -52,7 +52,8 @@ def test_counterexample_violates_theorem5():
     assert load.max() == 3 > dmlsched.solve(inst, "ilp-bound").objective
 
 
-@pytest.mark.xfail(strict=True, reason="Theorem 5 is false (proofs/rar-theorem-5.md): hypothesis finds a counterexample")
+@pytest.mark.xfail(strict=True,
+                   reason="Theorem 5 is false (proofs/rar-theorem-5.md): hypothesis finds a counterexample")
 @settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.generate])  # no shrinking: finding one suffices
 @given(inst=rar_single_gpu_instances(max_jobs=4, max_gpus=2))
 def test_theorem5_property_fails_on_single_gpu_jobs(inst):

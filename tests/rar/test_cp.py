@@ -74,7 +74,8 @@ def test_full_model_on_a_contended_instance():
     contention-free relaxation and the fluid bound say 16, contention makes it 17; the
     full model (not closed by a bound; the DP phase off) proves it, and its schedules
     re-simulate to at most their model value.  With the DP phase it closes there."""
-    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,),
+                 iterations=(150, 450))
     r = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0, dp=False)
     assert r.status == Status.OPTIMAL and r.objective == 17
     assert r.details["relaxation"]["bound"] == 16 == r.details["lower_bounds"]["fluid"]
@@ -151,7 +152,8 @@ def test_dp_equals_independent_brute_force(inst):
 
 
 def test_dp_on_the_contended_instance_and_its_work_limit():
-    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,),
+                 iterations=(150, 450))
     r = dmlsched.solve(inst, "exact-dp", time_limit=60)
     assert r.status == Status.OPTIMAL and r.objective == 17 and r.details["states"] > 0
     cut = dmlsched.solve(inst, "exact-dp", max_states=3)

@@ -74,7 +74,8 @@ def test_heuristics_same_schedules(idx):
 
 
 def _same_best(a: dict, b: dict) -> None:
-    assert (a["m"], a.get("theta"), a.get("runs"), a.get("rule")) == (b["m"], b.get("theta"), b.get("runs"), b.get("rule"))
+    assert ((a["m"], a.get("theta"), a.get("runs"), a.get("rule"))
+            == (b["m"], b.get("theta"), b.get("runs"), b.get("rule")))
     if b["sched"] is None:
         assert a["sched"] is None
         return

@@ -137,8 +137,8 @@ def test_kappa_and_lambda_options():
 
 
 def test_heuristic_reports_error_when_horizon_too_short():
-    inst = dmlsched.from_dict({**dmlsched.to_dict(dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json")),
-                               "horizon": 2, "expected": {}})
+    data = dmlsched.to_dict(dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json"))
+    inst = dmlsched.from_dict({**data, "horizon": 2, "expected": {}})
     res = dmlsched.solve(inst, "sjf-bco")
     assert res.status == dmlsched.Status.ERROR and res.solution is None
 
