@@ -4,12 +4,14 @@ head-to-head, performance profiles, variants)."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from dmlsched.bench.progress import Progress
 from dmlsched.bench.summary import (
     exit_code,
     geometric_mean,
@@ -165,10 +167,6 @@ def test_report_from_a_hand_written_file(tmp_path: Path):
 
 
 def test_progress_off_a_terminal_prints_periodic_lines_not_one_per_run():
-    import io
-
-    from dmlsched.bench.progress import Progress
-
     now = [0.0]
     buf = io.StringIO()
     p = Progress(282, stream=buf, interval=15, clock=lambda: now[0])
