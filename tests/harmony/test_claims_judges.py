@@ -8,6 +8,7 @@ import pytest
 from dmlsched.bench import run_sweep
 from dmlsched.claims import VERDICTS, all_claims, ceiling_violations
 from dmlsched.problems.harmony import claims as C
+from dmlsched.registry import get_method
 
 
 def rec(inst, variant, objective, *, status="feasible", **details):
@@ -114,8 +115,6 @@ def test_readings_and_variants_agree():
     """The defaults are the text's readings (printed per-job L6, first-stop admission), the default
     variant runs the method's defaults, and every other variant is a named reading whose options
     it runs."""
-    from dmlsched.registry import get_method
-
     assert {r.name for r in C.READINGS if r.default} == {"per-job", "first-stop"}
     opts = {o.name: o.default for o in get_method("harmony", "harmony").options}
     assert opts["admission"] == "first-stop" and opts["group_rule"] == "per-job"
