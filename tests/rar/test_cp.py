@@ -9,9 +9,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import dmlsched
-from dmlsched import Status
-from dmlsched.generate.rar import small
+from dmlsched import Status, kit
+from dmlsched.generate.rar import generate, small
+from dmlsched.problems.rar import counts, cp, heuristics
 from dmlsched.problems.rar.cp import as_schedule, build_cp, extract
+from dmlsched.problems.rar.dp import solve_dp
 from dmlsched.strategies import rar_instances, rar_tiny_instances
 
 from .brute import brute_force
@@ -131,8 +133,6 @@ def test_deadline_holds_with_an_incumbent():
 def test_dp_full_search_equals_the_enumeration(inst):
     """The DP searched from scratch (incumbent T + 1, no dual pruning, no bound shortcut)
     agrees with the enumeration, in both progress modes."""
-    from dmlsched.problems.rar.dp import solve_dp
-
     ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
     assume(ex.status == Status.OPTIMAL)
     out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
@@ -144,8 +144,6 @@ def test_dp_full_search_equals_the_enumeration(inst):
 @settings(max_examples=15, deadline=None)
 @given(inst=_ultra_tiny())
 def test_dp_equals_independent_brute_force(inst):
-    from dmlsched.problems.rar.dp import solve_dp
-
     out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
     assume(out["best"] is not None)
     assert out["complete"] and brute_force(inst, int(out["best"])) == out["best"]
@@ -197,9 +195,6 @@ class _StopAfter(dmlsched.budget.Budget):
 def test_model_size_counts_vectors_once_per_job_size(monkeypatch):
     """Thousands of jobs: the count vectors are counted per distinct G_j (6 here), not per
     job (the 6,000-job instance spent 16.6 s there, past a 5 s deadline)."""
-    from dmlsched.generate.rar import generate
-    from dmlsched.problems.rar import counts, cp
-
     inst = generate(seed=0, num_jobs=300, num_servers=30)
     expected = sum(counts.count_vectors_size(inst, j) for j in range(inst.num_jobs))
     calls = []
@@ -213,9 +208,6 @@ def test_heuristic_stop_is_reported_and_no_model_is_built(monkeypatch):
     """A budget that is spent when the incumbent heuristics run: they report the stop, the
     method records the cut (not reproducible) and returns the incumbent and the bound
     without building (allocating) a CP-SAT model."""
-    from dmlsched import kit
-    from dmlsched.problems.rar import cp, heuristics
-
     inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
     found, stopped = heuristics.best_heuristic_schedule(inst, budget=_StopAfter(1))
     assert stopped and found is not None  # SJF-BCO's first probe always runs to its end
