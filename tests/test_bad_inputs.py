@@ -22,9 +22,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import dmlsched
+import dmlsched.solvers as solvers
+from dmlsched.bench.reproduce import generate
 from dmlsched.cli import main
+from dmlsched.errors import InvalidSolutionError
+from dmlsched.problems.hare import HareSchedule
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = json.loads((ROOT / "instances" / "hare" / "tiny.json").read_text())
@@ -408,8 +414,6 @@ def test_console_script_gives_one_line_not_a_traceback(tmp_path):
                                   for j in d["jobs"])},
 ], ids=["tuple", "numpy scalars", "numpy int32 in a map, tuple of jobs"])
 def test_from_dict_accepts_numpy_and_tuples(convert):
-    import dmlsched
-
     inst = dmlsched.from_dict(convert(TINY))
     again = dmlsched.from_dict(json.loads(json.dumps(dmlsched.to_dict(inst))))
     assert dmlsched.to_dict(inst) == dmlsched.to_dict(again)
@@ -418,8 +422,6 @@ def test_from_dict_accepts_numpy_and_tuples(convert):
 
 def test_solver_extra_not_installed_is_bad_input(tmp_path, monkeypatch, capsys):
     """--solver gurobi without gurobipy (the `gurobi` extra): exit 2 with the install hint."""
-    import dmlsched.solvers as solvers
-
     monkeypatch.setattr(solvers, "solver_available", lambda name: name != "gurobi")
     p = tmp_path / "tiny.json"
     p.write_text(json.dumps(TINY))
@@ -439,14 +441,11 @@ def test_solver_extra_not_installed_is_bad_input(tmp_path, monkeypatch, capsys):
     ({"time_limit": True}, ValueError, "time_limit must be a positive number"),
 ], ids=["seed 1.5", "seed True", "seed text", "seed -1", "seed 2^70", "time_limit 0", "time_limit True"])
 def test_python_api_arguments_are_named(kw, exc, needle):
-    import dmlsched
-
     inst = dmlsched.from_dict(TINY)
     for fn in (dmlsched.solve, dmlsched.check):
         with pytest.raises(exc) as e:
             fn(inst, "list", **kw)
         assert needle in str(e.value)
-    import numpy as np
 
     assert dmlsched.solve(inst, "list", seed=np.int64(3)).status.value == "feasible"  # numpy integers are integers
 
@@ -459,8 +458,6 @@ def test_python_api_arguments_are_named(kw, exc, needle):
     (None, "got NoneType, which is not a registered instance type"),
 ], ids=["path string", "Path", "dict", "None"])
 def test_python_api_names_a_non_instance(value, needle):
-    import dmlsched
-
     for fn in (lambda x: dmlsched.solve(x, "list"), lambda x: dmlsched.check(x, "list"),
                lambda x: dmlsched.evaluate(x, None)):
         with pytest.raises(TypeError) as e:
@@ -470,12 +467,6 @@ def test_python_api_names_a_non_instance(value, needle):
 
 def test_evaluate_of_a_solution_that_does_not_fit_names_it():
     """A GPU index out of range was an IndexError from numpy; now the validator's message."""
-    import numpy as np
-
-    import dmlsched
-    from dmlsched.errors import InvalidSolutionError
-    from dmlsched.problems.hare import HareSchedule
-
     inst = dmlsched.from_dict(TINY)
     bad = HareSchedule(gpu=np.array([0, 1, 7, 0]), start=np.zeros(4))
     with pytest.raises(InvalidSolutionError, match="GPU index 7 out of range"):
@@ -488,8 +479,6 @@ def test_evaluate_of_a_solution_that_does_not_fit_names_it():
 def test_reproduce_takes_a_family_by_its_own_name(tmp_path):
     """`--family gpu-grouping` (the registered name) was refused; it has no claims, so the
     report says so, and the package name still works."""
-    from dmlsched.bench.reproduce import generate
-
     for name in ("gpu-grouping", "gpugrouping"):
         out, runs = generate(str(tmp_path / f"{name}.md"), scale="quick", workers=0, families=[name])
         assert runs == [] and "gpugrouping" in out.read_text()
