@@ -9,8 +9,11 @@ import pytest
 from hypothesis import assume, given, settings
 
 import dmlsched
-from dmlsched import InvalidSolutionError
-from dmlsched.problems.harmony.baselines import OraclePolicy
+from dmlsched import InvalidSolutionError, solve, validate
+from dmlsched.budget import Budget
+from dmlsched.generate.harmony import evaluation_workload
+from dmlsched.problems.harmony.baselines import OraclePolicy, oracle_search
+from dmlsched.problems.harmony.bruteforce import brute_force
 from dmlsched.problems.harmony.heuristics import HarmonyPolicy
 from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
 from dmlsched.problems.harmony.simulator import simulate
@@ -160,8 +163,6 @@ def test_a_sliver_phase_before_a_completion_is_valid(seed, sigma):
     after finishing at ...").  The runs that showed it were Harmony's with every job admitted
     (``admission="all"`` with the aggregate L6, pinned here: the test is about the execution model;
     the default run is checked too)."""
-    from dmlsched import solve, validate
-    from dmlsched.generate.harmony import evaluation_workload
 
     inst = evaluation_workload(seed=seed, iteration_sigma=sigma)
     for method, opts in (("harmony", {"admission": "all", "group_rule": "aggregate"}), ("harmony", {}),
@@ -178,10 +179,6 @@ def test_a_sliver_phase_before_a_completion_is_valid(seed, sigma):
 def test_a_spent_budget_stops_the_searches_and_the_run():
     """brute_force, oracle_search and simulate take a Budget (issue 22, D4): each asks it at its
     check points (every 2,048 groupings, 64 decisions, every event), stops and records the cut."""
-    from dmlsched.budget import Budget
-    from dmlsched.generate.harmony import evaluation_workload
-    from dmlsched.problems.harmony.baselines import oracle_search
-    from dmlsched.problems.harmony.bruteforce import brute_force
 
     cuts: list[str] = []
     spent = Budget(0.0, on_cut=cuts.append)
