@@ -22,7 +22,8 @@ import pytest
 
 import dmlsched
 from dmlsched import interrupt
-from dmlsched.kit import Deadline, incumbent_sink
+from dmlsched.incumbents import incumbent_sink
+from dmlsched.kit import Deadline
 
 ROOT = Path(__file__).resolve().parents[1]
 

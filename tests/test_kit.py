@@ -10,13 +10,13 @@ import pytest
 
 import dmlsched
 from dmlsched import Status, registry
+from dmlsched.incumbents import incumbent_sink
 from dmlsched.kit import (
     Deadline,
     Option,
     OptionError,
     Run,
     fmt_count,
-    incumbent_sink,
     method,
 )
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order

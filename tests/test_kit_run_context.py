@@ -9,7 +9,8 @@ import pytest
 
 import dmlsched
 from dmlsched import InvalidSolutionError, registry
-from dmlsched.kit import Option, OptionError, Run, incumbent_sink, method
+from dmlsched.incumbents import incumbent_sink
+from dmlsched.kit import Option, OptionError, Run, method
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order
 
 

@@ -39,13 +39,12 @@ nodes, CP-SAT deterministic time) so that the wall clock is only a safety net.
 **Incumbents.** :meth:`Run.incumbent` records a feasible solution as soon as a
 method has one (checked by the family's validator); the best is returned if
 the method is interrupted, and the benchmark engine records it if the run has
-to be killed.
+to be killed (it listens through :func:`dmlsched.incumbents.incumbent_sink`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 import logging
 import math
@@ -58,6 +57,7 @@ from . import interrupt
 from .budget import Budget, Deadline  # noqa: F401  (Deadline: the former name, re-exported)
 from .errors import NotApplicable
 from .fmt import fmt_bytes, fmt_count  # noqa: F401  (fmt_count re-exported)
+from .incumbents import IncumbentSink, current_sink, incumbent_sink
 from .options import (  # noqa: F401  (re-exported: the kit's public names before the split)
     COMMON_OPTIONS,
     DEFAULT_MEMORY_LIMIT_GIB,
@@ -145,25 +145,6 @@ class ResourceLimit(NotApplicable):
     def __init__(self, what: str, message: str):
         self.what = what
         super().__init__(message)
-
-
-# ---------------------------------------------------------------------------
-# incumbent streaming (the benchmark engine installs a sink in its workers)
-
-IncumbentSink = Callable[[dict[str, Any]], None]
-_SINK: contextvars.ContextVar[IncumbentSink | None] = contextvars.ContextVar("dmlsched_incumbent_sink", default=None)
-
-
-@contextlib.contextmanager
-def incumbent_sink(sink: IncumbentSink | None) -> Iterator[None]:
-    """Within the block, every improving incumbent of a method is passed to
-    ``sink`` as ``{"problem", "method", "objective", "bound", "elapsed_s"}``
-    (after the family's validator accepted it)."""
-    token = _SINK.set(sink)
-    try:
-        yield
-    finally:
-        _SINK.reset(token)
 
 
 # ---------------------------------------------------------------------------
@@ -301,7 +282,7 @@ class Run:
         if not self.better(value, self.best_value):
             return False
         self.best, self.best_value = solution, value
-        sink = _SINK.get()
+        sink = current_sink()
         if sink is not None:
             now = time.monotonic()
             if now - self._last_emit >= 0.2 or self._last_emit == 0.0:
@@ -508,7 +489,7 @@ class Run:
             deadline = Deadline(default)  # as solve() gives the child when no time limit is set
         else:
             deadline = self.deadline.share(share)
-        outer = _SINK.get()
+        outer = current_sink()
         sink: IncumbentSink | None = None
         if incumbents is not None and outer is not None:
             def sink(inc: dict[str, Any]) -> None:

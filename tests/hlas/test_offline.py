@@ -119,7 +119,7 @@ def test_nested_solves_report_their_incumbents_in_this_family_s_units():
     """offline-mip runs Hare's MIP inside: a listening benchmark must receive average JCTs of
     the HLAS instance (not Hare's sums of completion times); a policy's grouping solve must
     not reach the benchmark at all."""
-    from dmlsched.kit import incumbent_sink
+    from dmlsched.incumbents import incumbent_sink
 
     inst = dmlsched.load(TINY)
     seen: list[dict] = []
