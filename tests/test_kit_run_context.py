@@ -68,6 +68,30 @@ def test_delegate_equals_solve_and_inherits_the_run_settings(scratch, inst):
         parent.delegate("kit-child", inst, problem="hlas")
 
 
+def test_the_three_ways_of_making_a_run_agree(scratch, inst):
+    """The decorator's wrapper, Run.standalone and Run.delegate build a run in one place
+    (Run._make): the same options give the same settings."""
+    seen: list[tuple] = []
+
+    @method("hare", "kit-probe", kind="heuristic", uses_solver=True,
+            options=[Option("k", int, 2, "k"), Option("work_limit", float, 4.0, "work")])
+    def probe(instance, run: Run):
+        seen.append((run.problem, run.method, run.kind, run.sense, run.solver, run.seed, run.options,
+                     run.display, run.memory_limit))
+        return run.result(solution=_greedy(instance))
+
+    given = {"k": 5, "display": True, "memory_limit": 1, "threads": 2}
+    dmlsched.solve(inst, "kit-probe", seed=4, time_limit=60, **given)
+    alone = Run.standalone("hare", "kit-probe", instance=inst, seed=4, time_limit=60, options=given)
+    seen.append((alone.problem, alone.method, alone.kind, alone.sense, alone.solver, alone.seed, alone.options,
+                 alone.display, alone.memory_limit))
+    parent = Run.standalone("hare", "kit-probe", instance=inst, seed=4, time_limit=60,
+                            options={"display": True, "memory_limit": 1, "threads": 2})
+    parent.delegate("kit-probe", inst, options={"k": 5})
+    assert seen[0] == seen[1] == seen[2]
+    assert seen[0][6] == {"k": 5, "work_limit": 4.0, "threads": 2, "solver_options": None}
+
+
 def test_delegate_verifies_the_child_and_records_its_cut(scratch, inst):
     @method("hare", "kit-liar", kind="heuristic")
     def liar(instance, run: Run):

@@ -390,6 +390,31 @@ class Run:
 
     # -- runs outside the decorator ---------------------------------------------
     @classmethod
+    def _make(cls, spec: Any, method: str, kind: str, declared: Sequence[Option], given: Mapping[str, Any], *,
+              solver: str | None, seed: int, instance: Any, budget: Budget | None = None,
+              time_limit: float | None = None, start: float | None = None, work_option: bool = False,
+              unchecked: Mapping[str, Any] | None = None) -> Run:
+        """The one constructor of a run from the options a caller gave (the :func:`method`
+        wrapper, :meth:`standalone` and :meth:`delegate` all build theirs here).
+
+        ``given`` is checked against ``declared`` (:func:`~dmlsched.options.check_options`:
+        defaults filled in, an unknown option is an :class:`OptionError`); the common
+        options become the run's ``display`` and ``memory_limit``.  The run's budget is
+        ``budget`` if given, else one of ``time_limit`` seconds from ``start`` (default:
+        now) with, when ``work_option``, the checked ``work_limit`` option as its work.
+        ``unchecked``: options kept as given after the checked ones (a library call
+        without a method).
+        """
+        opts, common = check_options(spec.name, method, declared, dict(given))
+        if unchecked:
+            opts.update(unchecked)
+        if budget is None:
+            budget = Budget(time_limit, start, work=opts.get("work_limit") if work_option else None)
+        return cls(problem=spec.name, method=method, kind=kind, sense=spec.sense, solver=solver, seed=int(seed),
+                   budget=budget, options=opts, display=bool(common["display"]),
+                   memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+
+    @classmethod
     def standalone(cls, problem: str, method: str | None = None, *, instance: Any = None,
                    solver: str | None = "highs", seed: int = 0, time_limit: float | None = None,
                    budget: Budget | None = None, options: Mapping[str, Any] | None = None) -> "Run":
@@ -418,17 +443,13 @@ class Run:
         given = dict(options or {})
         if method is not None:
             m = get_method(problem, method)
-            opts, common = check_options(problem, method, m.options, given)
-            kind = m.kind
+            run = cls._make(spec, method, m.kind, m.options, given, solver=solver, seed=seed, instance=instance,
+                            budget=budget, time_limit=time_limit)
         else:
             names = {o.name for o in COMMON_OPTIONS}
-            _, common = check_options(problem, "(library call)", (), {k: v for k, v in given.items() if k in names})
-            opts = {k: v for k, v in given.items() if k not in names}
-            kind = "heuristic"
-        run = cls(problem=problem, method=method or "(library call)", kind=kind, sense=spec.sense,
-                  solver=solver, seed=int(seed), budget=budget if budget is not None else Budget(time_limit),
-                  options=opts, display=bool(common["display"]),
-                  memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+            run = cls._make(spec, "(library call)", "heuristic", (), {k: v for k, v in given.items() if k in names},
+                            solver=solver, seed=seed, instance=instance, budget=budget, time_limit=time_limit,
+                            unchecked={k: v for k, v in given.items() if k not in names})
         run.details["reproducible"] = True
         return run
 
@@ -499,11 +520,8 @@ class Run:
         t0 = time.perf_counter()
         with incumbent_sink(sink):
             if m.uses_kit:
-                opts, common = check_options(spec.name, method, m.options, given)
-                child = Run(problem=spec.name, method=method, kind=m.kind, sense=spec.sense,
-                            solver=solver if m.uses_solver else None, seed=self.seed, budget=deadline,
-                            options=opts, display=bool(common["display"]),
-                            memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+                child = Run._make(spec, method, m.kind, m.options, given, solver=solver if m.uses_solver else None,
+                                  seed=self.seed, instance=instance, budget=deadline)
                 res = _call(spec, m.kind, m.fn.body, instance, child)
             else:  # a method registered without the kit: called as solve() calls it
                 opts, _common = check_options(spec.name, method, m.options, given)
@@ -721,18 +739,11 @@ def method(
             if time_limit is None and kind == "heuristic" and uses_solver:
                 time_limit = DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT  # a solver inside a heuristic: bounded
             start = time.monotonic()
-            opts, common = check_options(problem, name, declared, given)
             # a method with a work_limit option starts with that work in its budget
             # (CP-SAT's deterministic seconds: Run.solve_cpsat reads work_left())
-            deadline = Budget(time_limit, start, work=opts.get("work_limit") if with_work else None)
             spec = get_problem(problem)
-            run = Run(
-                problem=problem, method=name, kind=kind, sense=spec.sense,
-                solver=solver if uses_solver else None, seed=int(seed), budget=deadline,
-                options=opts, display=bool(common["display"]),
-                memory_limit=float(common["memory_limit"]) * 2**30,
-                _spec=spec, _instance=instance,
-            )
+            run = Run._make(spec, name, kind, declared, given, solver=solver if uses_solver else None, seed=seed,
+                            instance=instance, time_limit=time_limit, start=start, work_option=with_work)
             return _call(spec, kind, body, instance, run)
 
         fn.body = body  # type: ignore[attr-defined]
