@@ -92,6 +92,37 @@ def test_the_three_ways_of_making_a_run_agree(scratch, inst):
     assert seen[0][6] == {"k": 5, "work_limit": 4.0, "threads": 2, "solver_options": None}
 
 
+def test_a_delegated_child_keeps_the_parent_s_work_limit_without_a_deadline(scratch, inst):
+    """A parent with a work limit and no deadline: the child (whose kind has a default time
+    limit, as solve() gives it) gets that default and the parent's share of the work left,
+    charged to the parent; a work_limit option given to the child caps its share."""
+    seen: dict = {}
+
+    @method("hare", "kit-worker", kind="heuristic", uses_solver=True,
+            options=[Option("work_limit", float, None, "work")])
+    def worker(instance, run: Run):
+        seen.update(limit=run.time_limit, work=run.budget.work_left())
+        run.budget.spend(1.5)
+        return run.result(solution=_greedy(instance))
+
+    @method("hare", "kit-boss", kind="exact", options=[Option("work_limit", float, None, "work"),
+                                                       Option("child_work", float, None, "")])
+    def boss(instance, run: Run):
+        child = {} if run.options["child_work"] is None else {"work_limit": run.options["child_work"]}
+        run.delegate("kit-worker", instance, share=0.5, options=child)
+        seen["parent_left"] = run.budget.work_left()
+        return run.result(solution=_greedy(instance))
+
+    dmlsched.solve(inst, "kit-boss", work_limit=8.0)  # no time limit: no deadline in the parent
+    assert seen == {"limit": dmlsched.kit.DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT, "work": 4.0, "parent_left": 6.5}
+    dmlsched.solve(inst, "kit-boss", work_limit=8.0, child_work=1.0)
+    assert seen["work"] == 1.0 and seen["parent_left"] == 6.5
+    dmlsched.solve(inst, "kit-boss")  # no work limit above: the child's own option, or none
+    assert seen["work"] is None and seen["parent_left"] is None
+    dmlsched.solve(inst, "kit-boss", child_work=2.0)
+    assert seen["work"] == 2.0
+
+
 def test_delegate_verifies_the_child_and_records_its_cut(scratch, inst):
     @method("hare", "kit-liar", kind="heuristic")
     def liar(instance, run: Run):

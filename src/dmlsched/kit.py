@@ -401,7 +401,8 @@ class Run:
         defaults filled in, an unknown option is an :class:`OptionError`); the common
         options become the run's ``display`` and ``memory_limit``.  The run's budget is
         ``budget`` if given, else one of ``time_limit`` seconds from ``start`` (default:
-        now) with, when ``work_option``, the checked ``work_limit`` option as its work.
+        now); when ``work_option``, the checked ``work_limit`` option (if set) is its work,
+        or caps the work of the given ``budget`` (which must then be the run's own).
         ``unchecked``: options kept as given after the checked ones (a library call
         without a method).
         """
@@ -410,6 +411,9 @@ class Run:
             opts.update(unchecked)
         if budget is None:
             budget = Budget(time_limit, start, work=opts.get("work_limit") if work_option else None)
+        elif work_option and opts.get("work_limit") is not None:  # a fresh child budget: its own cap too
+            cap = float(opts["work_limit"])
+            budget.work = cap if budget.work is None else min(budget.work, cap)
         return cls(problem=spec.name, method=method, kind=kind, sense=spec.sense, solver=solver, seed=int(seed),
                    budget=budget, options=opts, display=bool(common["display"]),
                    memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
@@ -467,9 +471,12 @@ class Run:
             The instance's family (default: this run's); an instance of another
             family is an error naming both.
         share
-            The child's deadline is this share of this run's remaining time
-            (``Deadline.share``); without a deadline here, the child gets the
-            default time limit of its kind, as :func:`dmlsched.solve` gives it.
+            The child's budget is this share of this run's remaining time and
+            work (:meth:`Budget.share <dmlsched.budget.Budget.share>`); without
+            a deadline here, the child gets the default time limit of its kind,
+            as :func:`dmlsched.solve` gives it, and still this share of the work
+            left (its work charged here).  A ``work_limit`` option given to a
+            child that declares one caps the child's work.
         options
             The child's options.  Its solver (this run's, HiGHS when this run
             has none), seed, ``display``, ``memory_limit``, ``threads`` and
@@ -506,10 +513,13 @@ class Run:
         given.update(options or {})
         solver = self.solver or "highs"
         default = default_time_limit(m.kind, m.uses_solver)
-        if self.deadline.at is None and default is not None:
-            deadline = Deadline(default)  # as solve() gives the child when no time limit is set
+        if self.budget.at is None and default is not None:
+            # as solve() gives the child when no time limit is set; the work, as share() would
+            # give it, is this run's: linked, so the child's work is charged here
+            left = self.budget.work_left()
+            deadline = Budget(default, work=None if left is None else left * share, parent=self.budget)
         else:
-            deadline = self.deadline.share(share)
+            deadline = self.budget.share(share)
         outer = current_sink()
         sink: IncumbentSink | None = None
         if incumbents is not None and outer is not None:
@@ -521,7 +531,8 @@ class Run:
         with incumbent_sink(sink):
             if m.uses_kit:
                 child = Run._make(spec, method, m.kind, m.options, given, solver=solver if m.uses_solver else None,
-                                  seed=self.seed, instance=instance, budget=deadline)
+                                  seed=self.seed, instance=instance, budget=deadline,
+                                  work_option=any(o.name == "work_limit" for o in m.options))
                 res = _call(spec, m.kind, m.fn.body, instance, child)
             else:  # a method registered without the kit: called as solve() calls it
                 opts, _common = check_options(spec.name, method, m.options, given)
