@@ -229,3 +229,36 @@ def test_heuristic_stop_is_reported_and_no_model_is_built(monkeypatch):
     assert r.status == Status.FEASIBLE and r.objective == found[0] and not r.reproducible
     assert "the incumbent heuristics" in r.details["deadline_cut"]
     assert r.details["model"].startswith("not built: the deadline passed")
+
+
+def test_a_deadline_passing_after_the_heuristics_is_a_cut_of_the_cp_sat_phases(monkeypatch):
+    """The incumbent heuristics ran to their end (not stopped: no cut of theirs), then the
+    deadline passed: no model is built, and the result, which depends on the wall clock, is
+    recorded as a cut (not reproducible)."""
+    from dmlsched import kit
+    from dmlsched.problems.rar import cp
+
+    class Late(dmlsched.budget.Budget):
+        late = False
+
+        def stop(self) -> bool:
+            return self.late
+
+        __call__ = stop
+        expired = stop
+
+    budget = Late(None)
+    real = cp.best_heuristic_schedule
+
+    def heuristics_then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        budget.late = True
+        return out
+
+    monkeypatch.setattr(cp, "best_heuristic_schedule", heuristics_then_late)
+    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
+    r = dmlsched.solve(inst, "exact-cp", time_limit=5)
+    assert budget.late and r.status == Status.FEASIBLE and not r.reproducible
+    assert r.details["deadline_cut"] == ["the CP-SAT phases (not started)"]
+    assert r.details["model"].startswith("not built: the deadline passed")

@@ -559,6 +559,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     if inc is not None and inc[0] <= lb:
         return run.result(bound=lb, closed="heuristic meets the lower bound", **details)
     if run.budget.stop():  # nothing left for a model: the incumbent and the bound stand
+        run.cut("the CP-SAT phases (not started)")
         return run.result(bound=lb, model="not built: the deadline passed before the CP-SAT phases", **details)
     size = model_size(inst, H)
     try:
