@@ -327,3 +327,23 @@ def test_hare_space_keeps_weights_positive_and_shrinking_respects_the_caps():
     start = ev(d)
     shrunk, _ = H.search.shrink(space, ev, start, lambda s: s.ratio is not None, max_evals=10, size=size)
     assert all(j["weight"] > 0 for j in shrunk.data["jobs"])
+
+
+def test_the_spaces_family_table_is_built_once_and_again_only_when_the_registry_changes(monkeypatch):
+    """SPACES reads the registry's families with a sampler and caps: the table is built on
+    first use and kept (it was rebuilt on every lookup), and built again when a family is
+    registered later (a family registered at run time still gets its space)."""
+    import dataclasses
+
+    from dmlsched.hunt.space import _Spaces
+
+    registry.load_families()
+    monkeypatch.setattr(registry, "_PROBLEMS", dict(registry._PROBLEMS))
+    spaces = _Spaces()
+    first = spaces._families()
+    assert spaces["rar"] is spaces["rar"] and spaces._families() is first and "rar" in list(spaces)
+    assert "rar-copy" not in spaces
+    rar = registry.family("rar")
+    registry.register_problem(dataclasses.replace(rar, name="rar-copy"))
+    assert "rar-copy" in spaces._families() and "rar-copy" in list(spaces) and len(spaces) == len(first) + 1
+    assert spaces["rar-copy"].sample is rar.sample and spaces._families() is spaces._families()
