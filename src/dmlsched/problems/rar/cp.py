@@ -609,7 +609,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         if dout["complete"]:
             return run.result(bound=[lb, run.best_value], status=Status.OPTIMAL,
                               closed="the dynamic program exhausted the space", **details)
-        if dl.stop():
+        if dout["stopped"]:
             run.cut("dynamic program phase")
         H = int(min(H, run.best_value))
     # phase 3: the exact model, hinted with the best schedule so far
