@@ -3,6 +3,7 @@ the target, and a hunt on a family with a planted weakness finds it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ import dmlsched.hunt as H
 from dmlsched import registry
 from dmlsched.cli import main
 from dmlsched.errors import InvalidSolutionError
+from dmlsched.hunt.space import _Spaces
 from dmlsched.io import Reader
 from dmlsched.kit import Run, method
 from dmlsched.registry import ProblemSpec, register_problem
@@ -324,3 +326,21 @@ def test_hare_space_keeps_weights_positive_and_shrinking_respects_the_caps():
     start = ev(d)
     shrunk, _ = H.search.shrink(space, ev, start, lambda s: s.ratio is not None, max_evals=10, size=size)
     assert all(j["weight"] > 0 for j in shrunk.data["jobs"])
+
+
+def test_the_spaces_family_table_is_built_once_and_again_only_when_the_registry_changes(monkeypatch):
+    """SPACES reads the registry's families with a sampler and caps: the table is built on
+    first use and kept (it was rebuilt on every lookup), and built again when a family is
+    registered later (a family registered at run time still gets its space)."""
+
+
+    registry.load_families()
+    monkeypatch.setattr(registry, "_PROBLEMS", dict(registry._PROBLEMS))
+    spaces = _Spaces()
+    first = spaces._families()
+    assert spaces["rar"] is spaces["rar"] and spaces._families() is first and "rar" in list(spaces)
+    assert "rar-copy" not in spaces
+    rar = registry.family("rar")
+    registry.register_problem(dataclasses.replace(rar, name="rar-copy"))
+    assert "rar-copy" in spaces._families() and "rar-copy" in list(spaces) and len(spaces) == len(first) + 1
+    assert spaces["rar-copy"].sample is rar.sample and spaces._families() is spaces._families()

@@ -25,7 +25,8 @@ import dmlsched
 from dmlsched import interrupt
 from dmlsched.cli import main
 from dmlsched.generate import hare
-from dmlsched.kit import Deadline, incumbent_sink
+from dmlsched.incumbents import incumbent_sink
+from dmlsched.kit import Deadline
 
 ROOT = Path(__file__).resolve().parents[1]
 

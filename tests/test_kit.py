@@ -12,13 +12,13 @@ import pytest
 import dmlsched
 from dmlsched import Status, cpsat, registry
 from dmlsched.cpsat import Scaling, new_model, on_grid, scale_times, solve_cpsat
+from dmlsched.incumbents import incumbent_sink
 from dmlsched.kit import (
     Deadline,
     Option,
     OptionError,
     Run,
     fmt_count,
-    incumbent_sink,
     method,
 )
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order

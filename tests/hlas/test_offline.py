@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 import dmlsched
 from dmlsched import Status
 from dmlsched.generate.hlas import generate
-from dmlsched.kit import incumbent_sink
+from dmlsched.incumbents import incumbent_sink
 from dmlsched.problems.hare.bruteforce import count_candidates
 from dmlsched.problems.hlas import HlasInstance, HlasJob
 from dmlsched.problems.hlas.cp import TimeScale, choose_time_scale

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import dmlsched
 from dmlsched import Status, kit
 from dmlsched.generate.rar import generate, small
-from dmlsched.problems.rar import counts, cp, heuristics
+from dmlsched.problems.rar import counts, cp, dp, heuristics
 from dmlsched.problems.rar.cp import as_schedule, build_cp, extract
 from dmlsched.problems.rar.dp import solve_dp
 from dmlsched.strategies import rar_instances, rar_tiny_instances
@@ -223,3 +223,64 @@ def test_heuristic_stop_is_reported_and_no_model_is_built(monkeypatch):
     assert r.status == Status.FEASIBLE and r.objective == found[0] and not r.reproducible
     assert "the incumbent heuristics" in r.details["deadline_cut"]
     assert r.details["model"].startswith("not built: the deadline passed")
+
+
+def test_a_deadline_passing_after_the_heuristics_is_a_cut_of_the_cp_sat_phases(monkeypatch):
+    """The incumbent heuristics ran to their end (not stopped: no cut of theirs), then the
+    deadline passed: no model is built, and the result, which depends on the wall clock, is
+    recorded as a cut (not reproducible)."""
+
+    class Late(dmlsched.budget.Budget):
+        late = False
+
+        def stop(self) -> bool:
+            return self.late
+
+        __call__ = stop
+        expired = stop
+
+    budget = Late(None)
+    real = cp.best_heuristic_schedule
+
+    def heuristics_then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        budget.late = True
+        return out
+
+    monkeypatch.setattr(cp, "best_heuristic_schedule", heuristics_then_late)
+    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
+    r = dmlsched.solve(inst, "exact-cp", time_limit=5)
+    assert budget.late and r.status == Status.FEASIBLE and not r.reproducible
+    assert r.details["deadline_cut"] == ["the CP-SAT phases (not started)"]
+    assert r.details["model"].startswith("not built: the deadline passed")
+
+
+def test_exact_dp_tells_its_state_limit_from_a_deadline_by_the_dp_s_own_flag(monkeypatch):
+    """The DP ended at max_states (a deterministic limit, reproducible) and the deadline
+    passed only afterwards: the result says max_states, with no cut (it used to ask the
+    clock again and record a cut of the dynamic program)."""
+
+    class Late(dmlsched.budget.Budget):
+        late = False
+
+        def stop(self) -> bool:
+            return self.late
+
+        __call__ = stop
+        expired = stop
+
+    budget = Late(None)
+    real = dp.solve_dp
+
+    def dp_then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        budget.late = True
+        return out
+
+    monkeypatch.setattr(dp, "solve_dp", dp_then_late)
+    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    inst = small(horizon=400, num_jobs=4, servers=(2, 2), seed=1)
+    r = dmlsched.solve(inst, "exact-dp", time_limit=5, max_states=1)
+    assert budget.late and r.details["stopped"].startswith("max_states") and r.reproducible
+    assert "deadline_cut" not in r.details
