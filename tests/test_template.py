@@ -43,6 +43,7 @@ from hypothesis import strategies as st
 
 import dmlsched
 from dmlsched import registry
+from dmlsched.draws import RngDraws
 from dmlsched.errors import InstanceError, InvalidSolutionError, UnknownMethodError
 from dmlsched.family import Family, Ref
 from dmlsched.problems import CORE_MODULES, FAMILIES, OPTIONAL_MODULES
@@ -420,8 +421,9 @@ def test_family_gantt_bars_are_in_the_rows_and_in_time(family, request):
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_family_sample_loads_and_keeps_within_the_caps(family):
-    """``Family.sample`` at the hunt's default size gives instances the loader reads and
-    ``Family.hunt.within`` accepts (20 seeds); the hunt's space is built from them."""
+    """``Family.sample`` (the family's one random builder, drawing through
+    ``RngDraws``) at the hunt's default size gives instances the loader reads and
+    ``Family.hunt.within`` accepts (20 seeds); the hunt's space samples with it."""
     import numpy as np
 
     from dmlsched.hunt import HuntError, get_space
@@ -432,12 +434,13 @@ def test_family_sample_loads_and_keeps_within_the_caps(family):
             get_space(spec.name)
         return
     size = dict(spec.hunt.default_size)
+    space = get_space(spec.name)
     for seed in range(20):
-        d = spec.sample(np.random.default_rng(seed), size)
+        d = spec.sample(RngDraws(np.random.default_rng(seed)), **size)
         assert isinstance(dmlsched.from_dict(d), spec.instance_type)
         assert spec.hunt.within(d, size), (seed, d)
-    space = get_space(spec.name)
-    assert space.sample is spec.sample and space.within is spec.hunt.within
+        assert space.sample(np.random.default_rng(seed), size) == d  # the hunt draws with the builder
+    assert space.within is spec.hunt.within
     assert space.default_size == dict(spec.hunt.default_size)
 
 

@@ -159,8 +159,11 @@ class Family:
     no_gantt
         Why the family's solutions cannot be drawn, when :attr:`gantt` is ``None``.
     sample
-        ``sample(rng, size) -> dict``: the family's seeded builder of small random
-        instances (JSON form; ``sample.random_instance``), within the caps ``size``.
+        ``sample(draws, **size) -> dict``: the family's one builder of random
+        instances (JSON form; ``sample.random_instance``), drawing through a
+        :class:`~dmlsched.draws.Draws` (``RngDraws(np.random.default_rng(seed))``
+        for a seeded instance, :class:`~dmlsched.fuzz.HypothesisDraws` in the
+        strategies); its keyword defaults are the hunt's caps ``hunt.default_size``.
     hunt
         The :class:`HuntSpace` of the hunt (``sample.HUNT``); ``None``: no hunt space.
     generators
@@ -193,7 +196,7 @@ class Family:
     strategies: Ref | None = None
     gantt: Callable[[Any, Any], GanttChart] | None = None
     no_gantt: str | None = None
-    sample: Callable[[Any, dict], dict] | None = None
+    sample: Callable[..., dict] | None = None
     hunt: HuntSpace | None = None
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
 

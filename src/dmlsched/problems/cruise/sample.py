@@ -7,21 +7,31 @@ lists, integer keys, default size caps and :func:`within`.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ...draws import grid as _grid
+from ...draws import Draws
 from ...family import HuntSpace
 
 
-def random_instance(rng: np.random.Generator, s: dict) -> dict:
-    """A random small instance (JSON form) within the size caps ``s`` (``HUNT.default_size``).
+def random_instance(draws: Draws, *, machines: int = 5, dataset: int = 40, min_machines: int = 2,
+                    model: int = 8, batch: int = 5) -> dict:
+    """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws of ``rng`` are fixed: a seed gives the same instance in every release.
+    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
+    arguments give the same instance in every release.
+
+    Parameters
+    ----------
+    draws
+        Where the numbers come from.
+    machines, min_machines
+        ``min_machines..machines`` machines, each with a ``proc_time`` on the grid 0.25
+        in ``[0.25, 4]`` and a bandwidth on the grid 0.5 in ``[0.5, 8]``.
+    dataset, model, batch
+        ``dataset_size``, ``model_size`` and ``batch_size`` drawn from 1 up to these.
     """
-    machines = [{"name": f"m{i}", "proc_time": _grid(rng, 0.25, 4.0), "bandwidth": _grid(rng, 0.5, 8.0, 0.5)}
-                for i in range(int(rng.integers(2, int(s["machines"]) + 1)))]
-    return {"problem": "cruise", "machines": machines, "dataset_size": int(rng.integers(1, int(s["dataset"]) + 1)),
-            "model_size": int(rng.integers(1, 9)), "batch_size": int(rng.integers(1, 6))}
+    ms = [{"name": f"m{i}", "proc_time": draws.grid(0.25, 4.0), "bandwidth": draws.grid(0.5, 8.0, 0.5)}
+          for i in range(draws.integer(int(min_machines), int(machines)))]
+    return {"problem": "cruise", "machines": ms, "dataset_size": draws.integer(1, int(dataset)),
+            "model_size": draws.integer(1, int(model)), "batch_size": draws.integer(1, int(batch))}
 
 
 def within(d: dict, s: dict) -> bool:

@@ -7,22 +7,37 @@ integer keys, default size caps and :func:`within`.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ...draws import grid
+from ...draws import Draws
 from ...family import DEFAULT_PROTECTED, HuntSpace
 
 
-def random_instance(rng: np.random.Generator, s: dict) -> dict:
-    """A random small instance (JSON form) within the size caps ``s`` (``HUNT.default_size``).
+def random_instance(draws: Draws, *, jobs: int = 5, machines: int = 4, iterations: int = 40,
+                    min_jobs: int = 2, step: float = 0.5, max_time: float = 5.0, zero_net: bool = False,
+                    max_dop: int = 3) -> dict:
+    """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws of ``rng`` are fixed: a seed gives the same instance in every release.
+    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
+    arguments give the same instance in every release.
+
+    Parameters
+    ----------
+    draws
+        Where the numbers come from.
+    jobs, min_jobs, machines, iterations
+        ``min_jobs..jobs`` jobs of ``1..iterations`` iterations, ``1..machines`` machines.
+    step, max_time
+        ``t_cpu`` and ``t_net`` on the grid ``step`` in ``[step, max_time]``.
+    zero_net
+        ``t_net`` is 0 half of the time (a coin drawn before it).
+    max_dop
+        ``reference_dop`` in ``1..max_dop``.
     """
-    jobs = [{"id": f"J{i}", "t_cpu": grid(rng, 0.5, 5.0, 0.5), "t_net": grid(rng, 0.5, 5.0, 0.5),
-             "iterations": int(rng.integers(1, int(s["iterations"]) + 1))}
-            for i in range(int(rng.integers(2, int(s["jobs"]) + 1)))]
-    return {"problem": "harmony", "machines": int(rng.integers(1, int(s["machines"]) + 1)),
-            "reference_dop": int(rng.integers(1, 4)), "weights": {"cpu": 1, "net": 1}, "jobs": jobs}
+    out = [{"id": f"J{i}", "t_cpu": draws.grid(step, max_time, step),
+            "t_net": 0.0 if zero_net and draws.coin(0.5) else draws.grid(step, max_time, step),
+            "iterations": draws.integer(1, int(iterations))}
+           for i in range(draws.integer(int(min_jobs), int(jobs)))]
+    return {"problem": "harmony", "machines": draws.integer(1, int(machines)),
+            "reference_dop": draws.integer(1, int(max_dop)), "weights": {"cpu": 1, "net": 1}, "jobs": out}
 
 
 def within(d: dict, s: dict) -> bool:
