@@ -171,6 +171,14 @@ class Family:
         (``generate.py``; every argument keyword-only, ``seed`` seeding every
         random draw; public paths ``dmlsched.generate.<family>:<setup>``).  Empty
         (the default): the family declares none.
+    uses
+        The other families this one depends on (their registry names): the only
+        families whose modules the family's modules may import, or name in a
+        :class:`Ref` (checked by ``tests/test_template.py``).  HLAS uses Hare (its
+        instances and schedules are Hare's) and gpu-grouping (its grouping step);
+        gpu-grouping uses HLAS for its paper setup only, through a :class:`Ref`
+        resolved on call (HLAS imports gpu-grouping when it loads, so the reverse
+        stays lazy and the import graph has no circle).  Empty: none.
     strategies
         The family's hypothesis strategies: a :class:`Ref` to its
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
@@ -199,6 +207,7 @@ class Family:
     sample: Callable[..., dict] | None = None
     hunt: HuntSpace | None = None
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    uses: tuple[str, ...] = ()
 
     @property
     def package_name(self) -> str | None:
