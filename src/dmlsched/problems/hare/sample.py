@@ -41,6 +41,7 @@ def random_instance(
     max_sync: float = 1.0,
     sync_per_type: bool = False,
     max_arrival: float = 3.0,
+    arrival_step: float | None = None,
     weights: Sequence[float] = HARE_WEIGHTS,
 ) -> dict:
     """A random instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
@@ -71,9 +72,10 @@ def random_instance(
         A job's synchronisation time is 0 (half of the time) or on the grid ``step``
         in ``[step, max_sync]``, the same on every type (``sync_per_type``: drawn per
         type).  ``max_sync=0``: no synchronisation.
-    max_arrival
-        Arrivals are 0 (half of the time) or on the grid ``step`` in
-        ``[step, max_arrival]``; ``0``: every job arrives at 0.
+    max_arrival, arrival_step
+        Arrivals are 0 (half of the time) or on the grid ``arrival_step`` (default
+        ``step``) in ``[arrival_step, max_arrival]``; ``0``: every job arrives at 0.
+        A coarse grid makes jobs arrive in bursts.
     weights
         The weights a job draws from.
     """
@@ -98,7 +100,7 @@ def random_instance(
         else:
             s = _zero_or_grid(draws, max_sync, step)
             sync = {g: s for g in used}  # equal sync across types keeps alpha finite
-        arrival = _zero_or_grid(draws, max_arrival, step)
+        arrival = _zero_or_grid(draws, max_arrival, step if arrival_step is None else arrival_step)
         out.append({"id": f"J{n}", "arrival": arrival, "weight": float(draws.choice(weights)),
                     "rounds": r, "tasks_per_round": k, "train_time": train_time, "sync_time": sync})
     return {"problem": "hare", "gpus": cluster, "jobs": out}
