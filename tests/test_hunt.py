@@ -13,6 +13,7 @@ import pytest
 import dmlsched
 import dmlsched.hunt as H
 from dmlsched import registry
+from dmlsched.cli import main
 from dmlsched.errors import InvalidSolutionError
 from dmlsched.io import Reader
 from dmlsched.kit import Run, method
@@ -229,8 +230,6 @@ def test_engine_evaluation_gives_the_same_hunt_as_in_process():
 
 
 def test_cli_hunt_finds_and_writes_the_planted_trap(planted, tmp_path, capsys):
-    from dmlsched.cli import main
-
     out = tmp_path / "found"
     code = main(["hunt", planted, "--method", "scan", "--strategy", "anneal", "--max-evals", "400",
                  "--seed", "1", "--out", str(out), "--plot", str(tmp_path / "p.png")])
@@ -275,8 +274,6 @@ def test_cli_hunt_finds_and_writes_the_planted_trap(planted, tmp_path, capsys):
     (["planted-nope", "-m", "x"], "PROBLEM"),
 ])
 def test_cli_hunt_bad_inputs_are_one_line_errors(argv, needle, capsys, tmp_path):
-    from dmlsched.cli import main
-
     code = main(["hunt", *argv, "--max-evals", "1"] if "--max-evals" not in argv else ["hunt", *argv])
     cap = capsys.readouterr()
     assert code == 2, cap

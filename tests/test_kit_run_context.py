@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import dmlsched
+import dmlsched.api
 from dmlsched import InvalidSolutionError, registry
+from dmlsched.generate.hlas import generate
 from dmlsched.kit import Option, OptionError, Run, incumbent_sink, method
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order
 
@@ -114,9 +116,6 @@ def test_delegated_incumbents_are_dropped_or_mapped_and_labelled(scratch, inst):
 def test_hlas_no_longer_reenters_the_public_api(monkeypatch):
     """The grouping of a policy, offline-mip's Hare MIP and the Sched baselines run through
     Run.delegate: with dmlsched.api.solve broken, the hlas methods still run."""
-    import dmlsched.api
-    from dmlsched.generate.hlas import generate
-
     def broken(*a, **k):
         raise AssertionError("re-entered dmlsched.api.solve")
 

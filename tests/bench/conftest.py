@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dmlsched import registry
 from dmlsched.draws import RngDraws
 from dmlsched.problems.hare.sample import random_instance as sample
 
@@ -39,8 +40,6 @@ def hare_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def toy_plugin():
     """Path of the toy plugin; the registry and module cache are restored afterwards."""
-    from dmlsched import registry
-
     registry.load_families()
     probs, meths = dict(registry._PROBLEMS), dict(registry._METHODS)
     mods = set(sys.modules)

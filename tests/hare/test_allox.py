@@ -17,6 +17,7 @@ from scipy.optimize import linear_sum_assignment
 
 import dmlsched
 from dmlsched.draws import RngDraws
+from dmlsched.generate.hare import simulation
 from dmlsched.problems.hare import allox as B
 from dmlsched.problems.hare.instance import HareInstance, from_dict
 from dmlsched.problems.hare.sample import random_instance as sample
@@ -166,8 +167,6 @@ def test_fast_allox_on_the_simulation_setup_has_optimal_matchings(monkeypatch):
     costs.  (The schedules may differ here: the mix has exact ties the
     placement does not break, e.g. two jobs whose times differ by the same
     amount on two types swap types at one position at equal cost.)"""
-    from dmlsched.generate.hare import simulation
-
     inst = simulation(seed=3, num_jobs=150, num_gpus=40, load=3.0)
     fast = B._allox_labels
     seen = []

@@ -86,4 +86,5 @@ def test_paper_scale_bound_is_fast_and_below_every_heuristic():
         assert "fluid" not in r.details["bounds"]
         for m in ("sjf-bco", "greedy"):
             assert dmlsched.solve(inst, m).objective >= r.objective
-    assert dmlsched.solve(paper_instance(seed=1), "greedy").objective == dmlsched.solve(paper_instance(seed=1), "lower-bound").objective
+    assert (dmlsched.solve(paper_instance(seed=1), "greedy").objective
+            == dmlsched.solve(paper_instance(seed=1), "lower-bound").objective)

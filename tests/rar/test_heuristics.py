@@ -8,17 +8,21 @@ import numpy as np
 import pytest
 
 import dmlsched
+from dmlsched.budget import Budget
 from dmlsched.generate.rar import PAPER_MIX, generate, paper_instance
 from dmlsched.problems.rar.bounds import rho_hat
 from dmlsched.problems.rar.heuristics import (
+    GREEDY_RULES,
     NEVER,
     Dispatch,
     bisection,
     fa_ffp,
     first_fit,
+    greedy_search,
     job_order,
     kappa_representatives,
     lbsgf,
+    list_schedule,
     sjf_bco_search,
 )
 
@@ -137,8 +141,8 @@ def test_kappa_and_lambda_options():
 
 
 def test_heuristic_reports_error_when_horizon_too_short():
-    inst = dmlsched.from_dict({**dmlsched.to_dict(dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json")),
-                               "horizon": 2, "expected": {}})
+    data = dmlsched.to_dict(dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json"))
+    inst = dmlsched.from_dict({**data, "horizon": 2, "expected": {}})
     res = dmlsched.solve(inst, "sjf-bco")
     assert res.status == dmlsched.Status.ERROR and res.solution is None
 
@@ -211,9 +215,6 @@ def test_greedy_and_bisection_stop_inside_a_run_when_the_budget_says_so():
     """The list scheduler asks the budget at every completion event and the bisection's
     later probes before every job: a stop ends the search with what finished runs found,
     reported as a cut (a budget stopping at its n-th question: deterministic)."""
-    from dmlsched.budget import Budget
-    from dmlsched.problems.rar.heuristics import GREEDY_RULES, greedy_search, list_schedule
-
     class StopAfter(Budget):
         def __init__(self, n):
             super().__init__(None)
