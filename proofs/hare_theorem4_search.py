@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
+from dmlsched.draws import RngDraws
 from dmlsched.problems.hare.bounds import alpha, theorem4_ratio
 from dmlsched.problems.hare.bruteforce import brute_force
 from dmlsched.problems.hare.heuristics import (
@@ -40,7 +41,8 @@ from dmlsched.problems.hare.heuristics import (
     middle_completion_priority,
     priority_order,
 )
-from dmlsched.problems.hare.instance import HareInstance, HareJob
+from dmlsched.problems.hare.instance import HareInstance, HareJob, from_dict
+from dmlsched.problems.hare.sample import random_instance as sample
 from dmlsched.problems.hare.solution import evaluate
 
 
@@ -185,23 +187,15 @@ def job(i, a, w, R, K, tc, ts):
     return HareJob(f"J{i}", float(a), float(w), R, K, dict(tc), dict(ts))
 
 
-def random_instance(rng, max_jobs=3, max_gpus=2, max_tasks=5, types=("A", "B")):
-    M = int(rng.integers(1, max_gpus + 1))
-    gpus = tuple(rng.choice(types) for _ in range(M))
-    used = list(dict.fromkeys(gpus))
-    jobs, total = [], 0
-    for n in range(int(rng.integers(1, max_jobs + 1))):
-        K = int(rng.integers(1, 3))
-        R = int(rng.integers(1, 3))
-        if total + R * K > max_tasks:
-            break
-        total += R * K
-        jobs.append(job(n, rng.integers(0, 3), rng.integers(1, 5), R, K,
-                        {g: float(rng.integers(1, 9)) / 2 for g in used},
-                        {g: float(rng.integers(0, 3)) / 2 for g in used}))
-    if not jobs:
-        jobs.append(job(0, 0, 1, 1, 1, {g: 1.0 for g in used}, {g: 0.0 for g in used}))
-    return HareInstance(gpus, tuple(jobs))
+def random_instance(rng, max_jobs=3, max_gpus=2, max_tasks=5, types=("A", "B"), **shape):
+    """A random tiny instance: the family's one random builder
+    (:func:`dmlsched.problems.hare.sample.random_instance`) drawing from ``rng``;
+    times on the grid 0.5, per-type synchronisation, integer weights."""
+    kw = {"rounds": 2, "tasks_per_round": 2, "step": 0.5, "train": (0.5, 4.0), "alpha": 2.0, "max_sync": 1.0,
+          "sync_per_type": True, "max_arrival": 2.0, "weights": (1.0, 2.0, 3.0, 4.0), **shape}
+    d = sample(RngDraws(rng), jobs=max_jobs, gpus=max_gpus, tasks=max_tasks, types=len(types), type_names=types,
+               **kw)
+    return from_dict(d)
 
 
 def families(rng, quick):
@@ -216,18 +210,8 @@ def families(rng, quick):
             ))
     # (a') homogeneous GPUs (alpha = 1, bound 3), skewed weights
     for _ in range(40 if quick else 400):
-        M = int(rng.integers(1, 4))
-        jobs, total = [], 0
-        for n in range(int(rng.integers(2, 4))):
-            K = int(rng.integers(1, 4))
-            R = int(rng.integers(1, 3))
-            if total + R * K > 6:
-                continue
-            total += R * K
-            jobs.append(job(n, float(rng.integers(0, 3)), float(rng.choice([0.1, 1, 10])), R, K,
-                            {"A": float(rng.integers(1, 9)) / 2}, {"A": float(rng.integers(0, 3)) / 2}))
-        if jobs:
-            yield "homogeneous", HareInstance(("A",) * M, tuple(jobs))
+        yield "homogeneous", random_instance(rng, max_jobs=3, max_gpus=3, max_tasks=6, types=("A",),
+                                             min_jobs=2, tasks_per_round=3, weights=(0.1, 1.0, 10.0))
     # (b) random tiny instances
     for _ in range(k):
         yield "random", random_instance(rng)
@@ -282,15 +266,9 @@ def lemma3_hunt(seed: int, trials: int) -> tuple[int, int]:
     rng = np.random.default_rng(seed)
     bad = 0
     for _ in range(trials):
-        M = int(rng.integers(1, 4))
-        types = ["A", "B"][: int(rng.integers(1, 3))]
-        gpus = tuple(rng.choice(types) for _ in range(M))
-        used = list(dict.fromkeys(gpus))
-        jobs = [job(n, float(rng.integers(0, 6)) / 2, 1.0, int(rng.integers(1, 4)), int(rng.integers(1, 3)),
-                    {g: float(rng.integers(1, 9)) / 2 for g in used},
-                    {g: float(rng.integers(0, 5)) / 2 for g in used})
-                for n in range(int(rng.integers(2, 6)))]
-        inst = HareInstance(gpus, tuple(jobs))
+        inst = random_instance(rng, max_jobs=5, max_gpus=3, max_tasks=None, min_jobs=2, rounds=3,
+                               alpha=4.0, max_sync=2.0, max_arrival=2.5, weights=(1.0,))
+        M = inst.num_gpus
         y = rng.integers(0, M, inst.num_tasks)
         x = np.zeros(inst.num_tasks)
         for n, j in enumerate(inst.jobs):

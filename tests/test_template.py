@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import importlib
 import importlib.util
@@ -49,6 +50,7 @@ import dmlsched.strategies as public
 from dmlsched import fuzz, plot, registry
 from dmlsched.claims import Claim, all_claims
 from dmlsched.cli import load_plugins
+from dmlsched.draws import RngDraws
 from dmlsched.errors import InstanceError, InvalidSolutionError, UnknownMethodError
 from dmlsched.family import Family, Ref
 from dmlsched.hunt import HuntError, get_space
@@ -428,20 +430,22 @@ def test_family_gantt_bars_are_in_the_rows_and_in_time(family, request):
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_family_sample_loads_and_keeps_within_the_caps(family):
-    """``Family.sample`` at the hunt's default size gives instances the loader reads and
-    ``Family.hunt.within`` accepts (20 seeds); the hunt's space is built from them."""
+    """``Family.sample`` (the family's one random builder, drawing through
+    ``RngDraws``) at the hunt's default size gives instances the loader reads and
+    ``Family.hunt.within`` accepts (20 seeds); the hunt's space samples with it."""
     spec = registry.family(family)
     if spec.hunt is None:
         with pytest.raises(HuntError, match=f"no hunt space for {spec.name!r}"):
             get_space(spec.name)
         return
     size = dict(spec.hunt.default_size)
+    space = get_space(spec.name)
     for seed in range(20):
-        d = spec.sample(np.random.default_rng(seed), size)
+        d = spec.sample(RngDraws(np.random.default_rng(seed)), **size)
         assert isinstance(dmlsched.from_dict(d), spec.instance_type)
         assert spec.hunt.within(d, size), (seed, d)
-    space = get_space(spec.name)
-    assert space.sample is spec.sample and space.within is spec.hunt.within
+        assert space.sample(np.random.default_rng(seed), size) == d  # the hunt draws with the builder
+    assert space.within is spec.hunt.within
     assert space.default_size == dict(spec.hunt.default_size)
 
 
@@ -450,6 +454,8 @@ def test_family_sample_loads_and_keeps_within_the_caps(family):
 SETUP_ARGS = {("moldable", "gpu_workload"): {"num_tasks": 20, "num_jobs": 4}}
 TRACE_SETUPS = {("moldable", "swf"), ("moldable", "openb")}
 SETUPS = [(f, s) for f in FAMILIES for s in registry.family(f).generators]
+#: setups a family takes from a family it uses (``Family.uses``): the public path is the other family's function
+DELEGATED_SETUPS = {("gpugrouping", "paper_grouping")}
 
 
 def test_every_family_but_the_template_has_setups():
@@ -464,7 +470,6 @@ def test_family_generators_give_the_familys_instances(family, setup):
     spec = registry.family(family)
     fn = spec.generators[setup]
     public = "hlas" if family == "gpugrouping" else family  # the grouping setups' public module (generate/hlas.py)
-    assert resolve_callable(f"dmlsched.generate.{public}:{setup}") is fn
     kw = SETUP_ARGS.get((family, setup), {})
     try:
         inst = fn(seed=0, **kw)
@@ -473,6 +478,94 @@ def test_family_generators_give_the_familys_instances(family, setup):
         pytest.skip(f"needs the shared traces: {e}")
     assert isinstance(inst, spec.instance_type), type(inst)
     assert dmlsched.to_dict(fn(seed=0, **kw)) == dmlsched.to_dict(inst)
+    if (family, setup) in DELEGATED_SETUPS:  # built by a family it uses: the same instance as the public path
+        assert dmlsched.to_dict(resolve_callable(f"dmlsched.generate.{public}:{setup}")(seed=0, **kw)) \
+            == dmlsched.to_dict(inst)
+    else:
+        assert resolve_callable(f"dmlsched.generate.{public}:{setup}") is fn
+
+
+def _reached_families(package: str, files: dict[str, str]) -> dict[str, list[str]]:
+    """The bundled families (registry names) that a family package's modules import
+    (at the top or inside a function, absolute or relative) or name in a
+    ``Ref("dmlsched.problems.<pkg>...")``: family -> where (``module:line``).
+
+    ``files`` maps a module's name inside the package (``"generate"``) to its source.
+    """
+    by_package = {f.package_name: f.name for f in registry.bundled_families()}
+    own = package.rsplit(".", 1)[-1]
+    found: dict[str, list[str]] = {}
+
+    def note(target: str, where: str) -> None:
+        parts = target.split(".")
+        if parts[:2] == ["dmlsched", "problems"] and len(parts) > 2 and parts[2] != own and parts[2] in by_package:
+            seen = found.setdefault(by_package[parts[2]], [])
+            if where not in seen:
+                seen.append(where)
+
+    for name, src in sorted(files.items()):
+        here = f"{package}.{name}" if name != "__init__" else package
+        parent = here.split(".") if name == "__init__" else here.split(".")[:-1]
+        for node in ast.walk(ast.parse(src)):
+            where = f"{name}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    note(alias.name, where)
+            elif isinstance(node, ast.ImportFrom):
+                base = parent[: len(parent) - node.level + 1] if node.level else []
+                mod = ".".join(base + ([node.module] if node.module else []))
+                note(mod, where)
+                for alias in node.names:  # from .. import hare
+                    note(f"{mod}.{alias.name}", where)
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Ref"
+                  and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                note(node.args[0].value.partition(":")[0], where)
+    return found
+
+
+def _package_sources(spec: Family) -> dict[str, str]:
+    folder = Path(importlib.import_module(spec.package).__file__).parent
+    return {p.stem: p.read_text() for p in sorted(folder.glob("*.py"))}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_imports_only_the_families_it_uses(family):
+    """A family's modules import another family (or name one in a ``Ref``) only if
+    ``Family.uses`` declares it, and every declared use is real."""
+    spec = registry.family(family)
+    reached = _reached_families(spec.package, _package_sources(spec))
+    undeclared = {f: where for f, where in reached.items() if f not in spec.uses}
+    assert not undeclared, f"{spec.name} imports families it does not declare in Family.uses: {undeclared}"
+    assert set(spec.uses) == set(reached), f"{spec.name}: declared uses never imported: {set(spec.uses) - set(reached)}"
+    assert all(registry.family(u).name == u for u in spec.uses)
+
+
+def test_family_uses_are_declared_where_measured():
+    """The dependencies between the bundled families, as declared (HLAS's instances
+    are Hare's, it groups GPUs with gpu-grouping; gpu-grouping's paper setup is
+    built by HLAS's generator); every other family stands alone."""
+    uses = {f.name: set(f.uses) for f in registry.bundled_families()}
+    assert uses["hlas"] == {"hare", "gpu-grouping"}
+    assert uses["gpu-grouping"] == {"hlas"}
+    assert not any(uses[f] for f in uses if f not in ("hlas", "gpu-grouping"))
+
+
+def test_uses_check_can_fail():
+    """An import of another family that ``uses`` does not declare is found, in
+    every form (relative, absolute, inside a function, through a ``Ref``)."""
+    sources = {
+        "a": "from ..hare.instance import HareInstance\n",
+        "b": "def f():\n    from dmlsched.problems.rar import counts\n",
+        "c": "import dmlsched.problems.cruise.models\n",
+        "d": "from .. import harmony\n",
+        "e": "from ...family import Ref\nX = Ref('dmlsched.problems.moldable.generate:paper_like')\n",
+        "f": "from . import instance\nfrom .instance import x\nY = Ref(f'{__name__}.claims:CLAIMS')\n",
+    }
+    reached = _reached_families("dmlsched.problems.hlas", sources)
+    assert set(reached) == {"hare", "rar", "cruise", "harmony", "moldable"}
+    assert reached["rar"] == ["b:2"]
+    spec = dataclasses.replace(registry.family("hlas"), uses=("hare",))
+    assert set(_reached_families(spec.package, _package_sources(spec))) - set(spec.uses) == {"gpu-grouping"}
 
 
 def test_public_strategies_are_every_familys_own():

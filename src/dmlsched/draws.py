@@ -1,17 +1,80 @@
 """Seeded draws shared by the families' random-instance builders (``problems/<f>/sample.py``).
 
-Imports only numpy.  The draws are those the hunt's samplers have always made, so a
-seed gives the same instance as before they moved into the families.
+Every family has ONE builder of random instances, ``sample.random_instance(draws, **size)``;
+it asks for its numbers through the small :class:`Draws` protocol, so one builder
+serves every user:
+
+* :class:`RngDraws` over a :class:`numpy.random.Generator`: the hunt, the tests'
+  seeded instances, benchmarks and the proofs scripts
+  (``random_instance(RngDraws(np.random.default_rng(seed)), ...)``).  Its draws are
+  call for call those the hunt's samplers have always made, so a seed gives the
+  same instance as before the samplers moved into the families;
+* :class:`dmlsched.fuzz.HypothesisDraws` over a hypothesis ``draw``: the families'
+  strategies (``strategies.py``), which keep hypothesis's shrinking (every draw
+  shrinks towards its low end, the first element of a choice, and ``False``).
+
+Imports only numpy.
 """
 
 from __future__ import annotations
 
+from typing import Any, Protocol, Sequence, TypeVar
+
 import numpy as np
 
-__all__ = ["grid"]
+__all__ = ["Draws", "RngDraws", "grid"]
+
+T = TypeVar("T")
+
+
+class Draws(Protocol):
+    """The draws a random-instance builder may make (all bounds inclusive)."""
+
+    def integer(self, lo: int, hi: int) -> int:
+        """An integer in ``[lo, hi]``, uniformly."""
+
+    def choice(self, seq: Sequence[T]) -> T:
+        """One element of ``seq`` (non-empty), uniformly."""
+
+    def grid(self, lo: float, hi: float, step: float = 0.25) -> float:
+        """A number ``k * step`` in ``[lo, hi]``, uniformly over ``k`` (rounded to 6 decimals)."""
+
+    def uniform(self, lo: float, hi: float) -> float:
+        """A float in ``[lo, hi]``."""
+
+    def coin(self, p: float = 0.5) -> bool:
+        """``True`` with probability ``p``."""
 
 
 def grid(rng: np.random.Generator, lo: float, hi: float, step: float = 0.25) -> float:
     """A number on the grid ``k * step`` in ``[lo, hi]``, uniformly over ``k`` (one ``rng.integers`` draw)."""
     k = int(rng.integers(int(round(lo / step)), int(round(hi / step)) + 1))
     return round(k * step, 6)
+
+
+class RngDraws:
+    """:class:`Draws` from a numpy generator (one generator call per draw).
+
+    Parameters
+    ----------
+    rng
+        The seeded generator; ``RngDraws(np.random.default_rng(seed))``.
+    """
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def integer(self, lo: int, hi: int) -> int:
+        return int(self.rng.integers(lo, hi + 1))
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        return seq[int(self.rng.integers(len(seq)))]
+
+    def grid(self, lo: float, hi: float, step: float = 0.25) -> float:
+        return grid(self.rng, lo, hi, step)
+
+    def uniform(self, lo: float, hi: float) -> float:
+        return float(self.rng.uniform(lo, hi))
+
+    def coin(self, p: float = 0.5) -> bool:
+        return bool(self.rng.random() < p)

@@ -159,8 +159,11 @@ class Family:
     no_gantt
         Why the family's solutions cannot be drawn, when :attr:`gantt` is ``None``.
     sample
-        ``sample(rng, size) -> dict``: the family's seeded builder of small random
-        instances (JSON form; ``sample.random_instance``), within the caps ``size``.
+        ``sample(draws, **size) -> dict``: the family's one builder of random
+        instances (JSON form; ``sample.random_instance``), drawing through a
+        :class:`~dmlsched.draws.Draws` (``RngDraws(np.random.default_rng(seed))``
+        for a seeded instance, :class:`~dmlsched.fuzz.HypothesisDraws` in the
+        strategies); its keyword defaults are the hunt's caps ``hunt.default_size``.
     hunt
         The :class:`HuntSpace` of the hunt (``sample.HUNT``); ``None``: no hunt space.
     generators
@@ -168,6 +171,14 @@ class Family:
         (``generate.py``; every argument keyword-only, ``seed`` seeding every
         random draw; public paths ``dmlsched.generate.<family>:<setup>``).  Empty
         (the default): the family declares none.
+    uses
+        The other families this one depends on (their registry names): the only
+        families whose modules the family's modules may import, or name in a
+        :class:`Ref` (checked by ``tests/test_template.py``).  HLAS uses Hare (its
+        instances and schedules are Hare's) and gpu-grouping (its grouping step);
+        gpu-grouping uses HLAS for its paper setup only, through a :class:`Ref`
+        resolved on call (HLAS imports gpu-grouping when it loads, so the reverse
+        stays lazy and the import graph has no circle).  Empty: none.
     strategies
         The family's hypothesis strategies: a :class:`Ref` to its
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
@@ -193,9 +204,10 @@ class Family:
     strategies: Ref | None = None
     gantt: Callable[[Any, Any], GanttChart] | None = None
     no_gantt: str | None = None
-    sample: Callable[[Any, dict], dict] | None = None
+    sample: Callable[..., dict] | None = None
     hunt: HuntSpace | None = None
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    uses: tuple[str, ...] = ()
 
     @property
     def package_name(self) -> str | None:

@@ -9,11 +9,46 @@ dicts.  Requires ``hypothesis`` (``pip install 'dmlsched[strategies]'``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
 
-__all__ = ["json_values"]
+__all__ = ["HypothesisDraws", "json_values"]
+
+
+class HypothesisDraws:
+    """:class:`dmlsched.draws.Draws` from a hypothesis ``draw`` (inside ``@st.composite``),
+    so a family's strategies build their examples with the family's one random builder
+    (``sample.random_instance(HypothesisDraws(draw), ...)``) and keep shrinking: an
+    integer or grid point shrinks towards ``lo``, a choice towards the first element,
+    a coin towards ``False``.
+
+    Parameters
+    ----------
+    draw
+        The ``draw`` function hypothesis hands an ``@st.composite`` strategy.
+    """
+
+    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
+        self.draw = draw
+
+    def integer(self, lo: int, hi: int) -> int:
+        return int(self.draw(st.integers(lo, hi)))
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        return self.draw(st.sampled_from(seq))
+
+    def grid(self, lo: float, hi: float, step: float = 0.25) -> float:
+        k = self.draw(st.integers(int(round(lo / step)), int(round(hi / step))))
+        return round(k * step, 6)
+
+    def uniform(self, lo: float, hi: float) -> float:
+        return float(self.draw(st.floats(lo, hi, allow_nan=False, allow_infinity=False)))
+
+    def coin(self, p: float = 0.5) -> bool:
+        if p <= 0.0 or p >= 1.0:
+            return p >= 1.0
+        return bool(self.draw(st.booleans()))
 
 
 def json_values(*, max_leaves: int = 30) -> st.SearchStrategy[Any]:

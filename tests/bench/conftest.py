@@ -3,31 +3,27 @@
 from __future__ import annotations
 
 import json
-import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dmlsched import registry
+from dmlsched.draws import RngDraws
+from dmlsched.problems.hare.sample import random_instance as sample
 
 HERE = Path(__file__).resolve().parent
 TOY = str(HERE / "toy_family.py")
 
 
 def hare_dict(seed: int, jobs: int = 2) -> dict:
-    """A tiny random Hare instance (2-3 GPUs, <= 6 tasks): exact solves in well under a second."""
-    rng = random.Random(seed)
-    gpus = ["V100", "K80"] + (["V100"] if seed % 2 else [])
-    js = []
-    for n in range(jobs):
-        js.append({
-            "id": f"J{n}", "arrival": rng.choice([0.0, 0.5, 1.0]), "weight": rng.choice([1.0, 2.0]),
-            "rounds": rng.choice([1, 2]), "tasks_per_round": rng.choice([1, 2]),
-            "train_time": {"V100": round(rng.uniform(1, 2), 3), "K80": round(rng.uniform(2, 4), 3)},
-            "sync_time": {"V100": 0.1, "K80": 0.2},
-        })
-    return {"problem": "hare", "name": f"tiny-{seed}", "gpus": gpus, "jobs": js}
+    """A tiny random Hare instance (2-3 GPUs, <= 6 tasks): exact solves in well under a second
+    (the family's one random builder, seeded)."""
+    d = sample(RngDraws(np.random.default_rng(seed)), min_jobs=jobs, jobs=jobs, min_gpus=2, gpus=3,
+               type_names=("V100", "K80"), rounds=2, tasks_per_round=2, tasks=6, step=0.5, train=(1.0, 2.0),
+               max_sync=0.5, max_arrival=1.0, weights=(1.0, 2.0))
+    return dict(d, name=f"tiny-{seed}")
 
 
 @pytest.fixture

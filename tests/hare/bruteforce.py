@@ -1,16 +1,20 @@
 """Test helpers for the Hare exact model: seeded random instances and the
 brute-force reference (re-exported from :mod:`dmlsched.problems.hare.bruteforce`).
 
-``random_instance(seed, ...)`` draws times on a grid of 0.5 so that optima are
-numerically tame; the same seed always gives the same instance.
+``random_instance(seed, ...)`` is the family's one random builder
+(:func:`dmlsched.problems.hare.sample.random_instance`) drawing through
+``RngDraws(np.random.default_rng(seed))``, with times on a grid of 0.5 so that
+optima are numerically tame; the same seed always gives the same instance.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from dmlsched.draws import RngDraws
 from dmlsched.problems.hare.bruteforce import brute_force, count_candidates, left_shift, semi_active
-from dmlsched.problems.hare.instance import HareInstance, HareJob
+from dmlsched.problems.hare.instance import HareInstance, from_dict
+from dmlsched.problems.hare.sample import random_instance as sample
 
 __all__ = ["brute_force", "count_candidates", "left_shift", "random_instance", "semi_active"]
 
@@ -27,24 +31,12 @@ def random_instance(
     max_tasks: int = 5,
     zero_weight: bool = False,
 ) -> HareInstance:
-    """A random Hare instance with at most ``max_tasks`` tasks (seeded)."""
-    rng = np.random.default_rng(seed)
-    M = int(rng.integers(gpus[0], gpus[1] + 1))
-    g = tuple(str(t) for t in rng.choice(TYPES, size=M))
-    used = list(dict.fromkeys(g))
-    J = int(rng.integers(jobs[0], jobs[1] + 1))
-    out = []
-    total = 0
-    for n in range(J):
-        left = max_tasks - total
-        if left < 1:
-            break
-        K = int(min(rng.integers(1, max_tasks_per_round + 1), left))
-        R = int(max(1, min(rng.integers(1, max_rounds + 1), left // K)))
-        total += K * R
-        fast = float(rng.integers(1, 9)) / 2
-        train = {t: fast * float(rng.choice([1.0, 1.5, 2.0, 3.0])) for t in used}
-        sync = {t: float(rng.integers(0, 3)) / 2 for t in used}
-        w = 0.0 if (zero_weight and n == 0) else float(rng.integers(1, 7)) / 2
-        out.append(HareJob(f"J{n}", float(rng.integers(0, 7)) / 2, w, R, K, train, sync))
-    return HareInstance(gpus=g, jobs=tuple(out), name=f"random-{seed}")
+    """A random Hare instance with at most ``max_tasks`` tasks (seeded); with
+    ``zero_weight`` the first job weighs 0."""
+    d = sample(RngDraws(np.random.default_rng(seed)), min_jobs=jobs[0], jobs=jobs[1], min_gpus=gpus[0],
+               gpus=gpus[1], types=len(TYPES), type_names=TYPES, rounds=max_rounds,
+               tasks_per_round=max_tasks_per_round, tasks=max_tasks, step=0.5, train=(0.5, 4.0), alpha=3.0,
+               max_sync=1.0, sync_per_type=True, max_arrival=3.0, weights=(0.5, 1.0, 1.5, 2.0, 2.5, 3.0))
+    if zero_weight:
+        d["jobs"][0]["weight"] = 0.0
+    return from_dict(dict(d, name=f"random-{seed}"))

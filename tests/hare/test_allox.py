@@ -16,9 +16,11 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 import dmlsched
+from dmlsched.draws import RngDraws
 from dmlsched.generate.hare import simulation
 from dmlsched.problems.hare import allox as B
-from dmlsched.problems.hare.instance import HareInstance, HareJob
+from dmlsched.problems.hare.instance import HareInstance, from_dict
+from dmlsched.problems.hare.sample import random_instance as sample
 
 
 def _reference_labels(ptype, busy, types, orders):
@@ -131,19 +133,13 @@ def test_equal_jobs_start_in_arrival_order():
 
 
 def _random_instance(rng) -> HareInstance:
-    names = ["V100", "T4", "K80"][: int(rng.integers(1, 4))]
-    M = int(rng.integers(1, 6))
-    gpus = tuple(names[int(i)] for i in rng.integers(0, len(names), M))
-    present = sorted(set(gpus))
-    jobs = []
-    t = 0.0
-    for n in range(int(rng.integers(1, 16))):
-        if rng.random() < 0.6:  # bursts: several jobs at one arrival time
-            t += float(rng.exponential(1.0))
-        jobs.append(HareJob(f"j{n}", round(t, 6), float(rng.integers(1, 4)), int(rng.integers(1, 4)),
-                            int(rng.integers(1, 4)), {g: float(rng.uniform(0.1, 2.0)) for g in present},
-                            {g: float(rng.uniform(0.0, 0.5)) for g in present}))
-    return HareInstance(gpus=gpus, jobs=tuple(jobs))
+    """Up to 15 jobs on up to 5 GPUs of 3 types; nearly continuous times (grid 0.05)
+    and arrivals on a coarse grid, so jobs arrive in bursts and queues build up
+    (the family's one random builder)."""
+    d = sample(RngDraws(rng), jobs=15, gpus=5, types=3, type_names=("V100", "T4", "K80"), rounds=3,
+               tasks_per_round=3, tasks=None, step=0.05, train=(0.1, 2.0), alpha=4.0, max_sync=0.5,
+               sync_per_type=True, max_arrival=6.0, arrival_step=0.5, weights=(1.0, 2.0, 3.0))
+    return from_dict(d)
 
 
 def test_fast_allox_schedules_equal_the_original(monkeypatch):

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ..draws import RngDraws
 from ..errors import DmlschedError
 from ..family import DEFAULT_PROTECTED, Family
 from ..registry import families
@@ -315,7 +316,12 @@ def _set(d: Any, p: Path, v: Any) -> None:
 
 def _space_of(fam: Family) -> Space:
     h = fam.hunt
-    return Space(fam.name, fam.sample, element_lists=tuple(h.element_lists), protected=frozenset(h.protected),
+    build = fam.sample
+
+    def sample(rng: np.random.Generator, size: dict) -> dict:
+        return build(RngDraws(rng), **size)
+
+    return Space(fam.name, sample, element_lists=tuple(h.element_lists), protected=frozenset(h.protected),
                  integer_keys=frozenset(h.integer_keys), min_elements=dict(h.min_elements),
                  default_size=dict(h.default_size), fix=h.fix, within=h.within)
 

@@ -27,7 +27,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .instance import CruiseInstance, to_dict
+from ...fuzz import HypothesisDraws
+from .instance import CruiseInstance, from_dict, to_dict
+from .sample import random_instance
 
 __all__ = [
     "cruise_instances",
@@ -53,7 +55,10 @@ def cruise_instances(
     matrix: bool | None = None,
     homogeneous: bool | None = None,
 ) -> CruiseInstance:
-    """Valid Cruise instances.
+    """Valid Cruise instances: the family's one random builder
+    (:func:`dmlsched.problems.cruise.sample.random_instance`) through
+    :class:`~dmlsched.fuzz.HypothesisDraws`, times and bandwidths on
+    :data:`PROC_GRID` and :data:`BW_GRID`.
 
     Parameters
     ----------
@@ -64,28 +69,10 @@ def cruise_instances(
         ``True``: identical machines; ``False``/``None``: values drawn per machine
         (``False`` does not force distinct values).
     """
-    n = draw(st.integers(min_machines, max_machines))
-    D = draw(st.integers(1, max_dataset))
-    M = draw(st.integers(1, max_model))
-    B = draw(st.integers(1, max_batch))
-    use_matrix = draw(st.booleans()) if matrix is None else matrix
-    if homogeneous:
-        p = draw(st.sampled_from(PROC_GRID))
-        bw = draw(st.sampled_from(BW_GRID))
-        procs = (p,) * n
-        if use_matrix:
-            mat = tuple(tuple(None if i == j else bw for j in range(n)) for i in range(n))
-            return CruiseInstance(procs, D, M, B, bandwidth_matrix=mat)
-        return CruiseInstance(procs, D, M, B, machine_bandwidth=(bw,) * n)
-    procs = tuple(draw(st.lists(st.sampled_from(PROC_GRID), min_size=n, max_size=n)))
-    if use_matrix:
-        rows = []
-        for i in range(n):
-            row = draw(st.lists(st.sampled_from(BW_GRID), min_size=n, max_size=n))
-            rows.append(tuple(None if i == j else v for j, v in enumerate(row)))
-        return CruiseInstance(procs, D, M, B, bandwidth_matrix=tuple(rows))
-    bws = tuple(draw(st.lists(st.sampled_from(BW_GRID), min_size=n, max_size=n)))
-    return CruiseInstance(procs, D, M, B, machine_bandwidth=bws)
+    return from_dict(random_instance(
+        HypothesisDraws(draw), machines=max(min_machines, max_machines), min_machines=min_machines,
+        dataset=max_dataset, model=max_model, batch=max_batch, proc_times=PROC_GRID, bandwidths=BW_GRID,
+        matrix=matrix, homogeneous=bool(homogeneous)))
 
 
 @st.composite
@@ -101,25 +88,11 @@ def cruise_typed_instances(
 ) -> CruiseInstance:
     """Clusters of a few machine types with several identical machines each (the
     setting of the ``types`` formulation): per type a ``proc_time`` and a
-    bandwidth (per machine, or a type-to-type matrix expanded to machines)."""
-    k = draw(st.integers(1, max_types))
-    counts = draw(st.lists(st.integers(1, max_per_type), min_size=k, max_size=k))
-    if sum(counts) < 2:
-        counts[0] = 2
-    D = draw(st.integers(1, max_dataset))
-    M = draw(st.integers(1, max_model))
-    B = draw(st.integers(1, max_batch))
-    tp = draw(st.lists(st.sampled_from(PROC_GRID), min_size=k, max_size=k))
-    owner = [t for t, c in enumerate(counts) for _ in range(c)]
-    procs = tuple(tp[t] for t in owner)
-    use_matrix = draw(st.booleans()) if matrix is None else matrix
-    if use_matrix:
-        tb = [draw(st.lists(st.sampled_from(BW_GRID), min_size=k, max_size=k)) for _ in range(k)]
-        n = len(owner)
-        rows = tuple(tuple(None if i == j else tb[owner[i]][owner[j]] for j in range(n)) for i in range(n))
-        return CruiseInstance(procs, D, M, B, bandwidth_matrix=rows)
-    bw = draw(st.lists(st.sampled_from(BW_GRID), min_size=k, max_size=k))
-    return CruiseInstance(procs, D, M, B, machine_bandwidth=tuple(bw[t] for t in owner))
+    bandwidth (per machine, or a type-to-type matrix expanded to machines); the
+    family's one random builder with ``max_types``."""
+    return from_dict(random_instance(
+        HypothesisDraws(draw), dataset=max_dataset, model=max_model, batch=max_batch, proc_times=PROC_GRID,
+        bandwidths=BW_GRID, matrix=matrix, max_types=max_types, max_per_type=max_per_type))
 
 
 def cruise_homogeneous_instances(**kwargs: Any) -> st.SearchStrategy[CruiseInstance]:

@@ -7,21 +7,43 @@ lists, integer keys, default size caps and :func:`within`.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ...draws import grid as _grid
+from ...draws import Draws
 from ...family import HuntSpace
 
 
-def random_instance(rng: np.random.Generator, s: dict) -> dict:
-    """A random small instance (JSON form) within the size caps ``s`` (``HUNT.default_size``).
+def random_instance(draws: Draws, *, gpus: int = 6, jobs: int = 3, min_gpus: int = 2,
+                    max_speed: float = 5.0, step: float = 0.25, max_groups: int | None = None,
+                    max_types: int | None = None) -> dict:
+    """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws of ``rng`` are fixed: a seed gives the same instance in every release.
+    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
+    arguments give the same instance in every release.
+
+    Parameters
+    ----------
+    draws
+        Where the numbers come from.
+    gpus, min_gpus, jobs
+        ``min_gpus..gpus`` GPUs, ``1..jobs`` jobs.
+    max_speed, step
+        Speeds on the grid ``step`` in ``[step, max_speed]``.
+    max_groups
+        Groups drawn in ``1..min(max_groups, M)``; ``None``: ``1..max(1, M // 2)``.
+    max_types
+        ``None``: every GPU's speed column is drawn on its own; else the GPUs are of
+        ``1..max_types`` types (identical columns; drawn after the groups).
     """
-    n = int(rng.integers(2, int(s["gpus"]) + 1))
-    jobs = int(rng.integers(1, int(s["jobs"]) + 1))
-    speeds = [[_grid(rng, 0.25, 5.0) for _ in range(n)] for _ in range(jobs)]
-    groups = int(rng.integers(1, max(1, n // 2) + 1))
+    n = draws.integer(int(min_gpus), int(gpus))
+    rows = draws.integer(1, int(jobs))
+    if max_types is None:
+        speeds = [[draws.grid(step, max_speed, step) for _ in range(n)] for _ in range(rows)]
+    else:
+        k = draws.integer(1, int(max_types))
+        cols = [[draws.grid(step, max_speed, step) for _ in range(rows)] for _ in range(k)]
+        of = [draws.integer(0, k - 1) for _ in range(n)]
+        speeds = [[cols[of[g]][j] for g in range(n)] for j in range(rows)]
+    top = max(1, n // 2) if max_groups is None else min(int(max_groups), n)
+    groups = draws.integer(1, top)
     return {"problem": "gpu-grouping", "speeds": speeds, "groups": groups}
 
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ...fuzz import json_values
-from .instance import GroupingInstance, to_dict
+from ...fuzz import HypothesisDraws, json_values
+from .instance import GroupingInstance, from_dict, to_dict
+from .sample import random_instance
 
 __all__ = ["grouping_instances", "grouping_dicts_mutated"]
 
@@ -23,25 +24,19 @@ __all__ = ["grouping_instances", "grouping_dicts_mutated"]
 @st.composite
 def grouping_instances(draw, *, max_jobs: int = 3, max_gpus: int = 6, max_groups: int = 3,
                        speed_grid: int = 4, max_speed: int = 12, max_types: int | None = None) -> GroupingInstance:
-    """Instances with ``1..max_jobs`` jobs, ``1..max_gpus`` GPUs, ``1..min(max_groups, M)`` groups.
+    """Instances with ``1..max_jobs`` jobs, ``1..max_gpus`` GPUs, ``1..min(max_groups, M)`` groups,
+    speeds ``k / speed_grid`` for ``k`` in ``1..max_speed``: the family's one random
+    builder (:func:`dmlsched.problems.gpugrouping.sample.random_instance`) through
+    :class:`~dmlsched.fuzz.HypothesisDraws`.
 
     With ``max_types`` the GPUs are drawn from at most that many GPU types
     (identical speed columns), so GPUs repeat; otherwise every column is drawn
     on its own (repeats happen by chance).
     """
-    m = draw(st.integers(1, max_gpus))
-    n = draw(st.integers(1, max_jobs))
-    u = draw(st.integers(1, min(max_groups, m)))
-    if max_types is None:
-        speeds = tuple(
-            tuple(draw(st.integers(1, max_speed)) / speed_grid for _ in range(m)) for _ in range(n)
-        )
-    else:
-        k = draw(st.integers(1, max_types))
-        cols = [tuple(draw(st.integers(1, max_speed)) / speed_grid for _ in range(n)) for _ in range(k)]
-        of = [draw(st.integers(0, k - 1)) for _ in range(m)]
-        speeds = tuple(tuple(cols[of[g]][j] for g in range(m)) for j in range(n))
-    return GroupingInstance(speeds=speeds, groups=u)
+    step = 1.0 / speed_grid
+    d = random_instance(HypothesisDraws(draw), gpus=max_gpus, jobs=max_jobs, min_gpus=1, max_speed=max_speed * step,
+                        step=step, max_groups=max_groups, max_types=max_types)
+    return from_dict(d)
 
 
 @st.composite

@@ -12,8 +12,11 @@ Public (re-exported by :mod:`dmlsched.strategies`):
 * :func:`hare_dicts_mutated` -- valid instance dicts with one field replaced by
   an arbitrary JSON value or deleted, so fuzzing reaches deep field paths.
 
-Times are drawn from a grid (multiples of ``1/time_denominator``) so that
-shrunk counterexamples read well and exact references are numerically tame.
+Times are drawn on grids (multiples of ``1/time_denominator``, training times
+scaled by a factor on the grid 0.25) so that shrunk counterexamples read well
+and exact references are numerically tame; the instances come from the
+family's one random builder (``sample.random_instance``), drawn through
+:class:`~dmlsched.fuzz.HypothesisDraws`.
 
 Examples
 --------
@@ -29,8 +32,9 @@ from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
-from ...fuzz import json_values
-from .instance import HareInstance, HareJob, to_dict
+from ...fuzz import HypothesisDraws, json_values
+from .instance import HareInstance, from_dict, to_dict
+from .sample import random_instance
 
 __all__ = ["hare_instances", "hare_dicts_mutated", "json_values", "hare_times"]
 
@@ -60,7 +64,8 @@ def hare_instances(
     gpu_types: Sequence[str] = DEFAULT_TYPES,
     max_tasks: int | None = None,
     train_range: tuple[float, float] = (0.5, 6.0),
-    sync_range: tuple[float, float] = (0.0, 2.0),
+    alpha: float = 2.0,
+    max_sync: float = 2.0,
     max_arrival: float = 4.0,
     weight_range: tuple[float, float] = (0.5, 4.0),
     arrivals: bool = True,
@@ -69,7 +74,9 @@ def hare_instances(
     homogeneous: bool = False,
     time_denominator: int = 2,
 ) -> HareInstance:
-    """Valid Hare instances.
+    """Valid Hare instances, built by the family's one random builder
+    (:func:`dmlsched.problems.hare.sample.random_instance`) through
+    :class:`~dmlsched.fuzz.HypothesisDraws`.
 
     Parameters
     ----------
@@ -81,46 +88,36 @@ def hare_instances(
     gpu_types
         Pool of type names; each GPU draws one (so a cluster may use a subset).
     max_tasks
-        Cap on the total number of tasks (jobs are trimmed to respect it).
-    train_range, sync_range
-        Ranges of ``train_time`` (> 0) and ``sync_time`` (>= 0, zero allowed).
+        Cap on the total number of tasks (a job that would exceed it has one round
+        of one task; the jobs stop at the cap).
+    train_range, alpha
+        A job's base ``train_time`` on the grid in ``train_range``, times a factor
+        on the grid 0.25 in ``[1, alpha]`` per GPU type.
+    max_sync
+        ``sync_time`` is 0 or on the grid in ``(0, max_sync]``, drawn per GPU type.
     max_arrival, weight_range
-        Arrival times in ``[0, max_arrival]``, weights in ``weight_range``.
+        Arrival times in ``[0, max_arrival]`` (0 or on the grid), weights on the grid
+        in ``weight_range``.
     arrivals, weights, sync
         ``False`` fixes arrivals to 0, weights to 1, synchronisation to 0.
     homogeneous
         One GPU type only (then ``alpha == 1``).
     time_denominator
-        Times are multiples of ``1 / time_denominator``.
+        The grid of base, synchronisation, arrival and weight values is
+        ``1 / time_denominator``.
     """
     types = list(dict.fromkeys(gpu_types)) or list(DEFAULT_TYPES)
-    if homogeneous:
-        types = types[:1]
-    M = draw(st.integers(min_gpus, max(min_gpus, max_gpus)))
-    gpus = tuple(draw(st.lists(st.sampled_from(types), min_size=M, max_size=M)))
-    used = list(dict.fromkeys(gpus))
-    J = draw(st.integers(min_jobs, max(min_jobs, max_jobs)))
-    budget = max_tasks if max_tasks is not None else None
-    jobs = []
-    for n in range(J):
-        R = draw(st.integers(1, max_rounds))
-        K = draw(st.integers(1, max_tasks_per_round))
-        if budget is not None:
-            remaining = budget - sum(j.num_tasks for j in jobs)
-            if remaining < 1:
-                break
-            K = min(K, remaining)
-            R = max(1, min(R, remaining // K))
-        tt = hare_times(low=train_range[0], high=train_range[1], denominator=time_denominator)
-        stt = hare_times(low=sync_range[0], high=sync_range[1], denominator=time_denominator, allow_zero=True)
-        train = {g: draw(tt) for g in used}
-        syn = {g: (draw(stt) if sync else 0.0) for g in used}
-        arr = (draw(hare_times(low=0.0, high=max_arrival, denominator=time_denominator, allow_zero=True))
-               if arrivals else 0.0)
-        w = (draw(hare_times(low=weight_range[0], high=weight_range[1], denominator=time_denominator))
-             if weights else 1.0)
-        jobs.append(HareJob(f"J{n}", float(arr), float(w), R, K, train, syn))
-    return HareInstance(gpus=gpus, jobs=tuple(jobs), name="hypothesis")
+    step = 1.0 / time_denominator
+    lo, hi = int(round(weight_range[0] * time_denominator)), int(round(weight_range[1] * time_denominator))
+    d = random_instance(
+        HypothesisDraws(draw), jobs=max(min_jobs, max_jobs), min_jobs=min_jobs, gpus=max(min_gpus, max_gpus),
+        min_gpus=min_gpus, types=1 if homogeneous else len(types), type_names=types, rounds=max_rounds,
+        tasks_per_round=max_tasks_per_round, tasks=max_tasks, alpha=alpha,
+        train=(max(step, train_range[0]), max(step, train_range[1])), step=step,
+        max_sync=max_sync if sync else 0.0, sync_per_type=True, max_arrival=max_arrival if arrivals else 0.0,
+        weights=tuple(k / time_denominator for k in range(max(1, lo), max(1, lo, hi) + 1)) if weights else (1.0,),
+    )
+    return from_dict(dict(d, name="hypothesis"))
 
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from ...fuzz import HypothesisDraws
 from .instance import HarmonyInstance
+from .sample import random_instance
 
 __all__ = ["harmony_instances", "harmony_instance_dicts"]
 
@@ -19,7 +21,9 @@ def harmony_instance_dicts(
     iterations: bool | None = None,
     integer_times: bool = False,
 ) -> dict:
-    """JSON dicts of valid Harmony instances.
+    """JSON dicts of valid Harmony instances: the family's one random builder
+    (:func:`dmlsched.problems.harmony.sample.random_instance`) through
+    :class:`~dmlsched.fuzz.HypothesisDraws`.
 
     Parameters
     ----------
@@ -29,28 +33,13 @@ def harmony_instance_dicts(
         ``True``: every job has iterations; ``False``: none; ``None``: either.
     integer_times
         Draw integer times 1..20 (exact arithmetic, ties are frequent) instead
-        of floats in [0.1, 50] (``t_net`` may be 0 in both cases).
+        of floats in [0.1, 50] (``t_net`` is 0 half of the time in both cases).
     """
-    n = draw(st.integers(min_jobs, max_jobs))
-    machines = draw(st.integers(1, max_machines))
-    dop = draw(st.sampled_from([1, 2, 4, 8, 16]))
-    with_it = draw(st.booleans()) if iterations is None else iterations
-    if integer_times:
-        cpu = st.integers(1, 20)
-        net = st.integers(0, 20)
-    else:
-        cpu = st.floats(0.1, 50, allow_nan=False, allow_infinity=False)
-        net = st.one_of(st.just(0.0), st.floats(0.1, 50, allow_nan=False, allow_infinity=False))
-    jobs = []
-    for j in range(n):
-        jd = {"id": f"j{j}", "t_cpu": draw(cpu), "t_net": draw(net)}
-        if with_it:
-            jd["iterations"] = draw(st.integers(1, 50))
-        jobs.append(jd)
-    d = {"problem": "harmony", "machines": machines, "reference_dop": dop, "jobs": jobs}
-    if draw(st.booleans()):
-        d["weights"] = {"cpu": draw(st.sampled_from([1, 2, 3])), "net": draw(st.sampled_from([0, 1]))}
-    return d
+    times = {"step": 1.0, "min_time": 1.0, "max_time": 20.0} if integer_times else \
+        {"step": None, "min_time": 0.1, "max_time": 50.0}
+    return random_instance(HypothesisDraws(draw), jobs=max(min_jobs, max_jobs), min_jobs=min_jobs,
+                           machines=max_machines, iterations=50, zero_net=True, dops=(1, 2, 4, 8, 16),
+                           with_iterations=iterations, random_weights=True, **times)
 
 
 @st.composite

@@ -28,6 +28,7 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     generators={"generate": generate.generate},
+    uses=("hare", "gpu-grouping"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -7,30 +7,44 @@ lists, integer keys, default size caps and :func:`within`.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ...draws import grid as _grid
+from ...draws import Draws
 from ...family import HuntSpace
 
 #: minimum shares of the moldable sampler: 1/n of a GPU (the paper's p_min)
 MOLDABLE_PMIN = (1, "1/2", "1/3", "1/4")
 
 
-def random_instance(rng: np.random.Generator, s: dict) -> dict:
-    """A random small instance (JSON form) within the size caps ``s`` (``HUNT.default_size``).
+def random_instance(draws: Draws, *, tasks: int = 4, gpus: int = 3, speedup_exponent: float = 0.8,
+                    users: int = 2, max_arrival: float = 4.0, max_volume: float = 8.0) -> dict:
+    """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws of ``rng`` are fixed: a seed gives the same instance in every release.
+    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
+    arguments give the same instance in every release.
+
+    Parameters
+    ----------
+    draws
+        Where the numbers come from.
+    tasks, gpus
+        ``1..tasks`` tasks on ``1..gpus`` GPUs; each task's ``p_max`` in ``1..G``, its
+        ``p_min`` one of :data:`MOLDABLE_PMIN`.
+    speedup_exponent
+        The speedup curve ``s(p) = p ** speedup_exponent`` at ``p = 1..G``.
+    users
+        Tasks belong to users ``u0..u{users-1}``.
+    max_arrival, max_volume
+        Arrivals on the grid 0.5 in ``[0, max_arrival]``, volumes in ``[0.5, max_volume]``.
     """
-    g = int(rng.integers(1, int(s["gpus"]) + 1))
-    tasks = []
-    for i in range(int(rng.integers(1, int(s["tasks"]) + 1))):
-        pmax = int(rng.integers(1, g + 1))
-        tasks.append({"id": f"T{i}", "user": f"u{int(rng.integers(2))}", "arrival": _grid(rng, 0.0, 4.0, 0.5),
-                      "volume": _grid(rng, 0.5, 8.0, 0.5),
-                      "p_min": MOLDABLE_PMIN[int(rng.integers(len(MOLDABLE_PMIN)))], "p_max": pmax})
-    curve = [[1.0, 1.0]] + [[float(p), round(float(p) ** float(s["speedup_exponent"]), 6)] for p in range(2, g + 1)]
+    g = draws.integer(1, int(gpus))
+    out = []
+    for i in range(draws.integer(1, int(tasks))):
+        pmax = draws.integer(1, g)
+        out.append({"id": f"T{i}", "user": f"u{draws.integer(0, int(users) - 1)}",
+                    "arrival": draws.grid(0.0, max_arrival, 0.5), "volume": draws.grid(0.5, max_volume, 0.5),
+                    "p_min": draws.choice(MOLDABLE_PMIN), "p_max": pmax})
+    curve = [[1.0, 1.0]] + [[float(p), round(float(p) ** float(speedup_exponent), 6)] for p in range(2, g + 1)]
     return {"problem": "moldable", "gpus": g, "gpu_memory": 1.0, "speedup": curve, "preemption_overhead": 0.0,
-            "preemption_min_remaining": 0.0, "tasks": tasks}
+            "preemption_min_remaining": 0.0, "tasks": out}
 
 
 def within(d: dict, s: dict) -> bool:

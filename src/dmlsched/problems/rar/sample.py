@@ -7,32 +7,70 @@ lists, integer keys, default size caps and :func:`within`.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Sequence
 
+from ...draws import Draws
 from ...family import HuntSpace
 
+#: per-iteration backward times of the hunt's jobs (seconds)
+BP_TIMES = (0.02, 0.05, 0.1, 0.2, 0.4)
+#: inter-server bandwidths of the hunt's clusters
+INTER = (5.0, 10.0, 20.0)
 
-def random_instance(rng: np.random.Generator, s: dict) -> dict:
-    """A random small instance (JSON form) within the size caps ``s`` (``HUNT.default_size``).
 
-    The draws of ``rng`` are fixed: a seed gives the same instance in every release.
+def random_instance(
+    draws: Draws,
+    *,
+    jobs: int = 3,
+    servers: int = 2,
+    capacity: int = 2,
+    iterations: int = 8,
+    horizon: int = 40,
+    min_jobs: int = 1,
+    xi1: Sequence[float] | None = None,
+    bp_times: Sequence[float] = BP_TIMES,
+    inter: Sequence[float] = INTER,
+    progress: Sequence[str] | None = None,
+) -> dict:
+    """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
+
+    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
+    arguments give the same instance in every release.
+
+    Parameters
+    ----------
+    draws
+        Where the numbers come from.
+    jobs, min_jobs, servers, capacity, iterations
+        ``min_jobs..jobs`` jobs of ``1..iterations`` iterations; ``1..servers`` servers
+        of ``1..capacity`` GPUs.
+    horizon
+        The horizon (slots).
+    xi1
+        Values ``xi1`` is drawn from; ``None``: 1.
+    bp_times, inter
+        Values of the jobs' backward times and of the inter-server bandwidth.
+    progress
+        Progress readings drawn from; ``None``: ``"fractional"``.
     """
-    servers = [int(rng.integers(1, int(s["capacity"]) + 1)) for _ in range(int(rng.integers(1, int(s["servers"]) + 1)))]
-    total = sum(servers)
-    jobs = []
-    for i in range(int(rng.integers(1, int(s["jobs"]) + 1))):
-        jobs.append({
-            "id": f"j{i}", "gpus": int(rng.integers(1, min(total, 4) + 1)),
-            "iterations": int(rng.integers(1, int(s["iterations"]) + 1)),
-            "grad_size": float(rng.choice([0.0, 0.5, 1.0, 2.0, 4.0])),
-            "fp_time": float(rng.choice([0.0, 0.001, 0.002])), "batch": int(rng.choice([1, 8, 32])),
-            "bp_time": float(rng.choice([0.02, 0.05, 0.1, 0.2, 0.4])),
+    cluster = [draws.integer(1, int(capacity)) for _ in range(draws.integer(1, int(servers)))]
+    total = sum(cluster)
+    out = []
+    for i in range(draws.integer(int(min_jobs), int(jobs))):
+        out.append({
+            "id": f"j{i}", "gpus": draws.integer(1, min(total, 4)),
+            "iterations": draws.integer(1, int(iterations)),
+            "grad_size": float(draws.choice([0.0, 0.5, 1.0, 2.0, 4.0])),
+            "fp_time": float(draws.choice([0.0, 0.001, 0.002])), "batch": int(draws.choice([1, 8, 32])),
+            "bp_time": float(draws.choice(bp_times)),
         })
-    return {"problem": "rar", "servers": servers,
-            "bandwidth": {"intra": float(rng.choice([50.0, 100.0])), "inter": float(rng.choice([5.0, 10.0, 20.0]))},
-            "gpu_speed": float(rng.choice([100.0, 1000.0])), "xi1": 1.0, "xi2": float(rng.choice([0.01, 0.05])),
-            "alpha": float(rng.choice([0.0, 1.0, 3.0])), "horizon": int(s["horizon"]), "jobs": jobs,
-            "progress": "fractional"}
+    d = {"problem": "rar", "servers": cluster,
+         "bandwidth": {"intra": float(draws.choice([50.0, 100.0])), "inter": float(draws.choice(inter))},
+         "gpu_speed": float(draws.choice([100.0, 1000.0])),
+         "xi1": 1.0 if xi1 is None else float(draws.choice(xi1)), "xi2": float(draws.choice([0.01, 0.05])),
+         "alpha": float(draws.choice([0.0, 1.0, 3.0])), "horizon": int(horizon), "jobs": out,
+         "progress": "fractional" if progress is None else draws.choice(progress)}
+    return d
 
 
 def fix(d: dict) -> dict:

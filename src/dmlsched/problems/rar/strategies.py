@@ -13,7 +13,9 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ...errors import InstanceError
+from ...fuzz import HypothesisDraws
 from .instance import RarInstance, from_dict
+from .sample import random_instance
 
 __all__ = ["rar_instances", "rar_tiny_instances", "rar_single_gpu_instances"]
 
@@ -30,34 +32,15 @@ def _build(d: dict) -> RarInstance:
 def rar_instances(draw, *, max_jobs: int = 4, max_servers: int = 3, max_capacity: int = 4,
                   max_iterations: int = 20, horizon: int = 200, progress: str | None = None,
                   min_jobs: int = 1) -> RarInstance:
-    """A valid RAR-DDLS instance with small integers and moderate times."""
-    servers = draw(st.lists(st.integers(1, max_capacity), min_size=1, max_size=max_servers))
-    total = sum(servers)
-    n = draw(st.integers(min_jobs, max_jobs))
-    jobs = []
-    for i in range(n):
-        jobs.append({
-            "id": f"j{i}",
-            "gpus": draw(st.integers(1, min(total, 4))),
-            "iterations": draw(st.integers(1, max_iterations)),
-            "grad_size": draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 4.0])),
-            "fp_time": draw(st.sampled_from([0.0, 0.001, 0.002])),
-            "batch": draw(st.sampled_from([1, 8, 32])),
-            "bp_time": draw(st.sampled_from([0.0, 0.02, 0.05, 0.1])),
-        })
-    d = {
-        "problem": "rar",
-        "servers": servers,
-        "bandwidth": {"intra": draw(st.sampled_from([50.0, 100.0])),
-                      "inter": draw(st.sampled_from([5.0, 10.0, 20.0, 40.0]))},
-        "gpu_speed": draw(st.sampled_from([100.0, 1000.0])),
-        "xi1": draw(st.sampled_from([0.5, 1.0])),
-        "xi2": draw(st.sampled_from([0.01, 0.05])),
-        "alpha": draw(st.sampled_from([0.0, 1.0, 3.0])),
-        "horizon": horizon,
-        "jobs": jobs,
-        "progress": progress or draw(st.sampled_from(["floor", "fractional"])),
-    }
+    """A valid RAR-DDLS instance with small integers and moderate times, built by the
+    family's one random builder (:func:`dmlsched.problems.rar.sample.random_instance`)
+    through :class:`~dmlsched.fuzz.HypothesisDraws` (``xi1`` in {0.5, 1}, backward
+    times from 0, inter-server bandwidths up to 40, either progress reading unless
+    ``progress`` is given)."""
+    d = random_instance(HypothesisDraws(draw), jobs=max_jobs, servers=max_servers, capacity=max_capacity,
+                        iterations=max_iterations, horizon=horizon, min_jobs=min_jobs, xi1=(0.5, 1.0),
+                        bp_times=(0.0, 0.02, 0.05, 0.1), inter=(5.0, 10.0, 20.0, 40.0),
+                        progress=(progress,) if progress else ("floor", "fractional"))
     return _build(d)
 
 
