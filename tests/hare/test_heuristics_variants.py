@@ -138,13 +138,13 @@ def test_methods_are_registered_as_heuristic_variants():
 
 def test_list_eft_matches_its_definition_and_keeps_list_unchanged():
     inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
-    rel = relax(inst, kind="rl", time_limit=20)
+    rel = relax(inst, kind="rl")
     assert rel.status.value == "optimal"
     order = priority_order(inst, middle_completion_priority(inst, rel.x_hat))
-    res = dmlsched.solve(inst, "list-eft", time_limit=20)
+    res = dmlsched.solve(inst, "list-eft")
     assert res.details["relaxation_status"] == "optimal"
     assert res.objective == pytest.approx(dmlsched.evaluate(inst, list_schedule_eft(inst, order)), rel=1e-9)
-    res_list = dmlsched.solve(inst, "list", time_limit=20)
+    res_list = dmlsched.solve(inst, "list")
     assert res_list.objective == pytest.approx(dmlsched.evaluate(inst, list_schedule(inst, order)), rel=1e-9)
 
 
@@ -158,9 +158,9 @@ def test_measured_finding_on_a_generated_evaluation_instance():
     inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
     base = {b: dmlsched.solve(inst, b).objective
             for b in ("fifo", "srtf", "homo", "allox", "fifo-round", "srtf-round")}
-    ea = dmlsched.solve(inst, "list", time_limit=20, placement="earliest-available").objective
-    es = dmlsched.solve(inst, "list", time_limit=20).objective
-    eft = dmlsched.solve(inst, "list-eft", time_limit=20).objective
+    ea = dmlsched.solve(inst, "list", placement="earliest-available").objective
+    es = dmlsched.solve(inst, "list").objective
+    eft = dmlsched.solve(inst, "list-eft").objective
     assert ea > max(base["fifo"], base["srtf"], base["allox"])
     assert min(base["fifo"], base["srtf"]) > es > base["allox"]
     assert eft < min(base.values())
