@@ -7,11 +7,11 @@ Every method of every family is written the same way::
 
     @method(
         "hare", "exact", kind="exact", uses_solver=True,
-        options=[Option("gpu_symmetry", bool, True, "order identical GPUs by their first task")],
+        options=[Option("symmetry", bool, True, "order identical GPUs by their first task")],
     )
     def solve_exact(inst: HareInstance, run: Run) -> Result:
         with run.stage("build"):
-            mdl = build(inst, symmetry=run.options["gpu_symmetry"])
+            mdl = build(inst, symmetry=run.options["symmetry"])
         out = run.solve_model(mdl)                 # the deadline, seed, display, solver options
         with run.stage("extract"):
             sched = extract(mdl) if out.has_solution else None
@@ -449,6 +449,8 @@ class Run:
                   options=opts, display=bool(common["display"]),
                   memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
         run.details["reproducible"] = True
+        if common["renamed_options"]:
+            run.details["renamed_options"] = dict(common["renamed_options"])
         return run
 
     def delegate(self, method: str, instance: Any, *, problem: str | None = None, share: float = 1.0,
@@ -525,13 +527,14 @@ class Run:
                             memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
                 res = _call(spec, m.kind, m.fn.body, instance, child)
             else:  # a method registered without the kit: called as solve() calls it
-                opts, _common = check_options(spec.name, method, m.options, given)
+                opts, common = check_options(spec.name, method, m.options, given)
                 try:
                     res = m.fn(instance, solver=solver, time_limit=deadline.remaining(), seed=self.seed, **opts)
                 except NotApplicable as e:
                     res = Result(spec.name, method, Status.NOT_APPLICABLE,
                                  details={"error": str(e), "not_applicable": True})
         res = finish(spec, m.kind, method, instance, res, time.perf_counter() - t0)
+        record_renamed(res, common)
         if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
             self.cut(cut_as or f"{spec.name}/{method}")
         return res
@@ -752,7 +755,7 @@ def method(
                 memory_limit=float(common["memory_limit"]) * 2**30,
                 _spec=spec, _instance=instance,
             )
-            return _call(spec, kind, body, instance, run)
+            return record_renamed(_call(spec, kind, body, instance, run), common)
 
         fn.body = body  # type: ignore[attr-defined]
         register_method(
@@ -763,6 +766,15 @@ def method(
         return fn
 
     return deco
+
+
+def record_renamed(res: Result, common: Mapping[str, Any]) -> Result:
+    """``res`` with ``details["renamed_options"]`` (``{old: new}``) when the caller
+    gave old option names (:data:`~dmlsched.options.RENAMED`), as they were mapped
+    by :func:`check_options`."""
+    if common.get("renamed_options"):
+        res.details["renamed_options"] = dict(common["renamed_options"])
+    return res
 
 
 def _call(spec: Any, kind: str, body: Callable[[Any, Run], Result], instance: Any, run: Run) -> Result:

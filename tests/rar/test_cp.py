@@ -58,7 +58,7 @@ def test_equals_independent_brute_force(inst):
 def test_equals_the_enumeration_where_it_answers(inst):
     """``exact`` (ILP (10)-(13) over Y_all(UB)) and exact-cp agree, in both progress modes;
     without symmetry breaking or cuts, and the contention-free relaxation bounds it."""
-    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status == Status.OPTIMAL)
     cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
     assert cp.status == Status.OPTIMAL and cp.objective == ex.objective
@@ -132,7 +132,7 @@ def test_dp_full_search_equals_the_enumeration(inst):
     agrees with the enumeration, in both progress modes."""
     from dmlsched.problems.rar.dp import solve_dp
 
-    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status == Status.OPTIMAL)
     out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
     assert out["complete"] and out["best"] == ex.objective

@@ -627,7 +627,7 @@ FINE_TUNE = Option("fine_tune", bool, True, "run the pairwise-swap fine-tuning o
                 "paper's Oracle at scale"),
     options=[
         ADMISSION, GROUP_RULE, FINE_TUNE,
-        Option("n_groups", int, None,
+        Option("num_groups", int, None,
                "use this number of groups instead of L6's n_G* (a diagnostic, not the paper's algorithm)",
                minimum=1),
         SIMULATE,
@@ -637,7 +637,7 @@ def solve_harmony(inst: HarmonyInstance, run: Run) -> Result:
     """Harmony's heuristic (Algorithms 1 and 2 and the machine allocation); deterministic."""
     o = run.options
     with run.stage("schedule"):
-        sch = schedule(inst, admission=o["admission"], fine_tune=o["fine_tune"], n_groups=o["n_groups"],
+        sch = schedule(inst, admission=o["admission"], fine_tune=o["fine_tune"], n_groups=o["num_groups"],
                        group_rule=o["group_rule"])
     sol = HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines))
     details = {
