@@ -45,7 +45,7 @@ import dmlsched
 from dmlsched import registry
 from dmlsched.errors import InstanceError, InvalidSolutionError, UnknownMethodError
 from dmlsched.family import Family, Ref
-from dmlsched.options import RENAMED, RENAMES, Option
+from dmlsched.options import RENAMED, RENAMES, Option, OptionError
 from dmlsched.problems import CORE_MODULES, FAMILIES, OPTIONAL_MODULES
 from dmlsched.registry import ProblemSpec, RegistryError
 
@@ -863,3 +863,49 @@ def test_option_name_check_can_fail():
     assert "x/brute-force: option 'cap' is an enumeration cap (refuse (n/a)): call it 'max_candidates'" in bad
     assert not any(b.startswith("x/fine") for b in bad)
 
+
+
+def _choice_refusals(problem: str) -> list[str]:
+    """Each kit method called with a value outside an option's ``choices`` (and no
+    instance: a body that ran would fail otherwise): what is not an
+    :class:`OptionError` naming that option, raised before the body runs."""
+    bad = []
+    for m in registry.methods(problem):
+        if not m.uses_kit:
+            continue
+        for o in m.options:
+            if o.choices is None or o.type is not str:
+                continue
+            try:
+                m.fn(None, **{o.name: "not-one-of-the-choices"})
+                bad.append(f"{problem}/{m.name}: {o.name} outside its choices ran")
+            except OptionError as e:
+                if e.option != o.name:
+                    bad.append(f"{problem}/{m.name}: {o.name} outside its choices: an error naming {e.option!r}")
+            except Exception as e:  # noqa: BLE001 - any other error means the body was entered
+                bad.append(f"{problem}/{m.name}: {o.name} outside its choices entered the body ({type(e).__name__})")
+    return bad
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_value_outside_the_choices_is_refused_before_the_body(family):
+    """The kit refuses it, so no method re-checks ``choices`` inside (PLAN-22 5.3)."""
+    pkg = importlib.import_module(f"dmlsched.problems.{family}")
+    assert _choice_refusals(pkg.SPEC.name) == []
+    assert any(o.choices for m in registry.methods(pkg.SPEC.name) for o in m.options) or family == "gpu-grouping"
+
+
+def test_choice_check_can_fail(monkeypatch):
+    """A method whose wrapper does not check its options enters its body with the bad value."""
+    registry.load_families()
+    monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
+    entered = []
+
+    def unchecked(instance, **given):
+        entered.append(given)
+
+    unchecked.body = unchecked  # counts as a kit method
+    real = registry.get_method("rar", "ff")
+    monkeypatch.setitem(registry._METHODS, ("rar", "ff"), dataclasses.replace(real, fn=unchecked))
+    assert _choice_refusals("rar") == ["rar/ff: order outside its choices ran"]
+    assert entered == [{"order": "not-one-of-the-choices"}]

@@ -37,7 +37,7 @@ import numpy as np
 
 from ...budget import Budget
 from ...errors import InvalidSolutionError, SolverError
-from ...kit import Option, Run, method
+from ...kit import Option, OptionError, Run, method
 from ...result import Result, Status
 from ...tolerance import TOL
 from . import decomposition as dec
@@ -315,18 +315,14 @@ def solve_relaxation(inst: HareInstance, run: Run, *, kind: str = "rl") -> Relax
     solver = run.solver or "highs"
     formulation, box, gpu_symmetry = o["formulation"], o["box"], o["symmetry"]
     horizon_scale = o.get("horizon_scale", 1.0)
-    if kind not in ("rl", "queyranne"):
-        raise ValueError(f"relaxation kind must be 'rl' or 'queyranne', got {kind!r}")
+    if kind not in ("rl", "queyranne"):  # a parameter here: the methods pass their checked option
+        raise OptionError("relaxation", f"must be 'rl' or 'queyranne', got {kind!r}")
     if formulation is None:
         formulation = "oa" if kind == "queyranne" else ("miqcp" if solver == "gurobi" else "decomposition")
-    if formulation not in ("decomposition", "oa", "miqcp"):
-        raise ValueError(f"formulation must be 'decomposition', 'oa' or 'miqcp', got {formulation!r}")
     if formulation == "miqcp" and (solver != "gurobi" or kind != "rl"):
         raise SolverError("formulation 'miqcp' needs solver='gurobi' and kind='rl'")
     if formulation == "decomposition" and kind != "rl":
         raise SolverError("formulation 'decomposition' solves kind='rl' (queyranne: its repair is a candidate of 'oa')")
-    if box not in ("relaxation", "schedule"):
-        raise ValueError(f"box must be 'relaxation' or 'schedule', got {box!r}")
     limits = {k: o[k] for k in ("oa_iterations", "master_nodes", "repair_rounds", "max_master_nonzeros",
                                 "pricing_rounds", "milp_nodes", "search_moves", "search_lps", "oa_check_nonzeros")}
     solver_options = o.get("solver_options")

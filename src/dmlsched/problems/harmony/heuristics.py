@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...options import OptionError
 from .execution import Sim, simulate
 from .instance import HarmonyInstance
 from .solution import HarmonySolution, group_stats
@@ -83,7 +84,7 @@ def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: s
         x = float(b.sum() / a.sum())
         f = lambda n: abs(float(a.sum()) * n - float(b.sum()))  # noqa: E731
     else:
-        raise ValueError(f"rule must be 'per-job' or 'aggregate', got {rule!r}")
+        raise OptionError("group_rule", f"must be 'per-job' or 'aggregate', got {rule!r}")
     cands = {1, hi}
     for v in (math.floor(x), math.ceil(x)):
         cands.add(min(max(int(v), 1), hi))
@@ -386,7 +387,7 @@ def schedule(
     if admission == "all":
         return group_prefix(inst, order, **kw)
     if admission not in ADMISSIONS:
-        raise ValueError(f"admission must be one of {', '.join(ADMISSIONS)}, got {admission!r}")
+        raise OptionError("admission", f"must be one of {', '.join(ADMISSIONS)}, got {admission!r}")
     best: Schedule | None = None
     u_max = 0.0
     for k in range(1, n + 1):
