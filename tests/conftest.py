@@ -7,6 +7,7 @@ licence).  Hypothesis runs derandomised so CI is reproducible.
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from dmlsched.solvers import solver_available
+from dmlsched.traces.common import traces_dir as find
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
@@ -43,8 +45,6 @@ TINY_HARE = {
 @pytest.fixture
 def tiny_hare_dict() -> dict:
     """The issue's tiny Hare instance as a JSON dict (a fresh copy)."""
-    import copy
-
     return copy.deepcopy(TINY_HARE)
 
 
@@ -86,8 +86,6 @@ def instances_dir() -> Path:
 def skip_without_traces():
     """``check(errors)``: skip the test when its runs failed only because the shared traces folder
     is absent (a claim whose instances come from a trace), as :func:`traces_dir` skips."""
-    from dmlsched.traces.common import traces_dir as find
-
     def check(errors: list[dict]) -> None:
         if errors and not find(must_exist=False).is_dir() and all(
                 str(r.get("error", "")).startswith("TracesNotFound") for r in errors):
@@ -98,8 +96,6 @@ def skip_without_traces():
 
 @pytest.fixture(scope="session")
 def traces_dir() -> Path:
-    from dmlsched.traces.common import traces_dir as find
-
     p = find(must_exist=False)  # $DMLSCHED_TRACES when set, else <project root>/../shared/traces
     if not p.is_dir():
         pytest.skip(f"traces folder {p} is absent")

@@ -22,9 +22,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import dmlsched
+import dmlsched.solvers as solvers
+from dmlsched.bench.reproduce import generate
 from dmlsched.cli import main
+from dmlsched.errors import InvalidSolutionError
+from dmlsched.problems.hare import HareSchedule
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = json.loads((ROOT / "instances" / "hare" / "tiny.json").read_text())
@@ -185,8 +191,8 @@ CASES = [
      "b.jsonl: not a dmlsched results file"),
     ("report on a folder", {"d": None}, ["report", "d", "--out", "rep"], "d: is not a file"),
     ("bench --out under a file", {"afile": b"keep me\n"}, ["bench", "{tiny}", "--out", "afile/r.jsonl"], "afile"),
-    ("bench --out an instance file", {"inst.json": TINY}, ["bench", "{tiny}", "--methods", "list", "--out", "inst.json"],
-     "inst.json"),
+    ("bench --out an instance file", {"inst.json": TINY},
+     ["bench", "{tiny}", "--methods", "list", "--out", "inst.json"], "inst.json"),
     ("reproduce --out under a file", {"afile": b"keep me\n"}, ["reproduce", "--out", "afile/R.md"], "afile"),
     # --- suites and generator arguments (bench) -----------------------------------------------------
     ("suite not TOML", {"s.toml": b"name = [unclosed\n"}, ["bench", "s.toml"], "s.toml"),
@@ -247,14 +253,18 @@ CASES = [
      ["solve", "bad.json", "-m", "rigid-fcfs"], "tasks[0].id: must be a non-empty string"),
     ("moldable no task", {"bad.json": edit(family("moldable"), ["tasks"], [])},
      ["solve", "bad.json", "-m", "exact"], "tasks: must have at least 1 element"),
-    ("key given twice", {"bad.json": json.dumps(TINY).replace('"weight": 1.0', '"weight": 1.0, "weight": 5.0').encode()},
+    ("key given twice",
+     {"bad.json": json.dumps(TINY).replace('"weight": 1.0', '"weight": 1.0, "weight": 5.0').encode()},
      BAD_S, "jobs[0]: key 'weight' is given twice"),
     ("key given twice, spaced from its colon",
-     {"bad.json": json.dumps(TINY, separators=(", ", " : ")).replace('"K80" : 3.5', '"K80" : 3.5, "K80" : 0.5').encode()},
+     {"bad.json": json.dumps(TINY, separators=(", ", " : ")).replace(
+         '"K80" : 3.5', '"K80" : 3.5, "K80" : 0.5').encode()},
      BAD_S, "jobs[0].train_time: key 'K80' is given twice"),
-    ("key given twice at the top", {"bad.json": json.dumps(TINY).replace('"name": "tiny"', '"name": "a", "name": "b"').encode()},
+    ("key given twice at the top",
+     {"bad.json": json.dumps(TINY).replace('"name": "tiny"', '"name": "a", "name": "b"').encode()},
      BAD_S, "(top level): key 'name' is given twice"),
-    ("key given twice in expected", {"bad.json": json.dumps(TINY).replace('"optimum": 2.2', '"optimum": 2.2, "optimum": 9').encode()},
+    ("key given twice in expected",
+     {"bad.json": json.dumps(TINY).replace('"optimum": 2.2', '"optimum": 2.2, "optimum": 9').encode()},
      BAD_S, "expected: key 'optimum' is given twice"),
     # output paths that are inputs, FIFOs, devices, or where no file can be made
     ("solve --out onto its instance", {}, [*S, "--out", "tiny.json"], "--out tiny.json: is an input of this command"),
@@ -267,8 +277,8 @@ CASES = [
     ("solve --out onto its plugin", {"p.py": b"x = 1\n"}, [*S, "--plugin", "p.py", "--out", "p.py"], "is an input"),
     ("gantt --out onto its instance", {}, ["gantt", "{tiny}", "-m", "list", "--out", "tiny.json"], "is an input"),
     ("gantt --out onto a FIFO", {"f.png": FIFO}, ["gantt", "{tiny}", "-m", "list", "--out", "f.png"], "is a FIFO"),
-    ("bench --out onto its suite", {"s.toml": GEN("hare:generate", "num_jobs = 2")}, ["bench", "s.toml", "--out", "s.toml"],
-     "--out s.toml: is an input of this command"),
+    ("bench --out onto its suite", {"s.toml": GEN("hare:generate", "num_jobs = 2")},
+     ["bench", "s.toml", "--out", "s.toml"], "--out s.toml: is an input of this command"),
     ("bench --out inside an input folder", {"d": None}, ["bench", "d", "--out", "d/r.json"],
      "--out d/r.json: is inside the input folder d"),
     ("bench --out onto a FIFO", {"fifo": FIFO}, ["bench", "{tiny}", "--out", "fifo"], "is a FIFO"),
@@ -276,18 +286,23 @@ CASES = [
      "--out tiny.json: exists and is not a reproduction report"),
     ("reproduce --out onto its results", {"r.jsonl": RESULTS_LINE.encode()},
      ["reproduce", "--out", "r.jsonl", "--results", "r.jsonl"], "is an input of this command"),
-    ("hunt --plot not an image", {}, ["hunt", "hare", "-m", "list", "--plot", "x.json"], "--plot x.json: cannot write .json"),
+    ("hunt --plot not an image", {}, ["hunt", "hare", "-m", "list", "--plot", "x.json"],
+     "--plot x.json: cannot write .json"),
     ("hunt --plot onto --start", {}, ["hunt", "hare", "-m", "list", "--start", "tiny.json", "--plot", "tiny.json"],
      "is an input of this command"),
     # arguments, options and suite sizes bounded before any work
-    ("bench --methods empty", {}, ["bench", "{tiny}", "--methods", "", "--out", "r.jsonl"], "--methods: names no method"),
-    ("bench --methods commas", {}, ["bench", "{tiny}", "--methods", ",", "--out", "r.jsonl"], "--methods: names no method"),
+    ("bench --methods empty", {}, ["bench", "{tiny}", "--methods", "", "--out", "r.jsonl"],
+     "--methods: names no method"),
+    ("bench --methods commas", {}, ["bench", "{tiny}", "--methods", ",", "--out", "r.jsonl"],
+     "--methods: names no method"),
     ("bench --max-rows negative", {}, ["bench", "{tiny}", "--max-rows", "-5"], "--max-rows"),
     ("bench --seed negative", {}, ["bench", "{tiny}", "--seed", "-1"], "--seed"),
     ("bench --repetitions huge", {}, ["bench", "{tiny}", "--repetitions", "100000000"], "--repetitions"),
-    ("suite seeds count huge", {"s.toml": GEN("hare:generate", "num_jobs = 2").replace(b"seeds = 1", b"seeds = 100000000")},
+    ("suite seeds count huge",
+     {"s.toml": GEN("hare:generate", "num_jobs = 2").replace(b"seeds = 1", b"seeds = 100000000")},
      BENCH_S, "instances[0].seeds: a count must be in 1..10000, got 100000000"),
-    ("suite seed list negative", {"s.toml": GEN("hare:generate", "num_jobs = 2").replace(b"seeds = 1", b"seeds = [-1]")},
+    ("suite seed list negative",
+     {"s.toml": GEN("hare:generate", "num_jobs = 2").replace(b"seeds = 1", b"seeds = [-1]")},
      BENCH_S, "instances[0].seeds: seeds must be integers in [0, 2^63)"),
     ("suite repetitions huge", {"s.toml": b'repetitions = 100000000\n' + GEN("hare:generate", "num_jobs = 2")}, BENCH_S,
      "repetitions: must be <= 10000"),
@@ -399,8 +414,6 @@ def test_console_script_gives_one_line_not_a_traceback(tmp_path):
                                   for j in d["jobs"])},
 ], ids=["tuple", "numpy scalars", "numpy int32 in a map, tuple of jobs"])
 def test_from_dict_accepts_numpy_and_tuples(convert):
-    import dmlsched
-
     inst = dmlsched.from_dict(convert(TINY))
     again = dmlsched.from_dict(json.loads(json.dumps(dmlsched.to_dict(inst))))
     assert dmlsched.to_dict(inst) == dmlsched.to_dict(again)
@@ -409,8 +422,6 @@ def test_from_dict_accepts_numpy_and_tuples(convert):
 
 def test_solver_extra_not_installed_is_bad_input(tmp_path, monkeypatch, capsys):
     """--solver gurobi without gurobipy (the `gurobi` extra): exit 2 with the install hint."""
-    import dmlsched.solvers as solvers
-
     monkeypatch.setattr(solvers, "solver_available", lambda name: name != "gurobi")
     p = tmp_path / "tiny.json"
     p.write_text(json.dumps(TINY))
@@ -430,27 +441,23 @@ def test_solver_extra_not_installed_is_bad_input(tmp_path, monkeypatch, capsys):
     ({"time_limit": True}, ValueError, "time_limit must be a positive number"),
 ], ids=["seed 1.5", "seed True", "seed text", "seed -1", "seed 2^70", "time_limit 0", "time_limit True"])
 def test_python_api_arguments_are_named(kw, exc, needle):
-    import dmlsched
-
     inst = dmlsched.from_dict(TINY)
     for fn in (dmlsched.solve, dmlsched.check):
         with pytest.raises(exc) as e:
             fn(inst, "list", **kw)
         assert needle in str(e.value)
-    import numpy as np
 
     assert dmlsched.solve(inst, "list", seed=np.int64(3)).status.value == "feasible"  # numpy integers are integers
 
 
 @pytest.mark.parametrize("value, needle", [
-    (str(ROOT / "instances" / "hare" / "tiny.json"), "instance: expected an instance of a registered family, got the path"),
+    (str(ROOT / "instances" / "hare" / "tiny.json"),
+     "instance: expected an instance of a registered family, got the path"),
     (ROOT / "instances" / "hare" / "tiny.json", "dmlsched.load(path)"),
     (TINY, "got a dict: build the instance with dmlsched.from_dict(data)"),
     (None, "got NoneType, which is not a registered instance type"),
 ], ids=["path string", "Path", "dict", "None"])
 def test_python_api_names_a_non_instance(value, needle):
-    import dmlsched
-
     for fn in (lambda x: dmlsched.solve(x, "list"), lambda x: dmlsched.check(x, "list"),
                lambda x: dmlsched.evaluate(x, None)):
         with pytest.raises(TypeError) as e:
@@ -460,12 +467,6 @@ def test_python_api_names_a_non_instance(value, needle):
 
 def test_evaluate_of_a_solution_that_does_not_fit_names_it():
     """A GPU index out of range was an IndexError from numpy; now the validator's message."""
-    import numpy as np
-
-    import dmlsched
-    from dmlsched.errors import InvalidSolutionError
-    from dmlsched.problems.hare import HareSchedule
-
     inst = dmlsched.from_dict(TINY)
     bad = HareSchedule(gpu=np.array([0, 1, 7, 0]), start=np.zeros(4))
     with pytest.raises(InvalidSolutionError, match="GPU index 7 out of range"):
@@ -478,8 +479,6 @@ def test_evaluate_of_a_solution_that_does_not_fit_names_it():
 def test_reproduce_takes_a_family_by_its_own_name(tmp_path):
     """`--family gpu-grouping` (the registered name) was refused; it has no claims, so the
     report says so, and the package name still works."""
-    from dmlsched.bench.reproduce import generate
-
     for name in ("gpu-grouping", "gpugrouping"):
         out, runs = generate(str(tmp_path / f"{name}.md"), scale="quick", workers=0, families=[name])
         assert runs == [] and "gpugrouping" in out.read_text()

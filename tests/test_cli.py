@@ -8,7 +8,10 @@ import sys
 
 import pytest
 
-from dmlsched.cli import main
+import dmlsched
+from dmlsched.cli import build_parser, main
+from dmlsched.kit import COMMON_OPTIONS
+from dmlsched.registry import methods
 
 
 @pytest.fixture
@@ -112,8 +115,6 @@ def test_method_error_exit_1_with_message(tmp_path, capsys):
 
 
 def test_check_has_a_default_time_limit_solve_has_none():
-    from dmlsched.cli import build_parser
-
     p = build_parser()
     assert p.parse_args(["check", "f.json", "-m", "list"]).time_limit == 60.0
     assert p.parse_args(["check", "f.json", "-m", "list", "--time-limit", "5"]).time_limit == 5.0
@@ -132,8 +133,6 @@ def _run(*argv, env=None, cwd=None):
 
 
 def test_version(capsys):
-    import dmlsched
-
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"dmlsched {dmlsched.__version__}"
 
@@ -166,9 +165,6 @@ def test_display_streams_the_solver_log_to_stderr():
 
 
 def test_methods_lists_declared_options(capsys):
-    from dmlsched.kit import COMMON_OPTIONS
-    from dmlsched.registry import methods
-
     assert main(["methods", "hare"]) == 0
     out = capsys.readouterr().out
     for m in methods("hare"):
@@ -184,8 +180,6 @@ def test_methods_lists_declared_options(capsys):
 
 
 def test_o_means_option_on_every_command(capsys):
-    from dmlsched.cli import build_parser
-
     p = build_parser()
     for cmd in (["solve", "f.json", "-m", "x"], ["check", "f.json", "-m", "x"],
                 ["gantt", "f.json", "-m", "x", "--out", "g.png"]):

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import dmlsched
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -39,8 +41,6 @@ def test_api_reference_builds_without_warnings(tmp_path):
 
 
 def test_py_typed_is_shipped():
-    import dmlsched
-
     assert (Path(dmlsched.__file__).parent / "py.typed").is_file()
     text = (ROOT / "pyproject.toml").read_text()
     assert re.search(r'\[tool\.setuptools\.package-data\]\s*dmlsched = \["py\.typed"\]', text)

@@ -13,8 +13,10 @@ from typing import Any, Iterator
 import pytest
 
 import dmlsched
+from dmlsched.cli import main
 from dmlsched.errors import InstanceError
 from dmlsched.formats import EXAMPLES, FAMILIES, field_rows, schema
+from dmlsched.registry import _PROBLEMS, load_families
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -29,8 +31,6 @@ def _validator(family: str):
 
 
 def test_every_registered_family_has_a_format():
-    from dmlsched.registry import _PROBLEMS, load_families
-
     load_families()
     assert set(FAMILIES) == set(_PROBLEMS)
     assert set(EXAMPLES) == set(FAMILIES)
@@ -156,8 +156,6 @@ def test_field_table_lists_every_field(family: str):
 
 
 def test_cli_schema_prints_the_schema(capsys):
-    from dmlsched.cli import main
-
     assert main(["schema", "rar"]) == 0
     assert json.loads(capsys.readouterr().out) == schema("rar")
     assert main(["schema", "nosuch"]) == 2

@@ -15,9 +15,11 @@ import importlib
 import inspect
 import re
 
+import numpy as np
 import pytest
 
-from dmlsched.generate import GeneratorArgumentError
+import dmlsched
+from dmlsched.generate import GeneratorArgumentError, hare, hlas, rar
 from dmlsched.problems import FAMILIES
 
 GENERATOR_MODULES = ("hare", "rar", "cruise", "harmony", "hlas", "moldable")
@@ -193,11 +195,6 @@ def test_bad_generator_argument_names_it(fam, name, kwargs, arg, text):
 
 
 def test_numpy_values_are_accepted():
-    import numpy as np
-
-    import dmlsched
-    from dmlsched.generate import hare, hlas, rar
-
     a = hare.generate(seed=1, num_jobs=np.int64(4), num_gpus=np.int32(3), load=np.float64(0.5))
     b = hare.generate(seed=1, num_jobs=4, num_gpus=3, load=0.5)
     assert dmlsched.to_dict(a) == dmlsched.to_dict(b)
@@ -206,7 +203,5 @@ def test_numpy_values_are_accepted():
 
 
 def test_seed_is_keyword_only_at_call():
-    from dmlsched.generate import rar
-
     with pytest.raises(TypeError):
         rar.generate(1, 40, 6)  # the old positional form fails loudly instead of binding differently

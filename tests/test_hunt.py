@@ -3,6 +3,7 @@ the target, and a hunt on a family with a planted weakness finds it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -13,7 +14,9 @@ import pytest
 import dmlsched
 import dmlsched.hunt as H
 from dmlsched import registry
+from dmlsched.cli import main
 from dmlsched.errors import InvalidSolutionError
+from dmlsched.hunt.space import _Spaces
 from dmlsched.io import Reader
 from dmlsched.kit import Run, method
 from dmlsched.registry import ProblemSpec, register_problem
@@ -229,8 +232,6 @@ def test_engine_evaluation_gives_the_same_hunt_as_in_process():
 
 
 def test_cli_hunt_finds_and_writes_the_planted_trap(planted, tmp_path, capsys):
-    from dmlsched.cli import main
-
     out = tmp_path / "found"
     code = main(["hunt", planted, "--method", "scan", "--strategy", "anneal", "--max-evals", "400",
                  "--seed", "1", "--out", str(out), "--plot", str(tmp_path / "p.png")])
@@ -275,8 +276,6 @@ def test_cli_hunt_finds_and_writes_the_planted_trap(planted, tmp_path, capsys):
     (["planted-nope", "-m", "x"], "PROBLEM"),
 ])
 def test_cli_hunt_bad_inputs_are_one_line_errors(argv, needle, capsys, tmp_path):
-    from dmlsched.cli import main
-
     code = main(["hunt", *argv, "--max-evals", "1"] if "--max-evals" not in argv else ["hunt", *argv])
     cap = capsys.readouterr()
     assert code == 2, cap
@@ -327,3 +326,21 @@ def test_hare_space_keeps_weights_positive_and_shrinking_respects_the_caps():
     start = ev(d)
     shrunk, _ = H.search.shrink(space, ev, start, lambda s: s.ratio is not None, max_evals=10, size=size)
     assert all(j["weight"] > 0 for j in shrunk.data["jobs"])
+
+
+def test_the_spaces_family_table_is_built_once_and_again_only_when_the_registry_changes(monkeypatch):
+    """SPACES reads the registry's families with a sampler and caps: the table is built on
+    first use and kept (it was rebuilt on every lookup), and built again when a family is
+    registered later (a family registered at run time still gets its space)."""
+
+
+    registry.load_families()
+    monkeypatch.setattr(registry, "_PROBLEMS", dict(registry._PROBLEMS))
+    spaces = _Spaces()
+    first = spaces._families()
+    assert spaces["rar"] is spaces["rar"] and spaces._families() is first and "rar" in list(spaces)
+    assert "rar-copy" not in spaces
+    rar = registry.family("rar")
+    registry.register_problem(dataclasses.replace(rar, name="rar-copy"))
+    assert "rar-copy" in spaces._families() and "rar-copy" in list(spaces) and len(spaces) == len(first) + 1
+    assert spaces["rar-copy"].sample is rar.sample and spaces._families() is spaces._families()

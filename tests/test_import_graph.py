@@ -62,9 +62,10 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps;
 #: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved; 152 with
 #: bench/runner's registry and options imports at the top; 139 in 39 after i22l's E5, the paper setups in
-#: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top)
+#: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top;
+#: s4-kit: bench/child imports the incumbent channel from dmlsched.incumbents at the top)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
-    "dmlsched/bench/child.py": 4,
+    "dmlsched/bench/child.py": 3,
     "dmlsched/bench/engines.py": 2,
     "dmlsched/bench/execute.py": 10,
     "dmlsched/bench/report.py": 3,

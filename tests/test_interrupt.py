@@ -16,13 +16,17 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 import dmlsched
 from dmlsched import interrupt
-from dmlsched.kit import Deadline, incumbent_sink
+from dmlsched.cli import main
+from dmlsched.generate import hare
+from dmlsched.incumbents import incumbent_sink
+from dmlsched.kit import Deadline
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,8 +34,6 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def big_hare(tmp_path_factory) -> Path:
     """A Hare instance whose optimum CP-SAT cannot prove in any reasonable time."""
-    from dmlsched.generate import hare
-
     p = tmp_path_factory.mktemp("big") / "hare60.json"
     dmlsched.save(hare.generate(seed=3, num_jobs=60, num_gpus=6), p)
     return p
@@ -114,8 +116,6 @@ def test_hunt_saves_as_it_goes_and_stops(tmp_path, sig):
 def test_a_stop_request_ends_a_cpsat_search_with_its_incumbent():
     """In process: a request made in the first incumbent's callback stops CP-SAT
     (through its stop function) and the kit marks the result."""
-    from dmlsched.generate import hare
-
     inst = hare.generate(seed=3, num_jobs=40, num_gpus=6)
     calls = []
 
@@ -144,8 +144,6 @@ def test_a_request_expires_every_deadline_made_before_it():
 
 
 def test_the_command_restores_the_signal_handlers(tmp_path, capsys):
-    from dmlsched.cli import main
-
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     assert main(["solve", str(ROOT / "instances/hare/tiny.json"), "-m", "exact-cp", "--json"]) == 0
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
@@ -174,8 +172,6 @@ def test_a_stop_asked_before_the_search_began_is_asked_again():
 
 
 def _repeat_until_stopped(stop, state: dict) -> None:
-    import time
-
     with interrupt.solver_call(stop) as watched:
         assert watched
         interrupt.request(signal.SIGINT)

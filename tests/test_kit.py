@@ -3,20 +3,22 @@ refusals before allocation, incumbents, and registry strictness."""
 
 from __future__ import annotations
 
+import random
 import time
 
 import numpy as np
 import pytest
 
 import dmlsched
-from dmlsched import Status, registry
+from dmlsched import Status, cpsat, registry
+from dmlsched.cpsat import Scaling, new_model, on_grid, scale_times, solve_cpsat
+from dmlsched.incumbents import incumbent_sink
 from dmlsched.kit import (
     Deadline,
     Option,
     OptionError,
     Run,
     fmt_count,
-    incumbent_sink,
     method,
 )
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order
@@ -212,8 +214,6 @@ def test_counts_read_as_a_person_expects():
 
 
 def test_cpsat_wrapper_maps_statuses_and_work_limit():
-    from dmlsched.cpsat import new_model, on_grid, scale_times, solve_cpsat
-
     m = new_model()
     x = [m.NewBoolVar(f"x{i}") for i in range(40)]
     w = [(7 * i) % 23 + 1 for i in range(40)]
@@ -222,8 +222,6 @@ def test_cpsat_wrapper_maps_statuses_and_work_limit():
     out = solve_cpsat(m, time_limit=30)
     assert out.status == Status.OPTIMAL and out.limit is None and out.objective == out.bound
     # a multi-dimensional knapsack that presolve does not close
-    import random
-
     r = random.Random(1)
     hard = new_model()
     z = [hard.NewBoolVar(f"z{i}") for i in range(120)]
@@ -251,8 +249,6 @@ def test_work_limit_is_the_budgets_work_and_cpsat_reads_it(scratch, inst, monkey
     """A method declaring ``work_limit`` starts with that work in its budget; Run.solve_cpsat
     gives CP-SAT the budget's work_left (a share's work when given one) and converts the
     scaled bound; OPTIMAL of an inexact scaling is not a proof."""
-    from dmlsched import cpsat
-
     calls = []
     original = cpsat.solve_cpsat
     monkeypatch.setattr(cpsat, "solve_cpsat", lambda model, **kw: calls.append(kw) or original(model, **kw))
@@ -282,9 +278,6 @@ def test_work_limit_is_the_budgets_work_and_cpsat_reads_it(scratch, inst, monkey
 
 
 def test_scaling_converts_bounds_and_drops_the_objective():
-    from dmlsched.cpsat import Scaling
-    from dmlsched.solvers import SolveOutcome
-
     out = SolveOutcome(status=Status.OPTIMAL, objective=12.0, bound=12.0, solver="cpsat", runtime_s=0.0,
                        message="OPTIMAL")
     assert Scaling().outcome(out) == out

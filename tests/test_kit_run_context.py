@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 import dmlsched
+import dmlsched.api
 from dmlsched import InvalidSolutionError, registry
-from dmlsched.kit import Option, OptionError, Run, incumbent_sink, method
+from dmlsched.generate.hlas import generate
+from dmlsched.incumbents import incumbent_sink
+from dmlsched.kit import Option, OptionError, Run, method
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order
 
 
@@ -67,6 +70,61 @@ def test_delegate_equals_solve_and_inherits_the_run_settings(scratch, inst):
         parent.delegate("kit-child", inst, problem="hlas")
 
 
+def test_the_three_ways_of_making_a_run_agree(scratch, inst):
+    """The decorator's wrapper, Run.standalone and Run.delegate build a run in one place
+    (Run._make): the same options give the same settings."""
+    seen: list[tuple] = []
+
+    @method("hare", "kit-probe", kind="heuristic", uses_solver=True,
+            options=[Option("k", int, 2, "k"), Option("work_limit", float, 4.0, "work")])
+    def probe(instance, run: Run):
+        seen.append((run.problem, run.method, run.kind, run.sense, run.solver, run.seed, run.options,
+                     run.display, run.memory_limit))
+        return run.result(solution=_greedy(instance))
+
+    given = {"k": 5, "display": True, "memory_limit": 1, "threads": 2}
+    dmlsched.solve(inst, "kit-probe", seed=4, time_limit=60, **given)
+    alone = Run.standalone("hare", "kit-probe", instance=inst, seed=4, time_limit=60, options=given)
+    seen.append((alone.problem, alone.method, alone.kind, alone.sense, alone.solver, alone.seed, alone.options,
+                 alone.display, alone.memory_limit))
+    parent = Run.standalone("hare", "kit-probe", instance=inst, seed=4, time_limit=60,
+                            options={"display": True, "memory_limit": 1, "threads": 2})
+    parent.delegate("kit-probe", inst, options={"k": 5})
+    assert seen[0] == seen[1] == seen[2]
+    assert seen[0][6] == {"k": 5, "work_limit": 4.0, "threads": 2, "solver_options": None}
+
+
+def test_a_delegated_child_keeps_the_parent_s_work_limit_without_a_deadline(scratch, inst):
+    """A parent with a work limit and no deadline: the child (whose kind has a default time
+    limit, as solve() gives it) gets that default and the parent's share of the work left,
+    charged to the parent; a work_limit option given to the child caps its share."""
+    seen: dict = {}
+
+    @method("hare", "kit-worker", kind="heuristic", uses_solver=True,
+            options=[Option("work_limit", float, None, "work")])
+    def worker(instance, run: Run):
+        seen.update(limit=run.time_limit, work=run.budget.work_left())
+        run.budget.spend(1.5)
+        return run.result(solution=_greedy(instance))
+
+    @method("hare", "kit-boss", kind="exact", options=[Option("work_limit", float, None, "work"),
+                                                       Option("child_work", float, None, "")])
+    def boss(instance, run: Run):
+        child = {} if run.options["child_work"] is None else {"work_limit": run.options["child_work"]}
+        run.delegate("kit-worker", instance, share=0.5, options=child)
+        seen["parent_left"] = run.budget.work_left()
+        return run.result(solution=_greedy(instance))
+
+    dmlsched.solve(inst, "kit-boss", work_limit=8.0)  # no time limit: no deadline in the parent
+    assert seen == {"limit": dmlsched.kit.DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT, "work": 4.0, "parent_left": 6.5}
+    dmlsched.solve(inst, "kit-boss", work_limit=8.0, child_work=1.0)
+    assert seen["work"] == 1.0 and seen["parent_left"] == 6.5
+    dmlsched.solve(inst, "kit-boss")  # no work limit above: the child's own option, or none
+    assert seen["work"] is None and seen["parent_left"] is None
+    dmlsched.solve(inst, "kit-boss", child_work=2.0)
+    assert seen["work"] == 2.0
+
+
 def test_delegate_verifies_the_child_and_records_its_cut(scratch, inst):
     @method("hare", "kit-liar", kind="heuristic")
     def liar(instance, run: Run):
@@ -114,9 +172,6 @@ def test_delegated_incumbents_are_dropped_or_mapped_and_labelled(scratch, inst):
 def test_hlas_no_longer_reenters_the_public_api(monkeypatch):
     """The grouping of a policy, offline-mip's Hare MIP and the Sched baselines run through
     Run.delegate: with dmlsched.api.solve broken, the hlas methods still run."""
-    import dmlsched.api
-    from dmlsched.generate.hlas import generate
-
     def broken(*a, **k):
         raise AssertionError("re-entered dmlsched.api.solve")
 

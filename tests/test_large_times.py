@@ -3,10 +3,15 @@ absolute time: at t = 1e7 (trace time stamps reach that) an overlap of seconds i
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 import dmlsched
 from dmlsched.problems.hare.solution import HareSchedule
+from dmlsched.problems.hlas.solution import HlasRun
 from dmlsched.problems.moldable.solution import MoldableSchedule
 
 T0 = 1e7
@@ -50,13 +55,6 @@ def test_moldable_overlap_at_large_time_is_rejected():
 
 def test_hlas_finish_times_checked_at_large_times():
     """A run whose reported finish times are off by 9 time units at t = 1e7 is rejected."""
-    import json
-    from pathlib import Path
-
-    import numpy as np
-
-    from dmlsched.problems.hlas.solution import HlasRun
-
     d = json.loads((Path(__file__).resolve().parents[1] / "instances" / "hlas" / "fig12.json").read_text())
     d.pop("expected", None)
     for j in d["jobs"]:

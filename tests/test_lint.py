@@ -1,17 +1,20 @@
-"""ruff on the whole tree may only get cleaner (issue 22, ratchet mode).
+"""ruff on the whole tree is clean (issue 22, step G2), but for one ratchet in ``src``.
 
 ``ruff check`` runs with the configuration in ``pyproject.toml`` (import
 order, imports at the top, lines up to 120 characters, pyflakes, heavy
-packages lazy) over every folder of Python code.  The number of findings of
-each rule may not exceed :data:`BASELINE`, measured when the configuration was
-added (PLAN-22, step A2); fewer passes silently, and the commit that removes
-findings lowers the numbers (step G2 makes the test strict: none at all).
+packages lazy) over every folder of Python code.  Outside ``src`` there may be
+no finding at all (tests import at the top too: a function-level import there
+carries ``# noqa: PLC0415 - reason``).  In ``src`` the number of findings of
+each rule may not exceed :data:`BASELINE`: the function-level imports of
+dmlsched modules that step G1 moves to the top; fewer passes silently, and the
+commit that removes findings lowers the number (after G1 the table is empty).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -36,11 +39,16 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: bench/runner's imports to the top (PLC0415 199 -> 197, I001 45 -> 8, F401 20 -> 5, F541 2 -> 0, E713 1 -> 0)
 #: and after i22l's E5, the setups in problems/<f>/generate.py (PLC0415 197 -> 183, I001 8 -> 7, E501 115 -> 114)
 #: after G2 outside tests (i22n) and the lead's fixes in tests: every other rule at zero, so absent
-#: (a rule not listed allows none)
+#: (a rule not listed allows none); and after G2 in tests (s4-testlint): the 42 long lines in tests/ wrapped,
+#: tests' imports at the top (PLC0415 now checked in tests/, 283 imports moved, 2 kept with a reason), and
+#: this table for src/ only (every other folder has none); s4-kit: bench/child imports the incumbent channel
+#: from dmlsched.incumbents at the top (PLC0415 183 -> 182)
 BASELINE: dict[str, int] = {
-    "PLC0415": 183,  # import-outside-top-level (src only: tests, benchmarks, proofs, docs are exempt)
-    "E501": 42,  # line-too-long (> 120), all in tests/
+    "PLC0415": 182,  # import-outside-top-level (src only; step G1 moves them; benchmarks, proofs, docs are exempt)
 }
+
+NOQA_PLC0415 = re.compile(r"#\s*noqa:[^#]*\bPLC0415\b")
+NOQA_PLC0415_REASON = re.compile(r"#\s*noqa:[^#]*\bPLC0415\b[\w, ]*\s+-\s+\S")
 
 needs_ruff = pytest.mark.skipif(
     importlib.util.find_spec("ruff") is None,
@@ -73,11 +81,25 @@ def _where(findings: list[dict], rules: set[str], root: Path) -> str:
 @needs_ruff
 def test_no_rule_has_more_findings_than_the_baseline():
     findings = ruff_findings(ROOT, tuple(d for d in FOLDERS if (ROOT / d).is_dir()))
+    outside = [f for f in findings if Path(f["filename"]).relative_to(ROOT).parts[0] != "src"]
+    assert not outside, "ruff findings outside src (none allowed):\n" + _where(
+        outside, {f["code"] for f in outside}, ROOT)
     bad = exceeded(Counter(f["code"] for f in findings), BASELINE)
     assert not bad, (
         f"ruff findings beyond the baseline (count, allowed): {bad}; fix the new ones "
         f"(`ruff check --fix` sorts imports), the findings of these rules:\n{_where(findings, set(bad), ROOT)}"
     )
+
+
+def test_every_noqa_of_a_function_level_import_says_why():
+    """A ``# noqa: PLC0415`` keeps an import inside a function on purpose: the reason follows on its line."""
+    bare = [f"{path.relative_to(ROOT)}:{i}" for d in FOLDERS if (ROOT / d).is_dir()
+            for path in sorted((ROOT / d).rglob("*.py")) if path != Path(__file__).resolve()
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if NOQA_PLC0415.search(line) and not NOQA_PLC0415_REASON.search(line)]
+    assert not bare, f"# noqa: PLC0415 without its reason (' - why'): {bare}"
+    assert NOQA_PLC0415_REASON.search("import x  # noqa: PLC0415 - set up first")
+    assert not NOQA_PLC0415_REASON.search("import x  # noqa: PLC0415")
 
 
 def test_exceeded_compares_per_rule():
@@ -105,6 +127,15 @@ def test_a_planted_violation_is_caught(tmp_path):
     findings = ruff_findings(tmp_path, ("src",))
     counts = Counter(f["code"] for f in findings)
     assert counts == {"I001": 1, "F401": 1, "TID253": 1, "PLC0415": 1, "E501": 1}, findings
+    # in tests/ a function-level import is found too (a heavy package may load at module level there)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_planted.py").write_text(
+        "import pyomo.environ as pyo\n\n\n"
+        "def test_f():\n"
+        "    from dmlsched import errors\n\n"
+        "    assert errors, pyo\n"
+    )
+    assert [f["code"] for f in ruff_findings(tmp_path, ("tests",))] == ["PLC0415"]
     assert exceeded(counts, {}) == {"E501": (1, 0), "F401": (1, 0), "I001": (1, 0), "PLC0415": (1, 0),
                                     "TID253": (1, 0)}
     assert exceeded(counts, BASELINE)["TID253"] == (1, 0)  # TID253 has no findings in the tree

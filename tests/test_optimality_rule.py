@@ -3,18 +3,26 @@ scaling rule, and the normalised MIPs -- each on the case the issue found."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import dmlsched
-from dmlsched import Status
+from dmlsched import Status, registry
 from dmlsched.cpsat import grid_scale, on_grid, rational, to_int
+from dmlsched.errors import InvalidSolutionError
 from dmlsched.kit import Run, meets, method
 from dmlsched.normalize import exact_shift, pow2
+from dmlsched.problems.hare.solution import HareSchedule
+from dmlsched.problems.hlas.cp import OfflineCpModel
+from dmlsched.problems.hlas.solution import HlasRun
+from dmlsched.problems.moldable.solution import MoldableSchedule
+from dmlsched.problems.rar.cp import one_server_rate, progress_scale, rate_table
 from dmlsched.solvers import SolveOutcome
 
 
@@ -29,8 +37,6 @@ def inst():
 @pytest.fixture
 def scratch(monkeypatch):
     """Methods registered by a test are removed afterwards."""
-    from dmlsched import registry
-
     registry.load_families()  # copy the loaded registry, never an empty one
     monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
     yield
@@ -60,8 +66,6 @@ def _outcome(status, obj, bound):
 def test_a_solver_saying_optimal_is_not_enough(scratch, inst):
     """The kit decides: a solver's "optimal" whose bound is 9% below the value (HiGHS stops
     within an absolute 1e-6) gives ``feasible`` and says why."""
-    from dmlsched.problems.hare.solution import HareSchedule
-
     sol = HareSchedule(gpu=np.array([0]), start=np.array([0.0]))
 
     @method("hare", "kit-gap", kind="exact", uses_solver=True)
@@ -106,8 +110,6 @@ def test_bound_methods_report_bound(scratch, inst):
     ("cruise", "lower-bound"), ("hare", "lower-bound"), ("moldable", "preemptive-lb"), ("rar", "lower-bound"),
     ("rar", "ilp-bound")])
 def test_every_bound_method_says_bound_on_a_bundled_instance(problem, name):
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1] / "instances"
     path = {"cruise": "cruise/homogeneous-4.json", "hare": "hare/tiny.json", "moldable": "moldable/sharing-memory.json",
             "rar": "rar/two-job-contention.json"}[problem]
@@ -162,9 +164,6 @@ def test_to_int_rounds_in_the_direction_asked_never_by_float_error():
 def test_hlas_incumbent_cut_is_an_integer_at_or_above_the_run():
     """Issue 24, item 4: ``floor(upper + 1e-9)`` of a float product 1e-8 below the integer
     excluded the hint; the cut is now the ceiling of the run's exact value."""
-    from dmlsched.problems.hlas.cp import OfflineCpModel
-    from dmlsched.problems.hlas.solution import HlasRun
-
     r = random.Random(3)
     for _ in range(300):
         scale = r.choice((100, 10**6, 3 * 10**6))
@@ -173,8 +172,6 @@ def test_hlas_incumbent_cut_is_an_integer_at_or_above_the_run():
         run = HlasRun(gpu=np.zeros(0, dtype=int), start=np.zeros(0), finish=finish)
         assert OfflineCpModel.scaled_upper_of(scale, run) >= sum(ints)
     # with the cut (an option) the hint is never excluded: the optimum is still proven
-    from pathlib import Path
-
     inst = dmlsched.load(Path(__file__).resolve().parents[1] / "instances" / "hlas" / "tiny_offline.json")
     res = dmlsched.solve(inst, "offline-exact", incumbent_cut=True)
     assert res.status == Status.OPTIMAL and res.objective == pytest.approx(inst.expected["optimum"])
@@ -262,9 +259,6 @@ def test_memory_with_seven_decimals_is_checked_exactly_and_respected_by_the_mip(
     """Found by the referees: the time-indexed MIP put two tasks of memory 0.5000001 on one
     GPU of memory 1 (a binary accepted at 1 - 4e-7 relaxed the memory row by two units of
     1e-7), and the validator forgave it (tolerance 1e-6).  The optimum is 9.8749212."""
-    from dmlsched.errors import InvalidSolutionError
-    from dmlsched.problems.moldable.solution import MoldableSchedule
-
     inst = dmlsched.from_dict({
         "problem": "moldable", "gpus": 2, "gpu_memory": 1.0, "speedup": [[0.5, 0.9775342], [1.0, 1.0], [2.0, 1.5]],
         "preemption_overhead": 0.0, "preemption_min_remaining": 0.0, "tasks": [
@@ -286,12 +280,8 @@ def test_rar_fractional_rates_on_their_grid_are_exact():
     """The one scaling rule on the rates 1/tau of fractional mode: taus 0.35, 0.75, 0.45,
     0.25 give rates 20/7, 4/3, 20/9, 4 -- exact at scale 63 (they were rounded up at 1000,
     and one unit too high even where 1000/tau is an integer)."""
-    import json
-    from pathlib import Path
-
-    from dmlsched.problems.rar.cp import one_server_rate, progress_scale, rate_table
-
-    data = json.loads((Path(__file__).resolve().parents[1] / "instances" / "rar" / "two-job-contention.json").read_text())
+    data = json.loads(
+        (Path(__file__).resolve().parents[1] / "instances" / "rar" / "two-job-contention.json").read_text())
     data["progress"] = "fractional"
     inst = dmlsched.from_dict(data)
     scale, exact = progress_scale(inst)

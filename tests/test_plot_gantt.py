@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+import warnings
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,8 @@ import pytest
 import dmlsched
 from dmlsched import plot
 from dmlsched.cli import main
+from dmlsched.generate import hare, rar
+from dmlsched.problems.cruise.solution import epoch_times
 
 pytest.importorskip("matplotlib")
 
@@ -72,8 +76,6 @@ def test_rar_chart_rows_are_gpus_grouped_by_server():
 
 
 def test_cruise_chart_is_one_epoch_per_machine():
-    from dmlsched.problems.cruise.solution import epoch_times
-
     inst = dmlsched.load(ROOT / "instances" / "cruise" / "heterogeneous-4.json")
     res = dmlsched.solve(inst, "proportional")
     chart = plot.gantt_chart(inst, res.solution)
@@ -113,8 +115,6 @@ def test_allocation_families_draw_rows_per_machine(path, method, tmp_path):
 
 
 def _png_size(path: Path) -> tuple[int, int]:
-    import struct
-
     data = path.read_bytes()[16:24]
     return struct.unpack(">II", data)
 
@@ -123,8 +123,6 @@ def test_rar_paper_scale_chart_is_bounded(tmp_path):
     """RAR's Section 7 instance (160 jobs, 276 GPUs on 20 servers): servers
     aggregated into 20 rows, a bounded image, a legend that counts the jobs
     it leaves out, integer slot ticks."""
-    from dmlsched.generate import rar
-
     inst = rar.paper_instance(seed=1)
     assert inst.num_jobs == 160 and inst.num_gpus > plot.MAX_GANTT_ROWS
     res = dmlsched.solve(inst, "ff")
@@ -155,8 +153,6 @@ def test_many_rows_without_groups_draw_the_busiest():
 def test_hare_chart_legend_names_hatching_and_sync_and_types_aggregate(tmp_path, caplog):
     """Hare at scale: a 30-job simulation instance on 60 GPUs aggregates rows by
     GPU type; the legend explains the hatching of odd rounds and the sync tails."""
-    from dmlsched.generate import hare
-
     inst = hare.simulation(seed=1, num_jobs=30, num_gpus=60)
     res = dmlsched.solve(inst, "fifo")
     ax = plot.gantt(inst, res.solution)
@@ -174,7 +170,6 @@ def test_unicode_ids_are_drawn_or_replaced_quietly(tmp_path, capfd):
                   "sync_time": {"V100": 0.1, "K80": 0.1}} for jid in ("作业一", "Jöb", "ジョブ")],
     })
     res = dmlsched.solve(inst, "list")
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # matplotlib warns on every glyph it lacks

@@ -6,9 +6,13 @@ from __future__ import annotations
 import io
 import json
 import time
+from pathlib import Path
 
+import dmlsched
 from dmlsched import progress
 from dmlsched.cli import main
+from dmlsched.kit import DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT, method
+from dmlsched.registry import _METHODS
 
 
 class _Tty(io.StringIO):
@@ -42,8 +46,6 @@ def test_progress_is_off_off_a_terminal(monkeypatch):
 
 
 def test_methods_state_the_default_time_limit_of_solver_heuristics(capsys):
-    from dmlsched.kit import DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT
-
     assert main(["methods", "hare", "--json"]) == 0
     ms = {m["method"]: m for m in json.loads(capsys.readouterr().out)}
     assert ms["list"]["default_time_limit"] == DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT
@@ -54,9 +56,6 @@ def test_methods_state_the_default_time_limit_of_solver_heuristics(capsys):
 
 
 def test_solver_heuristic_without_time_limit_gets_the_default():
-    import dmlsched
-    from dmlsched.kit import DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT, method
-
     seen = {}
 
     @method("hare", "probe-deadline", kind="heuristic", uses_solver=True, replace=True)
@@ -65,11 +64,7 @@ def test_solver_heuristic_without_time_limit_gets_the_default():
         seen["remaining"] = run.remaining()
         return dmlsched.solve(inst, "fifo")
 
-    from dmlsched.registry import _METHODS
-
     try:
-        from pathlib import Path
-
         inst = dmlsched.load(Path(__file__).resolve().parents[1] / "instances" / "hare" / "tiny.json")
         probe(inst)
         assert 0 < seen["remaining"] <= DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT

@@ -29,6 +29,13 @@ from pathlib import Path
 
 import pytest
 
+import dmlsched
+from dmlsched.bench import load_suite
+from dmlsched.cli import build_parser, main
+from dmlsched.problems.hare import HareSchedule
+from dmlsched.registry import _PROBLEMS, load_families
+from dmlsched.traces import TracesNotFound, traces_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```", README, flags=re.S | re.M)
@@ -57,9 +64,6 @@ def test_ci_runs_the_readme_test_command():
 def test_main_job_command_is_valid():
     """The main job's bench command parses and its suite loads (the install part
     is the same as CI's but without extras: the base install)."""
-    from dmlsched.bench import load_suite
-    from dmlsched.cli import build_parser
-
     line = _blocks("bash")[0].strip()
     install, _, run = line.partition("&& .venv/bin/dmlsched ")
     assert "pip install -q -e ." in install and "[" not in install  # the base install, no extras
@@ -80,8 +84,6 @@ def test_python_blocks_run(tmp_path, monkeypatch):
         if "hare_instances" in code:
             code = code.replace("max_examples=50", "max_examples=3")
         if "trace_path" in code:
-            from dmlsched.traces import TracesNotFound, traces_dir
-
             try:
                 traces_dir()
             except TracesNotFound:
@@ -91,14 +93,11 @@ def test_python_blocks_run(tmp_path, monkeypatch):
         if "test_list_queyranne_within_bound" in ns:
             ns.pop("test_list_queyranne_within_bound")()
     assert ran >= 4
-    from dmlsched.problems.hare import HareSchedule
 
     assert isinstance(ns["sched"], HareSchedule)
 
 
 def test_json_blocks_load():
-    import dmlsched
-
     blocks = _blocks("json")
     assert blocks
     for code in blocks:
@@ -108,8 +107,6 @@ def test_json_blocks_load():
 
 def test_synopsis_commands_exist(capsys):
     """Every command of the synopsis is a subcommand whose --help works."""
-    from dmlsched.cli import build_parser, main
-
     synopsis = _blocks("text")[0]
     commands = [ln.split()[1] for ln in synopsis.splitlines() if ln.startswith("dmlsched ")]
     sub = next(a for a in build_parser()._actions if a.dest == "command")  # noqa: SLF001
@@ -203,8 +200,6 @@ def _family_table() -> dict[str, str]:
 def test_family_table_names_every_registered_method():
     """Every family's row lists exactly its registered methods (in backticks), so
     the table stays true when a method is added, renamed or removed."""
-    import dmlsched
-
     rows = _family_table()
     fams = {f.name for f in dmlsched.families()}
     assert set(rows) == fams, f"table rows {sorted(rows)} vs registered families {sorted(fams)}"
@@ -217,8 +212,6 @@ def test_family_table_names_every_registered_method():
 
 def test_readme_names_each_familys_default_reference():
     """The README's sentence on `--reference` gives every family's default."""
-    from dmlsched.registry import _PROBLEMS, load_families
-
     load_families()
     para = next(p for p in README.split("\n\n") if "Its reference (`--reference`" in p)
     para = " ".join(para.split())

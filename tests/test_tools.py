@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 
 import dmlsched
-from dmlsched.bench import read_records
+from dmlsched.bench import load_suite, materialize, read_records
 from dmlsched.cli import main
 from dmlsched.generate import hare, rar
+from dmlsched.problems.moldable.traces import openb_to_moldable, swf_to_moldable
+from dmlsched.tools import solution_from_json
+from dmlsched.traces import TracesNotFound, read_openb, read_swf, traces_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,8 +83,6 @@ def test_generate_to_stdout_and_solve_from_stdin(tmp_path: Path):
 
 
 def _traces() -> Path:
-    from dmlsched.traces import TracesNotFound, traces_dir
-
     try:
         return traces_dir()
     except TracesNotFound as e:
@@ -89,9 +90,6 @@ def _traces() -> Path:
 
 
 def test_convert_trace_swf_and_openb(tmp_path: Path, capsys):
-    from dmlsched.problems.moldable.traces import openb_to_moldable, swf_to_moldable
-    from dmlsched.traces import read_openb, read_swf
-
     d = _traces()
     out = tmp_path / "swf.json"
     assert main(["convert-trace", "swf", "lublin_256.swf", "gpus=64", "limit=40", "mode=rigid",
@@ -125,7 +123,6 @@ def test_keep_solutions_and_gantt_of_a_recorded_run(tmp_path: Path, capsys):
     assert main(["gantt", files[0], "-m", "list", "--results", str(res), "--out", str(out)]) == 0
     assert out.stat().st_size > 2000
     rec = next(r for r in recs if r["method"] == "list")
-    from dmlsched.tools import solution_from_json
 
     inst = dmlsched.load(files[0])
     sol = solution_from_json(inst, rec["solution"])
@@ -142,8 +139,6 @@ def test_keep_solutions_and_gantt_of_a_recorded_run(tmp_path: Path, capsys):
 
 
 def test_suite_sources_are_relative_to_the_suite_folder(tmp_path: Path):
-    from dmlsched.bench import load_suite, materialize
-
     d = tmp_path / "s"
     (d / "inst").mkdir(parents=True)
     (d / "inst" / "a.json").write_text((ROOT / "instances" / "hare" / "tiny.json").read_text())

@@ -39,13 +39,12 @@ nodes, CP-SAT deterministic time) so that the wall clock is only a safety net.
 **Incumbents.** :meth:`Run.incumbent` records a feasible solution as soon as a
 method has one (checked by the family's validator); the best is returned if
 the method is interrupted, and the benchmark engine records it if the run has
-to be killed.
+to be killed (it listens through :func:`dmlsched.incumbents.incumbent_sink`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 import logging
 import math
@@ -58,6 +57,7 @@ from . import interrupt
 from .budget import Budget, Deadline  # noqa: F401  (Deadline: the former name, re-exported)
 from .errors import NotApplicable
 from .fmt import fmt_bytes, fmt_count  # noqa: F401  (fmt_count re-exported)
+from .incumbents import IncumbentSink, current_sink, incumbent_sink
 from .options import (  # noqa: F401  (re-exported: the kit's public names before the split)
     COMMON_OPTIONS,
     DEFAULT_MEMORY_LIMIT_GIB,
@@ -145,25 +145,6 @@ class ResourceLimit(NotApplicable):
     def __init__(self, what: str, message: str):
         self.what = what
         super().__init__(message)
-
-
-# ---------------------------------------------------------------------------
-# incumbent streaming (the benchmark engine installs a sink in its workers)
-
-IncumbentSink = Callable[[dict[str, Any]], None]
-_SINK: contextvars.ContextVar[IncumbentSink | None] = contextvars.ContextVar("dmlsched_incumbent_sink", default=None)
-
-
-@contextlib.contextmanager
-def incumbent_sink(sink: IncumbentSink | None) -> Iterator[None]:
-    """Within the block, every improving incumbent of a method is passed to
-    ``sink`` as ``{"problem", "method", "objective", "bound", "elapsed_s"}``
-    (after the family's validator accepted it)."""
-    token = _SINK.set(sink)
-    try:
-        yield
-    finally:
-        _SINK.reset(token)
 
 
 # ---------------------------------------------------------------------------
@@ -301,7 +282,7 @@ class Run:
         if not self.better(value, self.best_value):
             return False
         self.best, self.best_value = solution, value
-        sink = _SINK.get()
+        sink = current_sink()
         if sink is not None:
             now = time.monotonic()
             if now - self._last_emit >= 0.2 or self._last_emit == 0.0:
@@ -409,6 +390,38 @@ class Run:
 
     # -- runs outside the decorator ---------------------------------------------
     @classmethod
+    def _make(cls, spec: Any, method: str, kind: str, declared: Sequence[Option], given: Mapping[str, Any], *,
+              solver: str | None, seed: int, instance: Any, budget: Budget | None = None,
+              time_limit: float | None = None, start: float | None = None, work_option: bool = False,
+              unchecked: Mapping[str, Any] | None = None) -> Run:
+        """The one constructor of a run from the options a caller gave (the :func:`method`
+        wrapper, :meth:`standalone` and :meth:`delegate` all build theirs here).
+
+        ``given`` is checked against ``declared`` (:func:`~dmlsched.options.check_options`:
+        defaults filled in, an unknown option is an :class:`OptionError`); the common
+        options become the run's ``display`` and ``memory_limit``.  The run's budget is
+        ``budget`` if given, else one of ``time_limit`` seconds from ``start`` (default:
+        now); when ``work_option``, the checked ``work_limit`` option (if set) is its work,
+        or caps the work of the given ``budget`` (which must then be the run's own).
+        ``unchecked``: options kept as given after the checked ones (a library call
+        without a method).
+        """
+        opts, common = check_options(spec.name, method, declared, dict(given))
+        if unchecked:
+            opts.update(unchecked)
+        if budget is None:
+            budget = Budget(time_limit, start, work=opts.get("work_limit") if work_option else None)
+        elif work_option and opts.get("work_limit") is not None:  # a fresh child budget: its own cap too
+            cap = float(opts["work_limit"])
+            budget.work = cap if budget.work is None else min(budget.work, cap)
+        run = cls(problem=spec.name, method=method, kind=kind, sense=spec.sense, solver=solver, seed=int(seed),
+                  budget=budget, options=opts, display=bool(common["display"]),
+                  memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+        if common["renamed_options"]:  # old option names the caller gave (dmlsched.options.RENAMED)
+            run.details["renamed_options"] = dict(common["renamed_options"])
+        return run
+
+    @classmethod
     def standalone(cls, problem: str, method: str | None = None, *, instance: Any = None,
                    solver: str | None = "highs", seed: int = 0, time_limit: float | None = None,
                    budget: Budget | None = None, options: Mapping[str, Any] | None = None) -> "Run":
@@ -437,20 +450,14 @@ class Run:
         given = dict(options or {})
         if method is not None:
             m = get_method(problem, method)
-            opts, common = check_options(problem, method, m.options, given)
-            kind = m.kind
+            run = cls._make(spec, method, m.kind, m.options, given, solver=solver, seed=seed, instance=instance,
+                            budget=budget, time_limit=time_limit)
         else:
             names = {o.name for o in COMMON_OPTIONS}
-            _, common = check_options(problem, "(library call)", (), {k: v for k, v in given.items() if k in names})
-            opts = {k: v for k, v in given.items() if k not in names}
-            kind = "heuristic"
-        run = cls(problem=problem, method=method or "(library call)", kind=kind, sense=spec.sense,
-                  solver=solver, seed=int(seed), budget=budget if budget is not None else Budget(time_limit),
-                  options=opts, display=bool(common["display"]),
-                  memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+            run = cls._make(spec, "(library call)", "heuristic", (), {k: v for k, v in given.items() if k in names},
+                            solver=solver, seed=seed, instance=instance, budget=budget, time_limit=time_limit,
+                            unchecked={k: v for k, v in given.items() if k not in names})
         run.details["reproducible"] = True
-        if common["renamed_options"]:
-            run.details["renamed_options"] = dict(common["renamed_options"])
         return run
 
     def delegate(self, method: str, instance: Any, *, problem: str | None = None, share: float = 1.0,
@@ -467,9 +474,12 @@ class Run:
             The instance's family (default: this run's); an instance of another
             family is an error naming both.
         share
-            The child's deadline is this share of this run's remaining time
-            (``Deadline.share``); without a deadline here, the child gets the
-            default time limit of its kind, as :func:`dmlsched.solve` gives it.
+            The child's budget is this share of this run's remaining time and
+            work (:meth:`Budget.share <dmlsched.budget.Budget.share>`); without
+            a deadline here, the child gets the default time limit of its kind,
+            as :func:`dmlsched.solve` gives it, and still this share of the work
+            left (its work charged here).  A ``work_limit`` option given to a
+            child that declares one caps the child's work.
         options
             The child's options.  Its solver (this run's, HiGHS when this run
             has none), seed, ``display``, ``memory_limit``, ``threads`` and
@@ -506,11 +516,14 @@ class Run:
         given.update(options or {})
         solver = self.solver or "highs"
         default = default_time_limit(m.kind, m.uses_solver)
-        if self.deadline.at is None and default is not None:
-            deadline = Deadline(default)  # as solve() gives the child when no time limit is set
+        if self.budget.at is None and default is not None:
+            # as solve() gives the child when no time limit is set; the work, as share() would
+            # give it, is this run's: linked, so the child's work is charged here
+            left = self.budget.work_left()
+            deadline = Budget(default, work=None if left is None else left * share, parent=self.budget)
         else:
-            deadline = self.deadline.share(share)
-        outer = _SINK.get()
+            deadline = self.budget.share(share)
+        outer = current_sink()
         sink: IncumbentSink | None = None
         if incumbents is not None and outer is not None:
             def sink(inc: dict[str, Any]) -> None:
@@ -520,11 +533,9 @@ class Run:
         t0 = time.perf_counter()
         with incumbent_sink(sink):
             if m.uses_kit:
-                opts, common = check_options(spec.name, method, m.options, given)
-                child = Run(problem=spec.name, method=method, kind=m.kind, sense=spec.sense,
-                            solver=solver if m.uses_solver else None, seed=self.seed, budget=deadline,
-                            options=opts, display=bool(common["display"]),
-                            memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+                child = Run._make(spec, method, m.kind, m.options, given, solver=solver if m.uses_solver else None,
+                                  seed=self.seed, instance=instance, budget=deadline,
+                                  work_option=any(o.name == "work_limit" for o in m.options))
                 res = _call(spec, m.kind, m.fn.body, instance, child)
             else:  # a method registered without the kit: called as solve() calls it
                 opts, common = check_options(spec.name, method, m.options, given)
@@ -533,8 +544,8 @@ class Run:
                 except NotApplicable as e:
                     res = Result(spec.name, method, Status.NOT_APPLICABLE,
                                  details={"error": str(e), "not_applicable": True})
+                record_renamed(res, common)
         res = finish(spec, m.kind, method, instance, res, time.perf_counter() - t0)
-        record_renamed(res, common)
         if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
             self.cut(cut_as or f"{spec.name}/{method}")
         return res
@@ -743,19 +754,12 @@ def method(
             if time_limit is None and kind == "heuristic" and uses_solver:
                 time_limit = DEFAULT_SOLVER_HEURISTIC_TIME_LIMIT  # a solver inside a heuristic: bounded
             start = time.monotonic()
-            opts, common = check_options(problem, name, declared, given)
             # a method with a work_limit option starts with that work in its budget
             # (CP-SAT's deterministic seconds: Run.solve_cpsat reads work_left())
-            deadline = Budget(time_limit, start, work=opts.get("work_limit") if with_work else None)
             spec = get_problem(problem)
-            run = Run(
-                problem=problem, method=name, kind=kind, sense=spec.sense,
-                solver=solver if uses_solver else None, seed=int(seed), budget=deadline,
-                options=opts, display=bool(common["display"]),
-                memory_limit=float(common["memory_limit"]) * 2**30,
-                _spec=spec, _instance=instance,
-            )
-            return record_renamed(_call(spec, kind, body, instance, run), common)
+            run = Run._make(spec, name, kind, declared, given, solver=solver if uses_solver else None, seed=seed,
+                            instance=instance, time_limit=time_limit, start=start, work_option=with_work)
+            return _call(spec, kind, body, instance, run)
 
         fn.body = body  # type: ignore[attr-defined]
         register_method(
@@ -823,6 +827,8 @@ def _call(spec: Any, kind: str, body: Callable[[Any, Run], Result], instance: An
         res.details["reproducible"] = False
     res.problem, res.method, res.sense = problem, name, spec.sense
     res.details.setdefault("reproducible", run.details.get("reproducible", True))
+    if run.details.get("renamed_options"):
+        res.details["renamed_options"] = dict(run.details["renamed_options"])
     res.runtime_s = res.runtime_s or deadline.elapsed()
     return res
 

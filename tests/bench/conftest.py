@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from dmlsched import registry
+
 HERE = Path(__file__).resolve().parent
 TOY = str(HERE / "toy_family.py")
 
@@ -42,8 +44,6 @@ def hare_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def toy_plugin():
     """Path of the toy plugin; the registry and module cache are restored afterwards."""
-    from dmlsched import registry
-
     registry.load_families()
     probs, meths = dict(registry._PROBLEMS), dict(registry._METHODS)
     mods = set(sys.modules)

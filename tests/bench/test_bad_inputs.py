@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from dmlsched.bench import ResultStore, Source, Suite, load_suite, run_sweep
+from dmlsched.bench.store import NotAResultsFile
 from dmlsched.cli import main
 
 from .conftest import hare_dict
@@ -51,8 +53,6 @@ def test_unknown_option_and_kind_are_errors_before_running(one_hare: Path, tmp_p
 
 
 def test_kinds_selects_methods(one_hare: Path, tmp_path: Path):
-    from dmlsched.bench import load_suite, run_sweep
-
     suite = tmp_path / "s.toml"
     suite.write_text(f'kinds = ["bound"]\nreference = "none"\ntime_limit = 20\n[[instances]]\npath = "{one_hare}"\n')
     recs = run_sweep(load_suite(suite), workers=0, progress=False).records
@@ -79,9 +79,6 @@ def test_out_onto_a_file_that_is_not_a_results_file_is_refused_untouched(one_har
 
 def test_store_refuses_a_file_that_is_not_a_results_file(tmp_path: Path):
     """The Python API refuses too (not only the command line)."""
-    from dmlsched.bench import ResultStore
-    from dmlsched.bench.store import NotAResultsFile
-
     p = tmp_path / "inst.json"
     p.write_text(json.dumps(hare_dict(1), indent=2))
     before = p.read_bytes()
@@ -111,8 +108,6 @@ def test_dask_without_distributed_is_a_clean_error_and_writes_nothing(one_hare: 
 
 
 def test_a_sweep_that_fails_to_start_leaves_no_empty_results_file(one_hare: Path, tmp_path: Path):
-    from dmlsched.bench import Source, Suite, run_sweep
-
     class Broken:
         name = "broken"
 

@@ -101,7 +101,8 @@ def test_gantt_cli(tmp_path: Path):
 def test_dmlsched_command_subprocess(hare_dir: Path, tmp_path: Path):
     out = tmp_path / "r.jsonl"
     exe = Path(sys.executable).parent / "dmlsched"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c", "import sys; from dmlsched.cli import main; sys.exit(main())"]
+    cmd = [str(exe)] if exe.exists() else [
+        sys.executable, "-c", "import sys; from dmlsched.cli import main; sys.exit(main())"]
     p = subprocess.run(cmd + ["bench", str(hare_dir), "--methods", "fifo", "--time-limit", "20", "--out", str(out),
                               "--workers", "2"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from dmlsched.bench import Source, Suite, run_sweep
+from dmlsched.bench import Source, Suite, read_records, run_sweep
+from dmlsched.bench.engines import DaskEngine
 
 from .conftest import write_toy
 
 pytest.importorskip("distributed")
 
-SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict", "reference_objective")
+SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict",
+        "reference_objective")
 
 
 @pytest.mark.slow
@@ -22,7 +32,6 @@ def test_dask_local_cluster_matches_local_engine(hare_dir: Path, toy_plugin, tmp
     hare = Suite(sources=[Source("path", pattern=str(hare_dir))], methods=["list", "fifo", "srtf"],
                  reference="exact", time_limit=20)
     local = run_sweep(hare, out=str(tmp_path / "local.jsonl"), workers=2, progress=False)
-    from dmlsched.bench.engines import DaskEngine
 
     eng = DaskEngine("local", workers=2)  # one LocalCluster of two workers for both sweeps
     try:
@@ -45,14 +54,6 @@ def test_dask_local_cluster_matches_local_engine(hare_dir: Path, toy_plugin, tmp
 @pytest.mark.slow
 def test_dask_worker_killed_mid_sweep_loses_nothing(toy_plugin, tmp_path: Path):
     """kill -9 of a Dask worker: its runs in flight are retried elsewhere, the sweep completes."""
-    import os
-    import signal
-    import threading
-    import time
-
-    from dmlsched.bench import read_records
-    from dmlsched.bench.engines import DaskEngine
-
     d = tmp_path / "toy"
     for i in range(8):
         write_toy(d, f"i{i}", [i + 1, 2 * i + 1], sleep=0.4)
@@ -84,9 +85,6 @@ def test_dask_worker_killed_mid_sweep_loses_nothing(toy_plugin, tmp_path: Path):
 
 
 def _status_code(port: int) -> int:
-    import urllib.error
-    import urllib.request
-
     try:
         return urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=10).status
     except urllib.error.HTTPError as e:
@@ -95,11 +93,6 @@ def _status_code(port: int) -> int:
 
 @pytest.mark.slow
 def test_dask_is_quiet_and_serves_a_dashboard_only_when_asked(hare_dir: Path, tmp_path: Path):
-    import subprocess
-    import sys
-
-    from dmlsched.bench.engines import DaskEngine
-
     eng = DaskEngine("local", workers=1)
     try:
         port = eng._cluster.scheduler.http_server.port

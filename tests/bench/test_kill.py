@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dmlsched.bench import read_records
+from dmlsched.bench import Source, Suite, read_records, run_sweep
 
 from .conftest import TOY, write_toy
 
@@ -76,8 +76,6 @@ def test_killed_sweep_resumes(tmp_path: Path, sig: int):
 
 def test_truncated_last_line_is_ignored_and_not_glued(tmp_path: Path, toy_plugin):
     """A kill during a write leaves half a line: reading skips it, appending starts a new line."""
-    from dmlsched.bench import Source, Suite, run_sweep
-
     d = tmp_path / "toy"
     write_toy(d, "a", [1, 2])
     write_toy(d, "b", [3, 2])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dmlsched.bench import read_records
-from dmlsched.bench.report import CSV_COLUMNS, markdown_legend
+from dmlsched.bench.report import CSV_COLUMNS, markdown_legend, write_report
 from dmlsched.bench.summary import LEGEND
 from dmlsched.cli import main
 
@@ -108,8 +108,6 @@ def test_markdown_legend_keeps_apostrophes():
 
 def test_plots_survive_unknown_statuses(results: Path, tmp_path: Path):
     """A status the report does not know (e.g. a new ``bound``) is shown, not a crash."""
-    from dmlsched.bench.report import write_report
-
     recs = read_records(results)
     for r in recs:
         if r["method"] == "lower-bound":

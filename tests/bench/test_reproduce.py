@@ -3,13 +3,28 @@ whose verdict starts with one of the verdict words; the report's shape."""
 
 from __future__ import annotations
 
+import lzma
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from dmlsched.bench import Source, Suite
-from dmlsched.bench.reproduce import generate, verdict_word
+from dmlsched import registry
+from dmlsched.bench import Source, Suite, reproduce, run_sweep
+from dmlsched.bench.engines import LocalEngine
+from dmlsched.bench.reproduce import (
+    _ours_cell,
+    _rule_section,
+    _select_families,
+    commit_line,
+    generate,
+    verdict_word,
+    write_archive,
+)
+from dmlsched.bench.suite import import_plugins
 from dmlsched.claims import (
+    RULE,
+    WORDS,
     Claim,
     Judgement,
     Part,
@@ -23,6 +38,9 @@ from dmlsched.claims import (
     ceiling_violations,
     judgement,
 )
+from dmlsched.cli import main
+from dmlsched.problems import FAMILIES
+from dmlsched.suites import SuiteError
 
 CLAIMS = all_claims()
 
@@ -37,8 +55,6 @@ def test_verdict_words():
 @pytest.fixture(scope="module")
 def engine():
     """One local worker process for every claim (hard limits hold, start-up paid once)."""
-    from dmlsched.bench.engines import LocalEngine
-
     eng = LocalEngine(1)
     yield eng
     eng.close()
@@ -46,8 +62,6 @@ def engine():
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.key for c in CLAIMS])
 def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: Path, skip_without_traces):
-    from dmlsched.bench import run_sweep
-
     quick = claim.suite("quick")
     full = claim.suite("full")
     assert isinstance(quick, Suite) and isinstance(full, Suite)
@@ -56,7 +70,8 @@ def test_every_claim_has_a_quick_form_that_runs(claim: Claim, engine, tmp_path: 
     assert res.records, f"{claim.key}: the quick suite planned no run"
     real_errors = [r for r in res.records if r.get("status") == "error"]
     skip_without_traces(real_errors)
-    assert not real_errors, f"{claim.key}: " + "; ".join(f"{r.get('variant')}: {r.get('error')}" for r in real_errors[:3])
+    assert not real_errors, f"{claim.key}: " + "; ".join(
+        f"{r.get('variant')}: {r.get('error')}" for r in real_errors[:3])
     j = claim.judge(res.records, "quick")
     assert isinstance(j, Judgement) and (verdict_word(j.verdict) or claim.role == "context"), j.verdict
     assert claim.quote and claim.where and claim.claimed and claim.paper
@@ -101,9 +116,6 @@ def _toy_claim(plugin: str, key: str = "toy-first", judge=None) -> Claim:
 
 
 def test_generate_writes_the_rule_a_summary_and_one_section_per_paper(toy_plugin, tmp_path: Path):
-    from dmlsched.bench.suite import import_plugins
-    from dmlsched.claims import WORDS
-
     import_plugins([toy_plugin])
 
     def broken(records, scale):
@@ -140,9 +152,6 @@ def test_generate_writes_the_rule_a_summary_and_one_section_per_paper(toy_plugin
 def test_summary_shows_every_method_part_with_its_outcome_and_the_rule():
     """REVIEW-21 item 14: no failing part hides behind the summary's 'ours'; context parts stay out of it;
     the rule the report prints is the one in claims.py."""
-    from dmlsched.bench.reproduce import _ours_cell, _rule_section
-    from dmlsched.claims import RULE
-
     holds = PartResult(Part("a", "A vs B", "always better", None, "factor", "every"), [Point("x", 1.2)])
     fails = PartResult(Part("b", "A vs C", "always better", None, "factor", "every"), [Point("x", 0.8)])
     ctx = PartResult(Part("c", "B vs C", "always better", None, "factor", "every", subject="context"),
@@ -155,8 +164,6 @@ def test_summary_shows_every_method_part_with_its_outcome_and_the_rule():
 
 
 def test_families_without_claims_get_a_line(toy_plugin, tmp_path: Path):
-    from dmlsched.problems import FAMILIES
-
     with_claims = {c.family for c in CLAIMS}
     p, _ = generate(str(tmp_path / "R.md"), scale="quick", workers=0, claims=[],
                     results=str(tmp_path / "r.jsonl"))
@@ -166,8 +173,6 @@ def test_families_without_claims_get_a_line(toy_plugin, tmp_path: Path):
 
 
 def test_cli_rejects_unknown_family_and_claim(tmp_path: Path, capsys):
-    from dmlsched.cli import main
-
     assert main(["reproduce", "--family", "nosuch", "--out", str(tmp_path / "x.md")]) == 2
     assert "nosuch" in capsys.readouterr().err
     assert main(["reproduce", "--claim", "nosuch-claim", "--out", str(tmp_path / "x.md")]) == 2
@@ -176,10 +181,6 @@ def test_cli_rejects_unknown_family_and_claim(tmp_path: Path, capsys):
 
 def test_cli_quick_run_of_selected_claims(toy_plugin, tmp_path: Path, monkeypatch, capsys):
     """``dmlsched reproduce --quick --claim KEY --results FILE``: the command line end to end."""
-    from dmlsched.bench import reproduce
-    from dmlsched.bench.suite import import_plugins
-    from dmlsched.cli import main
-
     import_plugins([toy_plugin])
     claims = [_toy_claim(toy_plugin), _toy_claim(toy_plugin, "toy-other")]
     monkeypatch.setattr(reproduce, "_collect_claims", lambda fams: (claims, {"hlas": "SyntaxError: bad"}))
@@ -197,12 +198,6 @@ def test_cli_quick_run_of_selected_claims(toy_plugin, tmp_path: Path, monkeypatc
 def test_report_records_the_commit_and_ships_its_runs(toy_plugin, tmp_path: Path):
     """REPRODUCTION.md names the commit; its run records go to an xz archive
     from which the same report is rendered again without running anything."""
-    import lzma
-    import subprocess
-
-    from dmlsched.bench.reproduce import commit_line, write_archive
-    from dmlsched.bench.suite import import_plugins
-
     import_plugins([toy_plugin])
     out = tmp_path / "R.md"
     arch = tmp_path / "R-runs.jsonl.xz"
@@ -232,10 +227,6 @@ def test_family_selection_takes_registry_and_package_names():
     """``reproduce --family`` takes the registry name (``gpu-grouping``) and the
     package's (``gpugrouping``), each family once; an unknown name is an error
     listing the known ones."""
-    from dmlsched import registry
-    from dmlsched.bench.reproduce import _select_families
-    from dmlsched.suites import SuiteError
-
     bundled = registry.bundled_families()
     got = _select_families(["gpu-grouping", "hare", "gpugrouping"], bundled)
     assert [f.name for f in got] == ["gpu-grouping", "hare"]

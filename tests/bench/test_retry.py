@@ -70,7 +70,8 @@ def test_retry_killed_and_not_reproducible(toy_plugin, tmp_path: Path):
     s = _suite(d, toy_plugin, methods=["first", "seeded"])
     assert run_sweep(s, out=str(out), workers=0, progress=False, retry="errors").ran == 0
     k = run_sweep(s, out=str(out), workers=0, progress=False, retry=["killed"])
-    assert k.ran == 1 and {(r["method"], r["killed"]) for r in k.records if r["label"].endswith("a.json")} >= {("first", False)}
+    assert k.ran == 1
+    assert {(r["method"], r["killed"]) for r in k.records if r["label"].endswith("a.json")} >= {("first", False)}
     n = run_sweep(s, out=str(out), workers=0, progress=False, retry="killed,not-reproducible")
     assert n.ran == 1  # the killed one was replaced by a normal run already
     assert all(r["reproducible"] is not False and not r["killed"] for r in n.records)

@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 
 import dmlsched
-from dmlsched.bench import Source, Suite, read_records, run_sweep
-from dmlsched.bench.runner import plan
+from dmlsched.bench import Source, Suite, load_suite, read_records, run_sweep
+from dmlsched.bench.runner import entry_options, plan, split_variant
 from dmlsched.bench.suite import SuiteError, materialize
 
 from .conftest import write_toy
 
-SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict", "reference_objective")
+SAME = ("key", "status", "objective", "bound", "ratio", "ratio_to_bound", "claimed_bound", "verdict",
+        "reference_objective")
 
 
 def hare_suite(d: Path, **kw) -> Suite:
@@ -173,7 +174,6 @@ generator = "{toy_plugin}:generate"
 params = {{ n = 4 }}
 seeds = [1, 2, 3]
 ''')
-    from dmlsched.bench import load_suite
 
     s = load_suite(suite_file)
     res = run_sweep(s, workers=0, progress=False)
@@ -207,8 +207,6 @@ def test_failed_reference_gives_inconclusive_not_a_crash(toy_plugin, tmp_path: P
 
 def test_variants_run_one_method_under_several_options(toy_plugin, tmp_path: Path):
     """A method entry NAME@LABEL runs NAME with suite.options["NAME@LABEL"]; records carry both."""
-    from dmlsched.bench.runner import entry_options, split_variant
-
     assert split_variant("list@proof") == ("list", "proof") and split_variant("list") == ("list", None)
     opts = Suite(sources=[], options={"a": {"x": 1, "y": 2}, "a@b": {"y": 3}})
     assert entry_options(opts, "a@b") == {"x": 1, "y": 3} and entry_options(opts, "a") == {"x": 1, "y": 2}

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from dmlsched.bench import ResultStore, load_suite, read_records, run_key
-from dmlsched.bench.store import json_safe
-from dmlsched.bench.suite import SuiteError, expand_path, instance_hash, materialize
+import dmlsched
+from dmlsched import plot
+from dmlsched.bench import ResultStore, Source, Suite, load_suite, read_records, run_key
+from dmlsched.bench.store import StoreLockedError, json_safe
+from dmlsched.bench.suite import SuiteError, expand_path, instance_hash, materialize, suite_from_dict
 
 from .conftest import hare_dict
 
@@ -66,7 +70,6 @@ def test_expand_path_recursive_sorted(tmp_path: Path):
 def test_materialize_dedupes_and_refuses_bad_files(tmp_path: Path):
     (tmp_path / "x.json").write_text(json.dumps(hare_dict(1)))
     (tmp_path / "y.json").write_text(json.dumps({**hare_dict(1), "name": "copy"}))
-    from dmlsched.bench import Source, Suite
 
     items = materialize(Suite(sources=[Source("path", pattern=str(tmp_path))]))
     assert [(Path(i.source).name, i.problem) for i in items] == [("x.json", "hare")]
@@ -110,9 +113,7 @@ def test_bundled_suites_parse_and_expand():
 def test_plots_draw_on_a_given_ax(tmp_path: Path):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from dmlsched import plot
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - matplotlib is the plot extra (importorskip above); Agg is set first
 
     fig, axes = plt.subplots(2, 2)
     tasks = [{"job": "A", "gpu": 0, "start": 0, "end": 1, "round": 0, "sync_end": 1.2},
@@ -131,8 +132,6 @@ def test_plots_draw_on_a_given_ax(tmp_path: Path):
 def test_gantt_from_hare_solution():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
-    import dmlsched
-    from dmlsched import plot
 
     inst = dmlsched.from_dict(hare_dict(5))
     res = dmlsched.solve(inst, "fifo")
@@ -144,11 +143,6 @@ def test_gantt_from_hare_solution():
 
 
 def test_suite_format_example_in_readme_parses():
-    import re
-    import tomllib
-
-    from dmlsched.bench.suite import suite_from_dict
-
     text = (ROOT / "benchmarks" / "suites" / "README.md").read_text()
     block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
     s = suite_from_dict(tomllib.loads(block), base_dir=ROOT / "benchmarks" / "suites")
@@ -158,8 +152,6 @@ def test_suite_format_example_in_readme_parses():
 
 
 def test_a_second_writer_is_refused(tmp_path: Path):
-    from dmlsched.bench.store import StoreLockedError
-
     p = tmp_path / "r.jsonl"
     a = ResultStore(p)
     a.append({"key": "k"})

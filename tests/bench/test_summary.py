@@ -4,12 +4,14 @@ head-to-head, performance profiles, variants)."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from dmlsched.bench.progress import Progress
 from dmlsched.bench.summary import (
     exit_code,
     geometric_mean,
@@ -129,7 +131,8 @@ def test_performance_profile_data():
 
 
 def test_variants_are_separate_rows():
-    rs = [rec("a", "list", 10.0, variant="list@proof", ratio=1.0), rec("a", "list", 12.0, variant="list@printed", ratio=1.2)]
+    rs = [rec("a", "list", 10.0, variant="list@proof", ratio=1.0),
+          rec("a", "list", 12.0, variant="list@printed", ratio=1.2)]
     st = method_stats(rs)
     assert set(st) == {("hare", "list@proof"), ("hare", "list@printed")}
     assert [row(r)["method"] for r in rs] == ["list@proof", "list@printed"]
@@ -137,10 +140,14 @@ def test_variants_are_separate_rows():
 
 def test_report_from_a_hand_written_file(tmp_path: Path):
     rs = [rec("a", "exact", 8.0, kind="exact", status="optimal", ratio=1.0, ratio_to_bound=1.0, reference_optimal=True),
-          rec("a", "x", 10.0, ratio=1.25, ratio_to_bound=1.25, reference_optimal=True, claimed_bound=2.0, verdict="holds"),
-          rec("a", "y", 20.0, ratio=2.5, ratio_to_bound=2.5, reference_optimal=True, claimed_bound=2.0, verdict="violated"),
-          rec("b", "exact", 4.0, kind="exact", status="feasible", ratio=1.0, ratio_to_bound=2.0, reference_optimal=False),
-          rec("b", "x", 5.0, ratio=1.25, ratio_to_bound=2.5, reference_optimal=False, claimed_bound=2.0, verdict="inconclusive"),
+          rec("a", "x", 10.0, ratio=1.25, ratio_to_bound=1.25, reference_optimal=True, claimed_bound=2.0,
+              verdict="holds"),
+          rec("a", "y", 20.0, ratio=2.5, ratio_to_bound=2.5, reference_optimal=True, claimed_bound=2.0,
+              verdict="violated"),
+          rec("b", "exact", 4.0, kind="exact", status="feasible", ratio=1.0, ratio_to_bound=2.0,
+              reference_optimal=False),
+          rec("b", "x", 5.0, ratio=1.25, ratio_to_bound=2.5, reference_optimal=False, claimed_bound=2.0,
+              verdict="inconclusive"),
           rec("b", "y", None, status="n/a", error="outside its domain"),
           rec("b", "z", None, status="error", error="boom"),
           rec("b", "w", 6.0, killed=True, reproducible=False, error="killed after 9 s", details={"killed": True})]
@@ -160,10 +167,6 @@ def test_report_from_a_hand_written_file(tmp_path: Path):
 
 
 def test_progress_off_a_terminal_prints_periodic_lines_not_one_per_run():
-    import io
-
-    from dmlsched.bench.progress import Progress
-
     now = [0.0]
     buf = io.StringIO()
     p = Progress(282, stream=buf, interval=15, clock=lambda: now[0])

@@ -10,6 +10,7 @@ its own process (a "solver crash").
 from __future__ import annotations
 
 import os
+import random
 import signal
 import time
 from dataclasses import dataclass, field
@@ -107,8 +108,6 @@ def _crash(inst, *, solver, time_limit, seed, **options):
 
 def generate(seed: int = 0, n: int = 3, sleep: float = 0.0):
     """Seeded toy instances (a generator for suite tests)."""
-    import random
-
     rng = random.Random(seed)
     return {"problem": "benchtoy", "name": f"toy-{n}-{seed}",
             "values": [rng.randint(1, 9) for _ in range(n)], "sleep": sleep}

@@ -7,7 +7,10 @@ import pytest
 
 from dmlsched.bench import run_sweep
 from dmlsched.claims import VERDICTS, all_claims, ceiling_violations, summary_word
+from dmlsched.generate.cruise import heterogeneous_cluster
 from dmlsched.problems.cruise import claims as C
+from dmlsched.problems.cruise.heuristics import _config, proportional, role_candidates
+from dmlsched.problems.cruise.solution import evaluate
 
 
 def rec(inst, variant, objective, *, status="feasible", name="cruise-NMF-homogeneous-32", **details):
@@ -81,10 +84,6 @@ def test_effective_is_the_released_optimizers_split(app):
     server the share bw_j / sum bw of the model blocks.  Searched over the same role splits, it gives the
     configuration of the `effective` reading on the claim's three instances (full scale): the same role
     split and the same epoch time up to the rounding of one block."""
-    from dmlsched.generate.cruise import heterogeneous_cluster
-    from dmlsched.problems.cruise.heuristics import _config, proportional, role_candidates
-    from dmlsched.problems.cruise.solution import evaluate
-
     inst = heterogeneous_cluster(app=app)
     bw, B, M, n = inst.machine_bandwidth, inst.batch_size, inst.model_size, inst.num_machines
     best = None

@@ -5,7 +5,7 @@ bounds, the deadline, and refusals that read as a person expects."""
 from __future__ import annotations
 
 import re
-from itertools import product
+from itertools import combinations, product
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from hypothesis import assume, given, settings
 import dmlsched
 from dmlsched import SolverLimitError, Status
 from dmlsched.budget import Budget
+from dmlsched.generate.cruise import heterogeneous_cluster, homogeneous_cluster, random_instance
 from dmlsched.problems.cruise.bounds import lower_bound, lower_bound_for_workers
 from dmlsched.problems.cruise.bruteforce import brute_force, compositions, count_configurations, solve_by_types
 from dmlsched.problems.cruise.models import (
@@ -28,6 +29,7 @@ from dmlsched.problems.cruise.models import (
 )
 from dmlsched.problems.cruise.solution import CruiseConfig, evaluate
 from dmlsched.problems.cruise.strategies import cruise_instances, cruise_typed_instances
+from dmlsched.solvers import solver_available
 from dmlsched.tolerance import close, leq
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,8 +61,6 @@ def test_spec_names_exist_in_models():
 
 def _configs_with_counts(inst, counts):
     """Every configuration whose number of workers per machine type is ``counts``."""
-    from itertools import combinations
-
     types = inst.machine_types
     n = inst.num_machines
     pools = [list(combinations(g, c)) for g, c in zip(types, counts)]
@@ -145,8 +145,6 @@ def test_count_vector_bound_is_valid(inst):
 @settings(max_examples=12, deadline=None)
 @given(cruise_instances(min_machines=3, max_machines=5, max_dataset=30, max_model=8, max_batch=5))
 def test_exact_highs_and_gurobi_agree(inst):
-    from dmlsched.solvers import solver_available
-
     if not solver_available("gurobi"):
         pytest.skip("gurobi not available")
     for formulation in ("machines", "types"):
@@ -170,8 +168,6 @@ def test_types_model_agrees_across_solvers_on_the_28_plus_4_cluster(gurobi):
 
 
 def test_gurobi_licence_limit_is_reported(gurobi):
-    from dmlsched.generate.cruise import homogeneous_cluster
-
     big = homogeneous_cluster(app="NMF", num_machines=32)
     mdl = build_model(big, 16)
     with pytest.raises(SolverLimitError):
@@ -181,8 +177,6 @@ def test_gurobi_licence_limit_is_reported(gurobi):
 def test_deadline_holds_for_the_whole_method_and_keeps_the_incumbent():
     """Distinct machines (the machines formulation), a limit far below what the
     MIPs need: the method returns by the deadline with a valid incumbent."""
-    from dmlsched.generate.cruise import heterogeneous_cluster
-
     inst = heterogeneous_cluster(app="NMF", num_slow=12, num_fast=4, jitter=0.2, scale=0.05, seed=1)
     # how far past the deadline it returns is measured by benchmarks/deadlines.py (cruise/exact rows of
     # benchmarks/deadlines.md), never asserted here: a busy machine can stretch any wall-clock bound
@@ -201,8 +195,6 @@ def test_lower_bound_per_workers_is_valid_on_brute_force():
 
 
 def _configs_with_workers(inst, W):
-    from itertools import combinations
-
     n = inst.num_machines
     for ws in combinations(range(n), W):
         ss = [j for j in range(n) if j not in ws]
@@ -218,8 +210,6 @@ def _configs_with_workers(inst, W):
 
 
 def test_brute_force_refusal_reads_as_a_person_expects():
-    from dmlsched.generate.cruise import random_instance
-
     res = dmlsched.solve(random_instance(num_machines=12, seed=0), "brute-force", space="machines")
     assert res.status == Status.NOT_APPLICABLE
     msg = res.details["error"]
@@ -229,8 +219,6 @@ def test_brute_force_refusal_reads_as_a_person_expects():
 
 
 def test_types_formulation_refuses_too_many_count_vectors():
-    from dmlsched.generate.cruise import random_instance
-
     inst = random_instance(num_machines=24, seed=0)  # 24 distinct machines: 2^24 count vectors
     res = dmlsched.solve(inst, "exact", formulation="types")
     assert res.status == Status.NOT_APPLICABLE and "count vectors" in res.details["error"]

@@ -16,6 +16,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 import dmlsched
+from dmlsched.generate.hare import simulation
 from dmlsched.problems.hare import allox as B
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 
@@ -170,8 +171,6 @@ def test_fast_allox_on_the_simulation_setup_has_optimal_matchings(monkeypatch):
     costs.  (The schedules may differ here: the mix has exact ties the
     placement does not break, e.g. two jobs whose times differ by the same
     amount on two types swap types at one position at equal cost.)"""
-    from dmlsched.generate.hare import simulation
-
     inst = simulation(seed=3, num_jobs=150, num_gpus=40, load=3.0)
     fast = B._allox_labels
     seen = []

@@ -26,10 +26,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
+from scipy.optimize import linprog
 
 import dmlsched
-from dmlsched.problems.hare.bounds import alpha, theorem4_ratio
+from dmlsched.cli import main
+from dmlsched.problems.hare.bounds import alpha, mended_ratio, theorem4_ratio
 from dmlsched.problems.hare.bruteforce import brute_force
 from dmlsched.problems.hare.heuristics import list_schedule, middle_completion_priority, priority_order
 from dmlsched.problems.hare.solution import evaluate
@@ -57,8 +59,6 @@ def literal_rl_single_gpu(inst):
     ``sum_i T_i x_i >= ((sum T)^2 - sum T^2) / 2``.  Solved with scipy's
     HiGHS LP, independently of :mod:`dmlsched.problems.hare.models`.
     """
-    from scipy.optimize import linprog
-
     assert inst.num_gpus == 1
     n, J = inst.num_tasks, inst.num_jobs
     tj = inst.task_job
@@ -231,8 +231,6 @@ def test_lemma3_holds_on_every_gpu(inst):
 def test_mended_22_and_ratio_with_queyranne_relaxation(inst):
     """Proven: x~ + T~^c <= (3 alpha + 2 - 2/M) H for every task, and the
     ``list-queyranne`` method is within ``mended_ratio`` of the optimum."""
-    from dmlsched.problems.hare.bounds import mended_ratio
-
     rel = relax(inst, kind="queyranne")
     assert rel.status == Status.OPTIMAL
     H = middle_completion_priority(inst, rel.x_hat)
@@ -249,8 +247,6 @@ def test_mended_22_and_ratio_with_queyranne_relaxation(inst):
 
 
 def test_mended_ratio_values():
-    from dmlsched.problems.hare.bounds import mended_ratio
-
     one = dmlsched.load(TRAP)  # one GPU, alpha 1
     assert mended_ratio(one) == 3.0
     two = dmlsched.load(CX_DIR / "hare-eq22-release.json")  # two identical GPUs
@@ -275,8 +271,6 @@ def test_final_step_from_22_to_the_relaxation(inst):
     C_n <= (2+a) H_i + T~^s_i <= (2+a)(x^_i + a T^c_i(y^)/2) + a T^s_i(y^)
         <= (2+a) max(1, a/2) (x^_i + T^c_i(y^) + T^s_i(y^)) <= (2+a) max(1, a/2) C^_n.
     """
-    from hypothesis import assume
-
     res = dmlsched.solve(inst, "list")
     rel = relax(inst, kind="rl")
     order, sched = algorithm1(inst, rel.x_hat)
@@ -407,8 +401,6 @@ def test_16_fails_but_lemma3_holds(kind, placement):
 
 # -- the command line ---------------------------------------------------------------
 def test_cli_check_reports_the_violation(capsys):
-    from dmlsched.cli import main
-
     assert main(["check", str(TRAP), "--method", "list", "--reference", "exact", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] == "violated"

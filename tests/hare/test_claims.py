@@ -5,11 +5,14 @@ judges on hand-written records, and a quick run of each claim end to end."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
-from dmlsched.claims import VERDICTS, Judgement, all_claims, fmt
+from dmlsched.bench import run_sweep
+from dmlsched.claims import VERDICTS, Judgement, Setup, all_claims, ceiling_violations, fmt
 from dmlsched.problems.hare import claims as C
+from dmlsched.problems.hare.relaxation import x_hat_provenance
 
 KEYS = {"hare-fig12", "hare-fig14", "hare-fig15", "hare-fig16", "hare-fig17", "hare-fig18", "hare-fig19",
         "hare-xhat-sensitivity"}
@@ -48,17 +51,12 @@ def test_xhat_accessor_reads_old_and_new_records():
     assert C.xhat_of({"details": {"x_hat": {"source": "rl", "gap": None}}}) == ("rl", None)
     assert [C.xhat_code({"details": d}) for d in (SOLVED, HEURISTIC, CERTIFIED, LOOSE, {})] == ["R", "H", "R", "P", "?"]
     # the names relaxation.py writes into details["x_hat"]: the box's heuristic schedule is H
-    from dmlsched.problems.hare.relaxation import x_hat_provenance
     box = {"x_hat": x_hat_provenance("rl", "heuristic", 10.0, 5.0), "x_hat_source": "heuristic"}
     dec = {"x_hat": x_hat_provenance("rl", "decomposition", 10.0, 9.9995)}
     assert [C.xhat_code({"details": d}) for d in (box, dec)] == ["H", "R"]
 
 
 def test_setup_rule_needs_the_papers_workload_and_a_certified_xhat():
-    from collections import Counter
-
-    from dmlsched.claims import Setup
-
     ok = Setup("s", True, "")
     assert C.published(ok, Counter({"R": 3})) == (True, "")
     bad, why = C.published(ok, Counter({"R": 2, "H": 1}))
@@ -209,14 +207,12 @@ def test_sensitivity_counts_wins_and_losses():
 @pytest.mark.slow
 @pytest.mark.parametrize("key", sorted(KEYS))
 def test_quick_run_of_each_claim(key):
-    from dmlsched.bench import run_sweep
-    from dmlsched.claims import ceiling_violations
-
     claim = next(c for c in all_claims(["hare"]) if c.key == key)
     out = run_sweep(claim.suite("quick"), workers=0, progress=False)
     records = out.records if hasattr(out, "records") else out
     assert records and all(r["status"] in ("optimal", "feasible", "bound") for r in records), [
-        (r["variant"], r["status"], r.get("error")) for r in records if r["status"] not in ("optimal", "feasible", "bound")]
+        (r["variant"], r["status"], r.get("error"))
+        for r in records if r["status"] not in ("optimal", "feasible", "bound")]
     j = claim.judge(records, "quick")
     assert isinstance(j, Judgement) and j.rows
     assert any(j.verdict.startswith(v) for v in VERDICTS) or j.verdict == "context", j.verdict

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import dmlsched
 from dmlsched import Status
 from dmlsched.cpsat import on_grid, scale_times
+from dmlsched.generate.hare import TESTBED, generate
 from dmlsched.problems.hare import cp
 from dmlsched.problems.hare.instance import HareInstance, HareJob
 from dmlsched.problems.hare.solution import HareSchedule, evaluate, validate
@@ -239,8 +240,6 @@ def test_fine_default_scale_proves_off_grid_data():
 
 
 def test_work_limit_is_reproducible_and_deadline_keeps_an_incumbent():
-    from dmlsched.generate.hare import TESTBED, generate
-
     inst = generate(seed=3, num_jobs=8, gpus=list(TESTBED))
     a = dmlsched.solve(inst, "exact-cp", time_limit=60, work_limit=0.3)
     b = dmlsched.solve(inst, "exact-cp", time_limit=60, work_limit=0.3)
@@ -258,8 +257,6 @@ def test_refuses_before_building_when_memory_is_short():
 
 
 def test_lower_bound_is_folded_into_the_bound():
-    from dmlsched.generate.hare import TESTBED, generate
-
     inst = generate(seed=5, num_jobs=8, gpus=list(TESTBED), load=100)
     lb = dmlsched.solve(inst, "lower-bound")
     res = dmlsched.solve(inst, "exact-cp", time_limit=30, work_limit=0.2)
@@ -283,8 +280,6 @@ def test_schedule_from_types_recovers_gpus_that_pass_the_validator():
 
 
 def test_huge_model_with_little_time_returns_the_incumbent_and_the_bound():
-    from dmlsched.generate.hare import generate
-
     inst = generate(seed=1, num_jobs=200, num_gpus=160, load=100)
     res = dmlsched.solve(inst, "exact-cp", time_limit=0.6)
     assert res.status == Status.FEASIBLE and res.solution is not None

@@ -15,11 +15,11 @@ import pytest
 from scipy.optimize import linprog
 
 import dmlsched
-from dmlsched import Status
+from dmlsched import SolverLimitError, Status
 from dmlsched.generate import hare as gen
 from dmlsched.kit import Run
 from dmlsched.problems.hare import decomposition as dec
-from dmlsched.problems.hare import gpupoint, relaxation
+from dmlsched.problems.hare import gpupoint, pricing, relaxation
 from dmlsched.problems.hare.box import horizon
 from dmlsched.problems.hare.formulation import round_groups
 from dmlsched.problems.hare.instance import HareInstance, HareJob
@@ -31,7 +31,7 @@ from dmlsched.problems.hare.pricing import (
     segment,
     sequence_counts,
 )
-from dmlsched.problems.hare.relaxation import check_relaxed
+from dmlsched.problems.hare.relaxation import build_relaxation_master, check_relaxed, fixed_assignment_point
 
 from .bruteforce import random_instance
 from .relax import relax
@@ -241,8 +241,6 @@ def test_relaxation_default_solves_tiny_instances(rl_optima):
 @pytest.mark.gurobi
 def test_decomposition_bound_below_gurobi_miqcp(gurobi):
     """Cross-check with Gurobi's MIQCP ((9) as written) where the licence allows."""
-    from dmlsched import SolverLimitError
-
     for inst in TINY[:6]:
         try:
             g = relax(inst, kind="rl", solver="gurobi", formulation="miqcp")
@@ -263,8 +261,6 @@ def test_retime_is_rl_optimal_for_the_assignment():
     """Lemma R: the right-justified LP in C equals RL with the assignment fixed
     (an LP over all start times, scipy), and its point passes the checker, for
     both kinds (Queyranne: against the Pyomo repair LP with prefix separation)."""
-    from dmlsched.problems.hare.relaxation import build_relaxation_master, fixed_assignment_point
-
     rng = np.random.default_rng(5)
     for inst in TINY:
         for _ in range(3):
@@ -348,8 +344,6 @@ def test_x_hat_provenance_formula():
 def test_a_job_with_many_rounds_is_priced_by_the_dp():
     """A job beyond :data:`~.pricing.MAX_MULTISETS` goes to the DP; the result is
     the same as enumerating (checked on a table small enough for both)."""
-    from dmlsched.problems.hare import pricing
-
     rng = np.random.default_rng(11)
     tab = _random_table(rng, 4, 3, max_rounds=9)
     alpha, mu = rng.uniform(0, 3, 3), rng.uniform(0, 1, 3)

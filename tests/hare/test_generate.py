@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 import dmlsched
-from dmlsched.generate.hare import generate
+from dmlsched.generate.hare import TESTBED, cluster, generate, simulation, simulation_rate
 
 
 def test_same_seed_same_instance():
@@ -24,9 +26,7 @@ def test_generated_instance_is_valid_and_solvable():
 
 
 def test_testbed_and_simulation_setups():
-    import pytest
-
-    from dmlsched.generate.hare import TESTBED, cluster, simulation, simulation_rate, testbed
+    from dmlsched.generate.hare import testbed  # noqa: PLC0415 - a module-level 'testbed' would be collected as a test
 
     tb = testbed(seed=1)
     assert tb.gpus == TESTBED and tb.num_jobs == 20

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 import dmlsched
 import dmlsched.hunt as H
+from dmlsched.cli import main
+from dmlsched.hunt import search
 from dmlsched.problems.hare import guided as G
 from dmlsched.problems.hare.bounds import alpha
 from dmlsched.problems.hare.listsched import PLACEMENTS, list_schedule, priority_order
@@ -226,8 +228,6 @@ def test_guided_hunt_is_reproducible_by_seed():
 def test_cli_guided_json_is_one_json_object(capfd):
     """HiGHS prints a banner on descriptor 1 when the first LP is made: the
     guided strategy silences it, so ``--json`` stays one JSON object."""
-    from dmlsched.cli import main
-
     code = main(["hunt", "hare", "-m", "list", "--strategy", "guided", "--max-evals", "4", "--json",
                  "--start", str(ROOT / "instances/counterexamples/hare-theorem4-rl-spt-trap.json"),
                  "--shrink-evals", "0"])
@@ -241,7 +241,5 @@ def test_cli_guided_json_is_one_json_object(capfd):
 def test_the_hunt_finds_hares_strategy_by_its_module_role():
     """``problems/hare/guided.py`` registers Hare's strategy for ``list`` and ``list-queyranne``;
     the hunt's lookup imports it (the module role of a solver-guided strategy)."""
-    from dmlsched.hunt import search
-
     table = search.guided_strategies()
     assert table[("hare", "list")] is G.hare_guided and table[("hare", "list-queyranne")] is G.hare_guided

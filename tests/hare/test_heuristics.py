@@ -8,11 +8,16 @@ than the brute-force optimum.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
+from scipy.optimize import linear_sum_assignment
 
 import dmlsched
+from dmlsched.cli import main
+from dmlsched.generate.hare import TESTBED, generate
 from dmlsched.problems.hare.allox import allox_matching, allox_slots
 from dmlsched.problems.hare.baselines import (
     best_round_time,
@@ -299,8 +304,6 @@ def test_homo_orders_by_smith_ratio_on_mean_times():
 def test_homo_does_not_depend_on_the_order_of_the_gpus(inst):
     """Sched_Homo is speed-neutral: its result depends only on the multiset of
     GPU types and the seed, never on the order the instance lists its GPUs."""
-    from hypothesis import assume
-
     assume(len(set(inst.gpus)) > 1)
     rng = np.random.default_rng(len(inst.gpus))
     for seed in (0, 1):
@@ -318,8 +321,6 @@ def test_homo_does_not_depend_on_the_order_of_the_gpus(inst):
 
 
 def test_homo_permutation_of_the_testbed():
-    from dmlsched.generate.hare import TESTBED, generate
-
     inst = generate(seed=2, gpus=list(TESTBED), num_jobs=20, load=100.0)
     rev = HareInstance(gpus=tuple(reversed(inst.gpus)), jobs=inst.jobs)
     for seed in range(3):
@@ -330,8 +331,6 @@ def test_homo_permutation_of_the_testbed():
 def test_allox_slot_pruning_keeps_an_optimal_matching():
     """allox_slots keeps only slots with (rank + 1) k <= J; the pruned
     assignment has the optimal cost of the full J x (M J) one."""
-    from scipy.optimize import linear_sum_assignment
-
     rng = np.random.default_rng(5)
     for _ in range(200):
         J, M = int(rng.integers(1, 7)), int(rng.integers(1, 6))
@@ -408,10 +407,6 @@ def test_baselines_on_an_issue_sized_instance(tiny_hare_dict):
 # -- the command line ---------------------------------------------------------------
 @pytest.mark.parametrize("name", BASELINES)
 def test_cli_solve_runs_each_baseline(tmp_path, capsys, tiny_hare_dict, name):
-    import json
-
-    from dmlsched.cli import main
-
     p = tmp_path / "tiny.json"
     p.write_text(json.dumps(tiny_hare_dict))
     assert main(["solve", str(p), "--method", name, "--json"]) == 0

@@ -18,12 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dmlsched
+from dmlsched.cli import main
 from dmlsched.generate.hare import TESTBED, generate
 from dmlsched.problems.hare.bruteforce import brute_force
 from dmlsched.problems.hare.heuristics import (
     list_schedule,
     list_schedule_eft,
     list_schedule_fixed,
+    middle_completion_priority,
     priority_order,
     round_smith_priority,
 )
@@ -135,8 +137,6 @@ def test_methods_are_registered_as_heuristic_variants():
 
 
 def test_list_eft_matches_its_definition_and_keeps_list_unchanged():
-    from dmlsched.problems.hare.heuristics import middle_completion_priority
-
     inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
     rel = relax(inst, kind="rl", time_limit=20)
     assert rel.status.value == "optimal"
@@ -179,8 +179,6 @@ def test_smith_eft_on_the_testbed_setup_beats_algorithm_1_ordering_placement():
 
 
 def test_cli_solve_and_check_variants(tmp_path, capsys):
-    from dmlsched.cli import main
-
     inst = generate(seed=3, num_jobs=4, num_gpus=4, load=0.9, rounds=(2, 3), tasks_per_round=(1, 2))
     p = tmp_path / "setup.json"
     dmlsched.save(inst, p)

@@ -11,14 +11,16 @@ import copy
 import json
 import math
 import os
+import re
 
 import pytest
 from hypothesis import given, settings
 
 import dmlsched
 from dmlsched import InstanceError
+from dmlsched.io import Reader
 from dmlsched.problems.hare import HareInstance
-from dmlsched.problems.hare.instance import HareJob
+from dmlsched.problems.hare.instance import HareJob, _read_job
 from dmlsched.problems.hare.strategies import hare_dicts_mutated, hare_instances
 
 GOOD = {
@@ -46,9 +48,6 @@ def test_mutated_hare_files_give_instance_or_field_error(value):
     else:
         assert isinstance(inst, HareInstance)
         # the loader's fast path reads every job exactly as the Reader does
-        from dmlsched.io import Reader
-        from dmlsched.problems.hare.instance import _read_job
-
         types = tuple(dict.fromkeys(value["gpus"]))
         slow = [_read_job(Reader(d, f"jobs[{i}]"), types) for i, d in enumerate(value["jobs"])]
         assert list(inst.jobs) == slow
@@ -120,8 +119,6 @@ def _del(path):
     ],
 )
 def test_bad_files_name_the_field(tmp_path, mutate, expected):
-    import re
-
     msg = _bad(tmp_path, mutate)
     assert re.search(expected, msg), msg
     assert "bad.json" in msg  # load() says which file

@@ -6,16 +6,25 @@ and the CLI."""
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
+import multiprocessing as mp
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
+import pyomo.environ as pyo
 import pytest
+from hypothesis import given, settings
 
 import dmlsched
-from dmlsched import InvalidSolutionError, SolverLimitError, Status
+from dmlsched import InvalidSolutionError, SolverLimitError, Status, solvers
+from dmlsched.cli import main
+from dmlsched.generate.hare import TESTBED, generate
 from dmlsched.kit import Run
 from dmlsched.problems.hare import formulation, models, relaxation
 from dmlsched.problems.hare.instance import HareInstance, HareJob
@@ -26,7 +35,8 @@ from dmlsched.problems.hare.models import (
     check_relaxed,
     queyranne_violation,
 )
-from dmlsched.problems.hare.solution import evaluate
+from dmlsched.problems.hare.solution import HareSchedule, evaluate
+from dmlsched.strategies import hare_instances
 
 from .bruteforce import random_instance
 from .relax import relax
@@ -75,8 +85,6 @@ BUILDERS = {"exact": build_exact, "relaxation": build_relaxation_master, "miqcp"
 
 @pytest.mark.parametrize("which", sorted(BUILDERS))
 def test_spec_components_exist(which):
-    import pyomo.environ as pyo
-
     mdl = BUILDERS[which](_spec_instance()).model
     listed = _spec_names(which)
     for name in listed:
@@ -105,8 +113,6 @@ def test_model_state_is_on_the_builder_not_on_the_pyomo_model():
 def test_model_size_counts_the_built_model():
     """formulation.model_size (used to refuse before building) counts exactly
     what the builder builds."""
-    import pyomo.environ as pyo
-
     for inst in [_spec_instance()] + SMALL:
         hz = models.horizon(inst)
         for exact, build in ((True, build_exact), (False, build_relaxation_master)):
@@ -119,9 +125,6 @@ def test_model_size_counts_the_built_model():
 
 
 def test_loading_the_registry_does_not_import_pyomo():
-    import subprocess
-    import sys
-
     code = ("import sys, dmlsched; dmlsched.methods('hare'); "
             "import dmlsched.problems.hare.models, dmlsched.problems.hare.heuristics; "
             "print('pyomo' in sys.modules)")
@@ -228,7 +231,6 @@ def test_solve_relaxation_interface():
         assert rel.y_hat.dtype.kind == "i"
         # value is recomputed from (x_hat, y_hat) and they satisfy the relaxation
         assert _close(check_relaxed(inst, rel.x_hat, rel.y_hat, kind), rel.value)
-        from dmlsched.problems.hare.solution import HareSchedule
 
         assert _close(evaluate(inst, HareSchedule(rel.y_hat, rel.x_hat)), rel.value)
         assert _le(rel.lower_bound, rel.value)
@@ -360,8 +362,6 @@ def test_exact_deadline_covers_the_whole_method():
 
 
 def test_exact_refuses_before_building_what_it_cannot_hold():
-    from dmlsched.generate.hare import TESTBED, generate
-
     inst = generate(seed=1, gpus=list(TESTBED), num_jobs=40, load=100.0)
     res = dmlsched.solve(inst, "exact", time_limit=5)
     assert res.status == Status.NOT_APPLICABLE
@@ -399,8 +399,6 @@ def test_relaxation_time_limit_still_gives_checked_point():
 
 
 def _busy(seconds: float) -> None:  # pragma: no cover - runs in a child process
-    import time
-
     end = time.perf_counter() + seconds
     x = 0
     while time.perf_counter() < end:
@@ -414,8 +412,6 @@ def test_list_gives_the_same_schedule_on_a_busy_machine():
     while the deterministic work limits stop it at the same point on a quiet
     machine and with two busy-loop processes keeping both cores busy: the same
     x^, the same schedule, reproducible both times."""
-    import multiprocessing as mp
-
     opts = dict(relaxation="queyranne", oa_iterations=4, master_nodes=50)
     relaxation.clear_relaxation_cache()
     cut = dmlsched.solve(BIG, "list", time_limit=0.5, master_nodes=10**6, oa_iterations=10**6,
@@ -456,8 +452,6 @@ def test_relaxation_cache_reuses_a_reproducible_solve():
 def test_relaxation_solves_through_the_callers_run(monkeypatch):
     """Every solver call of a relaxation solve goes through the caller's run (one path for
     methods and library callers), and a wall-clock cut is recorded on that run."""
-    from dmlsched import solvers
-
     through_run, direct = [], []
     run_solve, solve = Run.solve_model, solvers.solve_model
     monkeypatch.setattr(Run, "solve_model",
@@ -507,8 +501,6 @@ def test_fixed_assignment_point_satisfies_relaxation():
 
 
 def test_cli_solve_and_check(capsys):
-    from dmlsched.cli import main
-
     path = str(ROOT / "instances" / "hare" / "two_jobs.json")
     assert main(["solve", path, "--method", "exact", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -549,8 +541,6 @@ def test_same_seed_same_result():
 
 def test_benchmark_script_quick_mode(capsys):
     """benchmarks/hare_exact.py runs (one tiny size) and prints its table."""
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location("hare_exact_bench", ROOT / "benchmarks" / "hare_exact.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -564,10 +554,6 @@ def test_benchmark_script_quick_mode(capsys):
 @pytest.mark.slow
 def test_property_relaxations_below_exact_on_generated_instances():
     """Hypothesis (derandomised in CI): rl <= queyranne <= exact, all proven."""
-    from hypothesis import given, settings
-
-    from dmlsched.strategies import hare_instances
-
     @settings(max_examples=12, deadline=None, derandomize=True)
     @given(hare_instances(max_jobs=3, max_gpus=3, max_tasks=6))
     def check(inst):

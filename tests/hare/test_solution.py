@@ -22,6 +22,8 @@ from dmlsched.problems.hare.solution import (
     to_json,
     validate,
 )
+from dmlsched.registry import _METHODS, register_method
+from dmlsched.result import Result, Status
 
 # GPU 0 is a V100, GPU 1 a K80.
 # Job A: arrives at 1, weight 2, 2 rounds x 2 tasks, T^c = 1 (V100) / 3 (K80),
@@ -139,9 +141,6 @@ def test_rejects_non_finite_start(inst, bad):
 
 def test_solve_refuses_a_method_returning_an_invalid_schedule(inst):
     """``dmlsched.solve`` runs the validator on every method's output."""
-    from dmlsched.registry import _METHODS, register_method
-    from dmlsched.result import Result, Status
-
     @register_method("hare", "_test_broken", kind="heuristic")
     def broken(instance, *, solver, time_limit, seed, **options):
         return Result("hare", "_test_broken", Status.FEASIBLE, solution=with_start(4, 1.5))

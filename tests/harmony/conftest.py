@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import dmlsched
+
 ROOT = Path(__file__).resolve().parents[2]
 HARMONY_DIR = ROOT / "instances" / "harmony"
 COUNTEREXAMPLES = ROOT / "instances" / "counterexamples"
@@ -31,8 +33,6 @@ def two_jobs_dict() -> dict:
 
 @pytest.fixture
 def two_jobs(two_jobs_dict):
-    import dmlsched
-
     return dmlsched.from_dict(two_jobs_dict)
 
 

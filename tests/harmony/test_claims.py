@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import dmlsched
+from dmlsched.generate.harmony import evaluation_workload
 from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
 
 from .conftest import COUNTEREXAMPLES
@@ -49,8 +50,6 @@ def test_aggregate_reading_at_paper_scale_is_within_about_2_percent():
     formula (the default) leaves a gap of at least 76% (the best n_G run is feasible).  A result
     recorded about the two readings, not a reason for either (models/harmony.md).  About L6, so
     every job is admitted (``admission="all"``: L6 sees all 80 jobs)."""
-    from dmlsched.generate.harmony import evaluation_workload
-
     inst = evaluation_workload(seed=0)
     agg = dmlsched.solve(inst, "harmony", admission="all", group_rule="aggregate").objective
     per_job = dmlsched.solve(inst, "harmony", admission="all").objective  # the default, printed L6

@@ -8,6 +8,7 @@ import pytest
 from dmlsched.bench import run_sweep
 from dmlsched.claims import VERDICTS, all_claims, ceiling_violations
 from dmlsched.problems.harmony import claims as C
+from dmlsched.registry import get_method
 
 
 def rec(inst, variant, objective, *, status="feasible", **details):
@@ -67,14 +68,16 @@ def test_utilisation_success_and_failure_get_the_same_word():
 
 def test_fig_4_10_against_isolated_with_its_ceiling():
     b = dict(avg_jct_bound=50.0, makespan_bound=150.0)
-    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 320.0, **b)), rec("a", "harmony", 0.9, **run(0.9, 100.0, 200.0, **b))]
+    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 320.0, **b)),
+            rec("a", "harmony", 0.9, **run(0.9, 100.0, 200.0, **b))]
     j = C.judge_fig_4_10(recs, "full")
     # utilisation 0.9 / 0.5 = 1.8x: about 1.65x within 15% of its effect (1.55x-1.75x)? no: direction only
     assert [p.outcome for p in j.readings[0].parts] == ["holds", "holds", "direction only"]
     assert j.ceiling == "JCT 4.22x, makespan 2.13x"
     assert j.readings[0].word == "inconclusive"
     # isolated's makespan 160 against the bound 150: no schedule beats it by more than 1.07x < 1.60x
-    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 160.0, **b)), rec("a", "harmony", 0.9, **run(0.9, 100.0, 155.0, **b))]
+    recs = [rec("a", "isolated", 0.5, **run(0.5, 211.0, 160.0, **b)),
+            rec("a", "harmony", 0.9, **run(0.9, 100.0, 155.0, **b))]
     assert C.judge_fig_4_10(recs, "full").readings[0].parts[1].outcome == "unreachable"
 
 
@@ -112,8 +115,6 @@ def test_readings_and_variants_agree():
     """The defaults are the text's readings (printed per-job L6, first-stop admission), the default
     variant runs the method's defaults, and every other variant is a named reading whose options
     it runs."""
-    from dmlsched.registry import get_method
-
     assert {r.name for r in C.READINGS if r.default} == {"per-job", "first-stop"}
     opts = {o.name: o.default for o in get_method("harmony", "harmony").options}
     assert opts["admission"] == "first-stop" and opts["group_rule"] == "per-job"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,6 +16,8 @@ from dmlsched.problems.harmony.heuristics import (
     allocate_machines,
     assign_jobs,
     best_num_groups,
+    group_prefix,
+    group_value,
     imbalance_sum,
     schedule,
 )
@@ -130,8 +135,6 @@ def test_admission_readings_change_what_they_claim():
     jobs), best-prefix tries every prefix (here more jobs, a higher U than first-stop),
     all admits every job; with place_rest the static decision still groups every job.  About
     admission, so L6 is pinned to the aggregate reading these numbers were recorded with."""
-    from dmlsched.problems.harmony.heuristics import group_prefix, group_value
-
     inst = evaluation_workload(seed=0)
     first = schedule(inst, admission="first-stop", place_rest=False, group_rule="aggregate")
     best = schedule(inst, admission="best-prefix", place_rest=False, group_rule="aggregate")
@@ -192,9 +195,6 @@ def test_unknown_rule_and_bad_num_groups(two_jobs):
 
 def _allocate_one_at_a_time(inst, groups, total):
     """allocate_machines as it was before the threshold shortcut: every machine through the heap."""
-    import heapq
-    import math
-
     m = [1] * len(groups)
     a = [float(inst.t_cpu[g].sum()) * inst.reference_dop for g in groups]
     nt = [float(inst.t_net[g].sum()) for g in groups]

@@ -10,11 +10,14 @@ import pytest
 from hypothesis import given, settings
 
 import dmlsched
+import dmlsched.strategies as s
 from dmlsched import SolverLimitError
-from dmlsched.problems.harmony.bruteforce import bell, set_partitions
+from dmlsched.generate.harmony import evaluation_workload, sample_workload
+from dmlsched.problems.harmony.bruteforce import bell, set_partitions, subset_values
 from dmlsched.problems.harmony.bruteforce import brute_force as exhaustive
+from dmlsched.problems.harmony.heuristics import _place_rest, group_prefix, schedule
 from dmlsched.problems.harmony.models import build_model
-from dmlsched.problems.harmony.solution import HarmonySolution, evaluate
+from dmlsched.problems.harmony.solution import HarmonySolution, evaluate, group_stats
 from dmlsched.problems.harmony.strategies import harmony_instances
 from dmlsched.solvers import solver_available
 
@@ -88,8 +91,6 @@ def test_brute_force_dominates_oracle_and_harmony(inst):
 def test_oracle_contains_harmonys_default_decision(inst):
     """Beyond brute force's reach: the Oracle's static U >= Harmony's default (first-stop) on
     instances up to 12 jobs, and its candidate with Harmony's prefix and n_G* is Harmony's grouping."""
-    from dmlsched.problems.harmony.heuristics import _place_rest, group_prefix, schedule
-
     o = dmlsched.solve(inst, "oracle")
     h = dmlsched.solve(inst, "harmony")
     assert o.objective >= h.objective - 1e-12
@@ -100,8 +101,6 @@ def test_oracle_contains_harmonys_default_decision(inst):
 
 
 def test_brute_force_refusal_reads_as_a_person_expects(two_jobs):
-    from dmlsched.generate.harmony import evaluation_workload
-
     res = dmlsched.solve(two_jobs, "brute-force", max_candidates=1)
     assert res.status == dmlsched.Status.NOT_APPLICABLE and "max_candidates = 1" in res.details["error"]
     big = dmlsched.solve(evaluation_workload(seed=0), "brute-force")
@@ -178,9 +177,6 @@ def test_spec_names_exist_in_model(two_jobs):
 @settings(max_examples=40, deadline=None)
 @given(harmony_instances(max_jobs=4, max_machines=7))
 def test_subset_values_match_the_evaluator(inst):
-    from dmlsched.problems.harmony.bruteforce import subset_values
-    from dmlsched.problems.harmony.solution import group_stats
-
     vals = subset_values(inst)
     for mask, v in vals.items():
         jobs = [j for j in range(inst.num_jobs) if mask >> j & 1]
@@ -189,15 +185,11 @@ def test_subset_values_match_the_evaluator(inst):
 
 
 def test_strategies_reexported():
-    import dmlsched.strategies as s
-
     assert {"harmony_instances", "harmony_instance_dicts", "harmony_dicts_mutated"} <= set(s.__all__)
 
 
 @pytest.mark.slow
 def test_milp_time_limit_keeps_incumbent_and_bound():
-    from dmlsched.generate.harmony import sample_workload
-
     inst = sample_workload(seed=1, num_jobs=7, num_machines=9)
     res = dmlsched.solve(inst, "exact", time_limit=1)
     assert res.status in (dmlsched.Status.FEASIBLE, dmlsched.Status.OPTIMAL, dmlsched.Status.TIME_LIMIT)
@@ -213,8 +205,6 @@ def test_oracle_space_option_changes_what_it_searches():
     arrival rule, so it examines more decisions than 'groups' (every n_G on all jobs) and never
     finds less; it contains Harmony's decision under every admission, 'groups' the one of
     admission='all'."""
-    from dmlsched.generate.harmony import evaluation_workload
-
     inst = evaluation_workload(seed=0, num_jobs=20, num_machines=12)
     p = dmlsched.solve(inst, "oracle")
     g = dmlsched.solve(inst, "oracle", space="groups")

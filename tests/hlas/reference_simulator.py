@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import random
 from typing import Sequence
 
 from dmlsched.problems.hlas.instance import HlasInstance
@@ -205,8 +206,6 @@ class HlasSimulator:
 
     # -- engine protocol ------------------------------------------------
     def start(self, sim: Simulation) -> None:
-        import random
-
         inst = self.inst
         n_jobs = inst.num_jobs
         self._rng = random.Random(self.seed)

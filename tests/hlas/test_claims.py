@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import dmlsched
 from dmlsched.bench import run_sweep
 from dmlsched.bench.reproduce import verdict_word
 from dmlsched.claims import all_claims, ceiling_violations
@@ -15,6 +16,7 @@ from dmlsched.problems.hlas.claims import (
     ALL_VARIANTS,
     CLAIMS,
     READINGS,
+    abstract_points,
     judge_abstract,
     judge_fig12,
     judge_fig22,
@@ -63,7 +65,6 @@ def test_every_claim_is_declared_completely():
             assert s.sources and s.methods
     assert {r.name for r in READINGS if r.default} == {"group-idle-all", "batch", "fifo-gavel", "2dlas-gavel"}
     assert all(r.quote and "(the paper gives" not in r.quote for r in READINGS)  # every quote is the paper's
-    import dmlsched
 
     for v, (_, opts) in ALL_VARIANTS.items():
         names = {o.name for o in dmlsched.get_method("hlas", v.split("@")[0]).options}
@@ -182,8 +183,6 @@ def test_hlasl_trivial_improvement_is_slight_and_signed():
 @pytest.mark.parametrize("width, hlas, hlasp", [(2, 6.0, 19 / 3), (3, 16 / 3, 16 / 3)])
 def test_fig12_depends_on_the_queue_width_we_choose(width, hlas, hlasp):
     """The caveat's numbers: other queue widths give other averages (the width is ours)."""
-    import dmlsched
-
     d = dmlsched.to_dict(dmlsched.load(FIG12))
     d["queues"] = [[k * width, (k + 1) * width] for k in range(4)] + [[4 * width, None]]
     inst = dmlsched.from_dict(d)
@@ -216,8 +215,6 @@ def test_quick_scale_runs_on_the_bench_engine(claim, tmp_path):
 def test_abstract_counts_the_setting_shared_by_figs_22_and_23_once():
     """200 jobs on 160 GPUs is a point of Fig. 23 (jobs axis) and of Fig. 22 (GPUs axis): one setting,
     one point of the abstract's geometric mean (an independent check found it counted twice)."""
-    from dmlsched.problems.hlas.claims import abstract_points
-
     recs = []
     for n in (100, 200, 300):
         recs += point({"hlas": 100.0, "fifo": 150.0}, jobs=n, gpus=160)

@@ -5,16 +5,20 @@ determinism of every reading."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
 import dmlsched
+from dmlsched.cli import main
 from dmlsched.generate.hlas import generate
 from dmlsched.kit import Run
 from dmlsched.problems.hlas import HlasInstance, HlasJob, simulate
 from dmlsched.problems.hlas.heuristics import GROUP_IDLE_READINGS, GROUP_MODES, Readings
+from dmlsched.problems.hlas.policies import RULES
+from dmlsched.problems.hlas.simulator import HlasSimulator
 from dmlsched.problems.hlas.strategies import hlas_instances
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -245,9 +249,6 @@ def test_oblivious_placement_is_speed_neutral_and_seeded(gang):
 def test_per_gpu_fast_path_matches_the_generic_group_choice(policy):
     """One group per GPU: the class index of idle groups (``scan_max=-1``) and the plain loop
     over idle groups (group speed, ties lowest index) must choose exactly the same GPUs."""
-    from dmlsched.problems.hlas.policies import RULES
-    from dmlsched.problems.hlas.simulator import HlasSimulator
-
     inst = generate(num_jobs=40, num_gpus=12, seed=6, num_groups=None, load=1.5, rounds=(2, 6))
     groups = [[g] for g in range(inst.num_gpus)]
     runs = []
@@ -259,10 +260,6 @@ def test_per_gpu_fast_path_matches_the_generic_group_choice(policy):
 
 
 def test_cli_group_mode_and_gang_options(capsys, tmp_path):
-    import json
-
-    from dmlsched.cli import main
-
     assert main(["solve", str(FIG9), "--method", "hlas", "-o", "group_mode=round", "-o", "grouping_method=exact",
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

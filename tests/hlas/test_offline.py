@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 import dmlsched
 from dmlsched import Status
 from dmlsched.generate.hlas import generate
+from dmlsched.incumbents import incumbent_sink
 from dmlsched.problems.hare.bruteforce import count_candidates
 from dmlsched.problems.hlas import HlasInstance, HlasJob
 from dmlsched.problems.hlas.cp import TimeScale, choose_time_scale
@@ -119,8 +120,6 @@ def test_nested_solves_report_their_incumbents_in_this_family_s_units():
     """offline-mip runs Hare's MIP inside: a listening benchmark must receive average JCTs of
     the HLAS instance (not Hare's sums of completion times); a policy's grouping solve must
     not reach the benchmark at all."""
-    from dmlsched.kit import incumbent_sink
-
     inst = dmlsched.load(TINY)
     seen: list[dict] = []
     with incumbent_sink(seen.append):

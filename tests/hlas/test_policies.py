@@ -3,6 +3,8 @@ information hiding; determinism; no starvation; every run is a feasible Hare sch
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,7 +13,7 @@ import dmlsched
 from dmlsched import InvalidSolutionError
 from dmlsched.generate.hlas import generate
 from dmlsched.problems.hlas import HlasInstance, HlasJob, HlasRun, simulate
-from dmlsched.problems.hlas.policies import queue_of
+from dmlsched.problems.hlas.policies import HLASP, View, queue_of
 from dmlsched.problems.hlas.strategies import hlas_instances
 
 POLICIES = ["hlas", "hlas-p", "fifo", "2d-las", "srtf"]
@@ -90,8 +92,6 @@ def test_hlasp_subqueues():
 
 
 def test_hlasp_prediction_keeps_expected_size_until_reached():
-    from dmlsched.problems.hlas.policies import HLASP, View
-
     r = HLASP()
     r.setup(View(arrival=[0.0], tasks_per_round=[1], tbar=[1.0], predicted=[3], lows=[0, 1, 2, 3, 4]))
     keys = [r.key(0, k, 0.0) for k in range(6)]
@@ -167,8 +167,8 @@ def test_same_seed_same_run(policy):
 def test_no_job_starves_in_a_long_overloaded_run(policy):
     """1,500 jobs arriving faster than the cluster serves them: every job finishes,
     and the run is a feasible Hare schedule (validated inside solve)."""
-    inst = generate(num_jobs=1500, num_gpus=32, seed=5, num_groups=8, load=1.3, rounds=(5, 40), tasks_per_round=(2, 4, 8),
-                    predictions="conservative")
+    inst = generate(num_jobs=1500, num_gpus=32, seed=5, num_groups=8, load=1.3, rounds=(5, 40),
+                    tasks_per_round=(2, 4, 8), predictions="conservative")
     res = dmlsched.solve(inst, policy, trace=True)
     recs = res.details["records"]
     assert all(r["finish"] is not None for r in recs)
@@ -248,8 +248,6 @@ def test_no_policy_beats_the_offline_optimum(inst):
 
 
 def test_offline_exact_on_fig12_is_shortest_first():
-    from pathlib import Path
-
     inst = dmlsched.load(Path(__file__).resolve().parents[2] / "instances" / "hlas" / "fig12.json")
     ref = dmlsched.solve(inst, "offline-exact", time_limit=30)
     assert ref.status == dmlsched.Status.OPTIMAL

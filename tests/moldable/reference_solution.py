@@ -151,7 +151,8 @@ def _allocations(inst: MoldableInstance, s: MoldableSchedule) -> np.ndarray:
     task = s.task
     seg_of = np.repeat(np.arange(s.num_segments), ngpu)
     order = np.lexsort((s.gpu_idx, seg_of))
-    dup_seg = seg_of[order][1:][(seg_of[order][1:] == seg_of[order][:-1]) & (s.gpu_idx[order][1:] == s.gpu_idx[order][:-1])]
+    dup_seg = seg_of[order][1:][(seg_of[order][1:] == seg_of[order][:-1])
+                                & (s.gpu_idx[order][1:] == s.gpu_idx[order][:-1])]
     dup = np.zeros(s.num_segments, dtype=bool)
     dup[dup_seg] = True
     bad = (den < 1) | ((den > 1) & (ngpu != 1)) | (ngpu < 1) | dup

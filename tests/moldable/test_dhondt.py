@@ -3,6 +3,7 @@ defining property (a divisor exists that separates winners from losers)."""
 
 from __future__ import annotations
 
+import heapq
 from fractions import Fraction
 
 import pytest
@@ -99,8 +100,6 @@ def test_caps_respected_and_sequential(pairs, seats):
 def _seat_by_seat(votes, seats, caps=None):
     """The seat-by-seat D'Hondt the library used before issue 23 (a max-heap of candidates
     keyed on (quotient, votes, -index)): the reference for the class-based algorithm."""
-    import heapq
-
     got = [0] * len(votes)
     heap = [(-float(v), -float(v), i) for i, v in enumerate(votes) if v > 0 and (caps is None or caps[i] > 0)]
     heapq.heapify(heap)

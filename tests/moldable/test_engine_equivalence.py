@@ -9,17 +9,23 @@ counters (events, decisions, preemptions).
 
 from __future__ import annotations
 
+import copy
+import pickle
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import dmlsched
-from dmlsched.generate.moldable import batch, gpu_workload, paper_like
-from dmlsched.problems.moldable import policies, simulator
+from dmlsched.generate.moldable import batch, gpu_workload, openb, paper_like, swf
+from dmlsched.problems.moldable import incremental, policies, simulator
+from dmlsched.problems.moldable import solution as new
 from dmlsched.problems.moldable.instance import MoldableInstance, MoldableTask, SpeedupCurve
+from dmlsched.problems.moldable.solution import MoldableSchedule
+from dmlsched.traces.common import TracesNotFound
 
 from . import reference_policies, reference_simulator
+from . import reference_solution as old
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 
@@ -99,9 +105,6 @@ def test_swf_like_malleable_equipartition_same_schedules(current_first):
 def test_traces_same_schedules_when_available():
     """The Lublin SWF trace's first 1,500 jobs and openb at 20 GPUs, when the traces folder is
     available (``DMLSCHED_TRACES``)."""
-    from dmlsched.generate.moldable import openb, swf
-    from dmlsched.traces.common import TracesNotFound
-
     try:
         insts = [swf(num_gpus=256, num_jobs=1500), openb(num_gpus=20)]
     except TracesNotFound:
@@ -119,8 +122,6 @@ def _eq(a, b) -> bool:
 def _broken(sched, rng):
     """A copy of ``sched`` with one random defect (a shifted time, a GPU, a share, a dropped
     segment), for the validators' messages."""
-    from dmlsched.problems.moldable.solution import MoldableSchedule
-
     arrays = {f: getattr(sched, f).copy() for f in ("task", "start", "end", "share_den", "gpu_ptr", "gpu_idx")}
     j = int(rng.integers(sched.num_segments))
     what = int(rng.integers(5))
@@ -148,10 +149,6 @@ def _broken(sched, rng):
 def test_validator_and_evaluator_unchanged(seed):
     """The shared replay (``solution.check``) gives the old validator's verdicts and messages
     and the old evaluator's values and metrics, on valid schedules and on broken copies."""
-    from dmlsched.problems.moldable import solution as new
-
-    from . import reference_solution as old
-
     rng = np.random.default_rng(seed)
     for inst in (paper_like(seed=seed, num_gpus=6), gpu_workload(seed=seed, num_gpus=6, num_tasks=120,
                                                                   preemption_overhead=5.0), swf_like(seed, 150, 32),
@@ -186,8 +183,6 @@ def test_validator_and_evaluator_unchanged(seed):
 
 
 def test_changing_a_schedule_runs_the_checks_again():
-    from dmlsched.problems.moldable import solution as new
-
     inst = paper_like(seed=1, num_gpus=6)
     sched, _ = simulator.simulate(inst, "equi", malleable=True)
     new.validate(inst, sched)
@@ -204,11 +199,6 @@ def test_changing_a_schedule_runs_the_checks_again():
 def test_allocation_checks_unchanged_on_unsorted_and_repeated_gpus(seed):
     """(S2) on GPU lists in any order, some with a GPU twice: the same verdict and message
     as the old check (which sorted every segment's list)."""
-    from dmlsched.problems.moldable import solution as new
-    from dmlsched.problems.moldable.solution import MoldableSchedule
-
-    from . import reference_solution as old
-
     rng = np.random.default_rng(seed)
     inst = swf_like(seed, tasks=40, gpus=16)
     sched, _ = simulator.simulate(inst, "equi", malleable=True)
@@ -232,9 +222,6 @@ def test_allocation_checks_unchanged_on_unsorted_and_repeated_gpus(seed):
 
 
 def test_pickled_schedule_leaves_the_kept_checks_behind():
-    import copy
-    import pickle
-
     inst = paper_like(seed=1, num_gpus=6)
     sched, _ = simulator.simulate(inst, "equi", malleable=True)
     dmlsched.problems.moldable.solution.validate(inst, sched)
@@ -263,8 +250,6 @@ def whole_gpu(seed: int, tasks: int = 80, gpus: int = 12) -> MoldableInstance:
 def test_incremental_equipartition_same_schedules(current_first):
     """Malleable Equipartition on whole-GPU instances runs the incremental engine
     (``incremental.py``); its segments and counters are the reference's, bit for bit."""
-    from dmlsched.problems.moldable import incremental
-
     for seed in range(40):
         inst = whole_gpu(seed)
         assert incremental.applies(inst)

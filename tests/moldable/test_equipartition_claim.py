@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings, target
 
 import dmlsched
 from dmlsched import Status
+from dmlsched.problems.moldable.instance import MoldableInstance, MoldableTask, SpeedupCurve
 from dmlsched.problems.moldable.strategies import moldable_instances
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,8 +77,6 @@ def test_tight_family_ratio_2m_over_m_plus_1():
     """m GPUs, m tasks of volume v at 0, linear speedup up to m (proofs §3):
     Equipartition gives one GPU each (total m v), the optimum runs them one
     after another on all GPUs (total v (m+1)/2): ratio 2m/(m+1) < 2."""
-    from dmlsched.problems.moldable.instance import MoldableInstance, MoldableTask, SpeedupCurve
-
     m, v = 3, 6.0  # every runtime v/p is an integer: the MIP is exact
     inst = MoldableInstance(
         gpus=m, gpu_memory=1.0, speedup=SpeedupCurve(((1.0, 1.0), (float(m), float(m)))),

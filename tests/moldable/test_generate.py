@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 import dmlsched
-from dmlsched.generate.moldable import paper_like
+from dmlsched.generate.moldable import gpu_workload, offered_load, paper_like, swf
 
 
 def test_seeded_and_valid():
@@ -27,11 +30,7 @@ def test_policies_run_on_generated_instances():
 
 
 def test_swf_generator_whole_trace_sizes_and_load(traces_dir):
-    from dmlsched.generate.moldable import offered_load, swf
-
     if not (traces_dir / "swf" / "lublin_256.swf").exists():
-        import pytest
-
         pytest.skip("lublin_256.swf is absent")
     whole = swf()  # the paper's scale: the whole trace on the trace's own machine size
     assert whole.num_tasks == 10_000 and whole.gpus == 256
@@ -46,10 +45,6 @@ def test_swf_generator_whole_trace_sizes_and_load(traces_dir):
 
 
 def test_swf_generator_rejects_bad_arguments():
-    import pytest
-
-    from dmlsched.generate.moldable import swf
-
     with pytest.raises(ValueError, match="num_gpus and load"):
         swf(num_gpus=8, load=0.5)
     with pytest.raises(ValueError, match="load"):
@@ -61,11 +56,6 @@ def test_swf_generator_rejects_bad_arguments():
 
 
 def test_gpu_workload_statistics_and_bag_arrival_readings():
-    import numpy as np
-    import pytest
-
-    from dmlsched.generate.moldable import gpu_workload, offered_load
-
     burst = gpu_workload(num_tasks=3000, num_gpus=6, bag_arrivals="burst", seed=2)
     assert burst.num_tasks == 3000 and len({t.user for t in burst.tasks}) <= 14
     bags = {t.id.split("t")[0] for t in burst.tasks}

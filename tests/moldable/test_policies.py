@@ -13,7 +13,7 @@ from hypothesis import given, settings
 
 import dmlsched
 from dmlsched import InvalidSolutionError
-from dmlsched.problems.moldable import MoldableSchedule
+from dmlsched.problems.moldable import MoldableSchedule, dhondt
 from dmlsched.problems.moldable.instance import MoldableInstance, MoldableTask, SpeedupCurve
 from dmlsched.problems.moldable.policies import Cluster, equipartition, proportional
 from dmlsched.problems.moldable.solution import from_json, jobs_of, metrics, replay, validate
@@ -58,9 +58,8 @@ def test_equi_case2_pmax_each():
 def test_equi_case3_dhondt():
     # 9 vacant GPUs, p_max votes 8, 4, 2: one GPU each, 6 seats left by D'Hondt with caps p_max - 1:
     # quotients 8,4,4(A/2),2(B/2? no: B=4 -> 4/2=2) ... -> A gets 4, B 2, C 0 extra? check with dhondt
-    from dmlsched.problems.moldable import dhondt
-
-    inst = _inst([T(0, 4, pmax=8), T(1, 4, pmax=4), T(2, 4, pmax=2)], gpus=9, curve=SpeedupCurve(((1.0, 1.0), (9.0, 9.0))))
+    inst = _inst([T(0, 4, pmax=8), T(1, 4, pmax=4), T(2, 4, pmax=2)], gpus=9,
+                 curve=SpeedupCurve(((1.0, 1.0), (9.0, 9.0))))
     out = equipartition(inst, Cluster.empty(9, 12.0), [0, 1, 2], inst.volume, None)
     extra = dhondt([8, 4, 2], 6, caps=[7, 3, 1])
     assert extra == [4, 2, 0]
@@ -189,9 +188,12 @@ def _sched(segs):
     [
         ([(0, 0.0, 4.0, (0,), 1), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)], r"\(S3\) GPU 0 .* processor share"),
         ([(0, 0.0, 8.0, (0,), 2), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)], r"\(S3\) GPU 0 .* memory"),
-        ([(0, 0.0, 12.0, (0,), 3), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)], r"\(S2\) task '0': share 1/3 below p_min"),
-        ([(0, 0.0, 2.0, (0, 1), 1), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)], r"\(S2\) task '0': 2 GPUs above p_max"),
-        ([(0, 0.0, 4.0, (1, 1), 1), (1, 0.0, 8.0, (0,), 2), (2, 4.0, 8.0, (1,), 1)], r"\(S2\) task '0': GPU listed twice"),
+        ([(0, 0.0, 12.0, (0,), 3), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)],
+         r"\(S2\) task '0': share 1/3 below p_min"),
+        ([(0, 0.0, 2.0, (0, 1), 1), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)],
+         r"\(S2\) task '0': 2 GPUs above p_max"),
+        ([(0, 0.0, 4.0, (1, 1), 1), (1, 0.0, 8.0, (0,), 2), (2, 4.0, 8.0, (1,), 1)],
+         r"\(S2\) task '0': GPU listed twice"),
         ([(0, 0.0, 8.0, (0, 1), 2), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)], r"\(S2\) .* exactly one GPU"),
         ([(0, 0.0, 5.0, (1,), 1), (1, 0.0, 8.0, (0,), 2), (2, 0.0, 4.0, (1,), 1)], r"\(S6\)"),
         ([(0, 0.0, 8.0, (0,), 2), (1, 0.0, 8.0, (1,), 2), (2, -1.0, 3.0, (1,), 1)], r"\(S1\) task '2' starts"),
@@ -274,7 +276,6 @@ def test_a_short_suspension_is_a_preemption_for_the_validator_too():
     inst = _inst([T("A", 1000.0, den=1000)], gpus=1, tp=150.0, thr=0.0)
     gap = 0.05
     segs = [(0, 0.0, 100.0, (0,), 1), (0, 100.0 + gap, 100.0 + gap + 150.0 + 900.0, (0,), 1)]
-    from dmlsched.problems.moldable.solution import MoldableSchedule, validate
     s = MoldableSchedule.from_segments(segs)
     validate(inst, s)  # resume pays 150 s: completion at 100.05 + 150 + 900
     assert replay(inst, s).preemptions.tolist() == [1]

@@ -1,5 +1,5 @@
-"""Reference copy of RAR's list dispatch heuristics (registrations removed) before issue 23 (incremental engine), kept ONLY for
-``test_engine_equivalence.py``: the library must give exactly the same results.
+"""Reference copy of RAR's list dispatch heuristics (registrations removed) before issue 23 (incremental engine), kept
+ONLY for ``test_engine_equivalence.py``: the library must give exactly the same results.
 
 Not part of the library; do not import it elsewhere.  The original docstring follows.
 
@@ -27,6 +27,7 @@ import numpy as np
 from dmlsched.kit import Option, Run
 from dmlsched.problems.rar.bounds import load_lower_bound, rho_hat
 from dmlsched.problems.rar.instance import RarInstance
+from dmlsched.problems.rar.models import assign_gpus
 from dmlsched.result import Result, Status
 
 from .reference_solution import Engine, RarSchedule
@@ -526,8 +527,6 @@ def list_schedule(inst: RarInstance, order, reserve: bool) -> tuple[int, RarSche
     waiting jobs in ``order`` that fit (:func:`_place_counts`).  With ``reserve``
     the scan stops at the first job that does not fit (no job overtakes it);
     without, later jobs fill the gap (backfilling).  ``None`` if it ends after ``T``."""
-    from dmlsched.problems.rar.models import assign_gpus
-
     J, S = inst.num_jobs, inst.num_servers
     free = np.asarray(inst.servers, dtype=np.int64).copy()
     eng = Engine(inst)

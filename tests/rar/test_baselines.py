@@ -10,6 +10,7 @@ import dataclasses
 
 import dmlsched
 from dmlsched.generate.rar import generate
+from dmlsched.registry import methods
 
 
 def _inst(horizon: int):
@@ -40,10 +41,9 @@ def test_rand_other_readings_and_seeds_meet_the_horizon():
 def test_a_horizon_below_the_load_bound_is_infeasible_in_every_method():
     """T = 20 is below the load bound (277): no schedule exists, and every RAR method says
     ``infeasible`` with the proof (issue 24: exact-cp said infeasible, sjf-bco and rand error)."""
-    from dmlsched.registry import methods
-
     inst = _inst(20)
     for m in methods("rar"):
         res = dmlsched.solve(inst, m.name)
         assert res.status == dmlsched.Status.INFEASIBLE, m.name
-        assert res.details["infeasible"] == "no schedule within the horizon T = 20: the load bound on the makespan is 277"
+        assert res.details["infeasible"] == (
+            "no schedule within the horizon T = 20: the load bound on the makespan is 277")

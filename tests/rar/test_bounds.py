@@ -10,7 +10,8 @@ from hypothesis import assume, given, settings
 
 import dmlsched
 from dmlsched import Status
-from dmlsched.generate.rar import paper_instance, small
+from dmlsched.generate.rar import generate, paper_instance, small
+from dmlsched.problems.rar import bounds
 from dmlsched.problems.rar.bounds import (
     best_lower_bound,
     energetic_infeasible,
@@ -86,4 +87,41 @@ def test_paper_scale_bound_is_fast_and_below_every_heuristic():
         assert "fluid" not in r.details["bounds"]
         for m in ("sjf-bco", "greedy"):
             assert dmlsched.solve(inst, m).objective >= r.objective
-    assert dmlsched.solve(paper_instance(seed=1), "greedy").objective == dmlsched.solve(paper_instance(seed=1), "lower-bound").objective
+    assert (dmlsched.solve(paper_instance(seed=1), "greedy").objective
+            == dmlsched.solve(paper_instance(seed=1), "lower-bound").objective)
+
+
+def test_energetic_reasoning_s_shortcut_agrees_with_every_interval():
+    """When no job is longer than C / 2 and the jobs' energy is below N C, energetic
+    reasoning cannot rule C out (the bound in energetic_infeasible's docstring): the
+    shortcut's answer, checked against the computation over every interval on seeded draws
+    at the edge (N the fewest GPUs that hold the energy)."""
+
+    rng = np.random.default_rng(22)
+    for _ in range(400):
+        C = int(rng.integers(2, 60))
+        k = int(rng.integers(1, 12))
+        G = rng.integers(1, 9, k).astype(float)
+        rho = rng.integers(1, C // 2 + 1, k).astype(float)
+        N = int(np.ceil(float(G @ rho) / C))
+        if float(G @ rho) == N * C:
+            N += 1
+        assert not bounds._energetic_violated(G, rho, N, C), (G, rho, N, C)
+        assert not bounds.energetic_infeasible(G, rho, N, C)
+    # outside the shortcut's conditions the full check still decides (the case above rules C out)
+    inst = _two_wide_jobs(3, 4)
+    assert bounds.energetic_infeasible(inst.G, inst.rho_range[0], 4, 19)
+
+
+def test_the_horizon_check_of_a_large_instance_computes_no_interval(monkeypatch):
+    """Every RAR method first asks horizon_infeasible (before its budget can stop anything):
+    at 6,000 jobs the intervals cost about 1-2 s (286 distinct durations, 165,000 intervals);
+    a horizon far above the durations is decided by the shortcut, without them."""
+
+    def no_intervals(*args):
+        raise AssertionError("energetic reasoning computed its intervals")
+
+    monkeypatch.setattr(bounds, "_energetic_violated", no_intervals)
+    inst = generate(seed=0, num_jobs=600, num_servers=60)
+    assert 2 * int(inst.rho_range[0].max()) <= inst.horizon
+    assert bounds.horizon_infeasible(inst) is None

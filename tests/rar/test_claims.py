@@ -13,6 +13,7 @@ from hypothesis import Phase, assume, given, settings
 
 import dmlsched
 from dmlsched.problems.rar import l_u, phi, rho_hat, theorem5_ratio
+from dmlsched.problems.rar.heuristics import fa_ffp, job_order, run_list
 from dmlsched.strategies import rar_instances, rar_single_gpu_instances, rar_tiny_instances
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
@@ -52,7 +53,8 @@ def test_counterexample_violates_theorem5():
     assert load.max() == 3 > dmlsched.solve(inst, "ilp-bound").objective
 
 
-@pytest.mark.xfail(strict=True, reason="Theorem 5 is false (proofs/rar-theorem-5.md): hypothesis finds a counterexample")
+@pytest.mark.xfail(strict=True,
+                   reason="Theorem 5 is false (proofs/rar-theorem-5.md): hypothesis finds a counterexample")
 @settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.generate])  # no shrinking: finding one suffices
 @given(inst=rar_single_gpu_instances(max_jobs=4, max_gpus=2))
 def test_theorem5_property_fails_on_single_gpu_jobs(inst):
@@ -116,8 +118,6 @@ def test_lemma3_counterexample():
 def test_theorem5_fails_under_every_tie_order():
     """Jobs of 3, 3, 2, 2, 2 slots (1 GPU each) on one 2-GPU server: claimed ratio 1, optimum 6;
     SJF-BCO gives 7 whichever order it gives jobs of equal size and at every theta."""
-    from dmlsched.problems.rar.heuristics import fa_ffp, job_order, run_list
-
     inst = dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-every-tie-rule.json")
     assert theorem5_ratio(inst) == 1.0
     assert dmlsched.solve(inst, "exact-cp").objective == 6 == dmlsched.solve(inst, "lower-bound").objective

@@ -9,9 +9,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import dmlsched
-from dmlsched import Status
-from dmlsched.generate.rar import small
+from dmlsched import Status, kit
+from dmlsched.generate.rar import generate, small
+from dmlsched.problems.rar import counts, cp, dp, heuristics
 from dmlsched.problems.rar.cp import as_schedule, build_cp, extract
+from dmlsched.problems.rar.dp import solve_dp
 from dmlsched.strategies import rar_instances, rar_tiny_instances
 
 from .brute import brute_force
@@ -74,7 +76,8 @@ def test_full_model_on_a_contended_instance():
     contention-free relaxation and the fluid bound say 16, contention makes it 17; the
     full model (not closed by a bound; the DP phase off) proves it, and its schedules
     re-simulate to at most their model value.  With the DP phase it closes there."""
-    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,),
+                 iterations=(150, 450))
     r = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0, dp=False)
     assert r.status == Status.OPTIMAL and r.objective == 17
     assert r.details["relaxation"]["bound"] == 16 == r.details["lower_bounds"]["fluid"]
@@ -130,8 +133,6 @@ def test_deadline_holds_with_an_incumbent():
 def test_dp_full_search_equals_the_enumeration(inst):
     """The DP searched from scratch (incumbent T + 1, no dual pruning, no bound shortcut)
     agrees with the enumeration, in both progress modes."""
-    from dmlsched.problems.rar.dp import solve_dp
-
     ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status == Status.OPTIMAL)
     out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
@@ -143,15 +144,14 @@ def test_dp_full_search_equals_the_enumeration(inst):
 @settings(max_examples=15, deadline=None)
 @given(inst=_ultra_tiny())
 def test_dp_equals_independent_brute_force(inst):
-    from dmlsched.problems.rar.dp import solve_dp
-
     out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
     assume(out["best"] is not None)
     assert out["complete"] and brute_force(inst, int(out["best"])) == out["best"]
 
 
 def test_dp_on_the_contended_instance_and_its_work_limit():
-    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,), iterations=(150, 450))
+    inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,),
+                 iterations=(150, 450))
     r = dmlsched.solve(inst, "exact-dp", time_limit=60)
     assert r.status == Status.OPTIMAL and r.objective == 17 and r.details["states"] > 0
     cut = dmlsched.solve(inst, "exact-dp", max_states=3)
@@ -195,9 +195,6 @@ class _StopAfter(dmlsched.budget.Budget):
 def test_model_size_counts_vectors_once_per_job_size(monkeypatch):
     """Thousands of jobs: the count vectors are counted per distinct G_j (6 here), not per
     job (the 6,000-job instance spent 16.6 s there, past a 5 s deadline)."""
-    from dmlsched.generate.rar import generate
-    from dmlsched.problems.rar import counts, cp
-
     inst = generate(seed=0, num_jobs=300, num_servers=30)
     expected = sum(counts.count_vectors_size(inst, j) for j in range(inst.num_jobs))
     calls = []
@@ -211,9 +208,6 @@ def test_heuristic_stop_is_reported_and_no_model_is_built(monkeypatch):
     """A budget that is spent when the incumbent heuristics run: they report the stop, the
     method records the cut (not reproducible) and returns the incumbent and the bound
     without building (allocating) a CP-SAT model."""
-    from dmlsched import kit
-    from dmlsched.problems.rar import cp, heuristics
-
     inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
     found, stopped = heuristics.best_heuristic_schedule(inst, budget=_StopAfter(1))
     assert stopped and found is not None  # SJF-BCO's first probe always runs to its end
@@ -229,3 +223,64 @@ def test_heuristic_stop_is_reported_and_no_model_is_built(monkeypatch):
     assert r.status == Status.FEASIBLE and r.objective == found[0] and not r.reproducible
     assert "the incumbent heuristics" in r.details["deadline_cut"]
     assert r.details["model"].startswith("not built: the deadline passed")
+
+
+def test_a_deadline_passing_after_the_heuristics_is_a_cut_of_the_cp_sat_phases(monkeypatch):
+    """The incumbent heuristics ran to their end (not stopped: no cut of theirs), then the
+    deadline passed: no model is built, and the result, which depends on the wall clock, is
+    recorded as a cut (not reproducible)."""
+
+    class Late(dmlsched.budget.Budget):
+        late = False
+
+        def stop(self) -> bool:
+            return self.late
+
+        __call__ = stop
+        expired = stop
+
+    budget = Late(None)
+    real = cp.best_heuristic_schedule
+
+    def heuristics_then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        budget.late = True
+        return out
+
+    monkeypatch.setattr(cp, "best_heuristic_schedule", heuristics_then_late)
+    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
+    r = dmlsched.solve(inst, "exact-cp", time_limit=5)
+    assert budget.late and r.status == Status.FEASIBLE and not r.reproducible
+    assert r.details["deadline_cut"] == ["the CP-SAT phases (not started)"]
+    assert r.details["model"].startswith("not built: the deadline passed")
+
+
+def test_exact_dp_tells_its_state_limit_from_a_deadline_by_the_dp_s_own_flag(monkeypatch):
+    """The DP ended at max_states (a deterministic limit, reproducible) and the deadline
+    passed only afterwards: the result says max_states, with no cut (it used to ask the
+    clock again and record a cut of the dynamic program)."""
+
+    class Late(dmlsched.budget.Budget):
+        late = False
+
+        def stop(self) -> bool:
+            return self.late
+
+        __call__ = stop
+        expired = stop
+
+    budget = Late(None)
+    real = dp.solve_dp
+
+    def dp_then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        budget.late = True
+        return out
+
+    monkeypatch.setattr(dp, "solve_dp", dp_then_late)
+    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    inst = small(horizon=400, num_jobs=4, servers=(2, 2), seed=1)
+    r = dmlsched.solve(inst, "exact-dp", time_limit=5, max_states=1)
+    assert budget.late and r.details["stopped"].startswith("max_states") and r.reproducible
+    assert "deadline_cut" not in r.details

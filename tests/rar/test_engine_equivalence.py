@@ -4,6 +4,7 @@ the engine and the list-dispatch heuristics before the change."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -74,7 +75,8 @@ def test_heuristics_same_schedules(idx):
 
 
 def _same_best(a: dict, b: dict) -> None:
-    assert (a["m"], a.get("theta"), a.get("runs"), a.get("rule")) == (b["m"], b.get("theta"), b.get("runs"), b.get("rule"))
+    assert ((a["m"], a.get("theta"), a.get("runs"), a.get("rule"))
+            == (b["m"], b.get("theta"), b.get("runs"), b.get("rule")))
     if b["sched"] is None:
         assert a["sched"] is None
         return
@@ -143,8 +145,6 @@ def test_checks_shared_and_unchanged(idx):
 
 
 def test_pickled_schedule_leaves_the_kept_checks_behind():
-    import pickle
-
     inst = paper_instance(seed=0)
     best = heuristics.sjf_bco_search(inst)
     s = best["sched"]

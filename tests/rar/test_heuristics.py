@@ -8,17 +8,24 @@ import numpy as np
 import pytest
 
 import dmlsched
+from dmlsched.budget import Budget
 from dmlsched.generate.rar import PAPER_MIX, generate, paper_instance
+from dmlsched.problems.rar import heuristics
 from dmlsched.problems.rar.bounds import rho_hat
 from dmlsched.problems.rar.heuristics import (
+    GREEDY_RULES,
     NEVER,
+    PRIORITIES,
     Dispatch,
+    _order,
     bisection,
     fa_ffp,
     first_fit,
+    greedy_search,
     job_order,
     kappa_representatives,
     lbsgf,
+    list_schedule,
     sjf_bco_search,
 )
 
@@ -137,8 +144,8 @@ def test_kappa_and_lambda_options():
 
 
 def test_heuristic_reports_error_when_horizon_too_short():
-    inst = dmlsched.from_dict({**dmlsched.to_dict(dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json")),
-                               "horizon": 2, "expected": {}})
+    data = dmlsched.to_dict(dmlsched.load(INSTANCES / "counterexamples" / "rar-theorem5-lemma4.json"))
+    inst = dmlsched.from_dict({**data, "horizon": 2, "expected": {}})
     res = dmlsched.solve(inst, "sjf-bco")
     assert res.status == dmlsched.Status.ERROR and res.solution is None
 
@@ -211,9 +218,6 @@ def test_greedy_and_bisection_stop_inside_a_run_when_the_budget_says_so():
     """The list scheduler asks the budget at every completion event and the bisection's
     later probes before every job: a stop ends the search with what finished runs found,
     reported as a cut (a budget stopping at its n-th question: deterministic)."""
-    from dmlsched.budget import Budget
-    from dmlsched.problems.rar.heuristics import GREEDY_RULES, greedy_search, list_schedule
-
     class StopAfter(Budget):
         def __init__(self, n):
             super().__init__(None)
@@ -235,3 +239,58 @@ def test_greedy_and_bisection_stop_inside_a_run_when_the_budget_says_so():
     full = sjf_bco_search(inst)
     stopped = sjf_bco_search(inst, budget=StopAfter(2))  # asked first before the second probe
     assert stopped["cut"] and not full["cut"] and stopped["sched"] is not None and stopped["m"] >= full["m"]
+
+
+def test_a_search_the_budget_did_not_stop_reports_no_cut(monkeypatch):
+    """greedy_search and best_heuristic_schedule report a cut from the flags their inner runs
+    return, never by asking the budget again after the fact: a budget that would say stop only
+    after the last question the search needs (as a deadline passing just after it) cuts
+    nothing, so nothing is reported (it used to be reported as a cut, and the exact methods
+    were marked not reproducible)."""
+
+    class StopAfter(Budget):
+        def __init__(self, n):
+            super().__init__(None)
+            self.asked, self.n = 0, n
+
+        def stop(self):
+            self.asked += 1
+            return self.asked >= self.n
+
+    inst = generate(seed=3, num_jobs=40, num_servers=6, horizon=200)  # every rule's run ends after T
+    r = inst.rho_range[0].astype(float)
+    need = 0
+    for name, reserve in GREEDY_RULES:  # the check before each rule and those inside its run
+        key, tie = PRIORITIES[name](inst, r)
+        count = StopAfter(10**9)
+        assert list_schedule(inst, _order(inst, np.asarray(key, float), np.asarray(tie, float)), reserve,
+                             count) is None
+        need += 1 + count.asked
+    out = greedy_search(inst, GREEDY_RULES, 0, 0, budget=StopAfter(need + 1))
+    assert not out["cut"] and out["runs"] == len(GREEDY_RULES) and out["sched"] is None
+    assert greedy_search(inst, GREEDY_RULES, 0, 0, budget=StopAfter(need))["cut"]  # its last question
+
+    class Late(Budget):
+        """Says stop once the deadline has passed: here, as soon as the greedy rules returned."""
+
+        late = False
+
+        def stop(self):
+            return self.late
+
+        __call__ = stop
+        expired = stop
+
+    real = heuristics.greedy_search
+    budget = Late(None)
+
+    def greedy_then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        budget.late = True
+        return out
+
+    monkeypatch.setattr(heuristics, "greedy_search", greedy_then_late)
+    inst = generate(seed=3, num_jobs=40, num_servers=6)
+    found, stopped = heuristics.best_heuristic_schedule(inst, budget=budget)
+    assert budget.late and not stopped
+    assert found[0] == heuristics.best_heuristic_schedule(inst)[0][0]

@@ -10,11 +10,15 @@ from hypothesis import assume, given, settings
 
 import dmlsched
 from dmlsched import InvalidSolutionError, SolverLimitError, Status
+from dmlsched.generate.rar import generate
+from dmlsched.problems.rar.bounds import rho_hat
 from dmlsched.problems.rar.models import (
+    IlpBoundModel,
     build_ilp_bound,
     build_schedule_ilp,
     nondelay_schedules,
 )
+from dmlsched.solvers import solve_model
 from dmlsched.strategies import rar_tiny_instances
 
 from .brute import brute_force
@@ -113,8 +117,6 @@ def test_ilp_bound_le_exact_le_every_heuristic(inst):
 
 
 def test_ilp_bound_time_limit_returns_a_valid_bound():
-    from dmlsched.generate.rar import generate
-
     inst = generate(seed=0, num_jobs=30, num_servers=4, horizon=800)
     res = dmlsched.solve(inst, "ilp-bound", time_limit=2)
     assert res.status == Status.BOUND
@@ -163,10 +165,6 @@ def test_exact_skips_capacity_breaking_combinations_with_zero_progress():
 def test_ilp_bound_model_extracts_each_jobs_gang():
     """IlpBoundModel.extract reads a G_j-GPU set per job from the solved ILP (14)-(16), whose
     loads respect theta (the solver's value)."""
-    from dmlsched.problems.rar.bounds import rho_hat
-    from dmlsched.problems.rar.models import IlpBoundModel
-    from dmlsched.solvers import solve_model
-
     inst = _load("rar/tiny-mixed.json")
     ilp = IlpBoundModel(inst)
     out = solve_model(ilp.build(), "highs")

@@ -95,7 +95,8 @@ def case(seed: int, magnitude: str) -> Case:
     inst = draw(seed, magnitude)
     data = {
         "problem": "cruise",
-        "machines": [{"name": f"m{i}", "proc_time": fl(p), "bandwidth": fl(b)} for i, (p, b) in enumerate(inst["machines"])],
+        "machines": [{"name": f"m{i}", "proc_time": fl(p), "bandwidth": fl(b)}
+                     for i, (p, b) in enumerate(inst["machines"])],
         "dataset_size": inst["D"], "model_size": inst["M"], "batch_size": inst["B"],
     }
     unit = Numbers(magnitude, random.Random(0)).unit

@@ -26,6 +26,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import dmlsched
+
 from . import cruise, gpugrouping, hare, harmony, moldable, rar
 from .common import Case
 
@@ -157,8 +159,6 @@ def judge(case: Case, run: Run, res: Any) -> list[str]:
 
 def run_case(case: Case, *, solver: str = "highs", runs: list[Run] | None = None) -> tuple[list[str], dict]:
     """Run every method of the case's family; return the failures and ``{run: status}``."""
-    import dmlsched
-
     inst = dmlsched.from_dict(case.data)
     bad: list[str] = []
     seen: dict[str, str] = {}

@@ -21,6 +21,9 @@ from pathlib import Path
 
 import pytest
 
+import dmlsched
+from dmlsched.result import Result, Status
+
 from . import cruise, gpugrouping, hare, harmony, moldable, rar
 from .common import MAGNITUDES, Case, Numbers
 from .runs import FAMILIES, RUNS, judge, run_case, runs_of
@@ -51,8 +54,6 @@ def test_exact_methods_and_bounds_meet_the_referee(family, magnitude, seed):
 
 def test_every_family_and_every_exact_method_and_bound_is_refereed():
     """No exact method or bound of any family escapes the referees."""
-    import dmlsched
-
     covered = {(r.family, r.method) for r in RUNS}
     for spec in dmlsched.families():
         assert spec.name in FAMILIES
@@ -150,9 +151,6 @@ def test_magnitude_classes_write_the_numbers_they_promise():
 def test_a_method_worse_than_the_optimum_fails_the_referee():
     """The judge cannot pass everything: a wrong "optimal", a bound past the optimum and a
     bound method reporting ``optimal`` are each caught."""
-    import dmlsched
-    from dmlsched.result import Result, Status
-
     case = hare.hare_case(0, "plain")
     inst = dmlsched.from_dict(case.data)
     good = dmlsched.solve(inst, "exact-cp")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import gc
 import math
 import random
 
@@ -215,8 +216,6 @@ def test_cancelled_entries_are_compacted_and_order_is_kept():
 
 
 def test_the_run_pauses_the_cyclic_gc_and_restores_it():
-    import gc
-
     seen = []
 
     class P:

@@ -8,7 +8,8 @@ import dmlsched
 from dmlsched.problems.moldable.traces import openb_to_moldable
 from dmlsched.traces import TraceError, read_openb
 
-HEADER = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+HEADER = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+          "scheduled_time\n")
 ROWS = [
     "p0,1000,1024,1,1000,,LS,Running,0,100,0",
     "p1,1000,1024,1,470,,LS,Running,5,55,10",

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import dmlsched
+import dmlsched.traces as traces
 from dmlsched import InstanceError
+from dmlsched.problems.moldable import traces as converters
 from dmlsched.problems.moldable.traces import swf_to_moldable
 from dmlsched.traces import TraceError, read_swf
 
@@ -120,12 +125,6 @@ def test_the_converters_former_paths_still_resolve():
     """The converters moved to the moldable family (issue 22, E5); ``dmlsched.traces``
     resolves their former names on first use, to the same functions, and names
     nothing else it does not have."""
-    import subprocess
-    import sys
-
-    import dmlsched.traces as traces
-    from dmlsched.problems.moldable import traces as converters
-
     assert traces.swf_to_moldable is converters.swf_to_moldable
     assert traces.openb_to_moldable is converters.openb_to_moldable
     with pytest.raises(AttributeError, match="no attribute 'nope'"):

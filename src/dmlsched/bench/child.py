@@ -14,7 +14,7 @@ incumbent it has (status ``feasible``, ``details["interrupted"]``), and a run
 with none is recorded as ``time_limit``.  Only a run still going at its hard
 limit (time limit + grace) is killed (SIGKILL) and a fresh process started for
 the next job.  While a job runs, the child installs
-:func:`dmlsched.kit.incumbent_sink`, so every incumbent the kit has validated
+:func:`dmlsched.incumbents.incumbent_sink`, so every incumbent the kit has validated
 reaches the parent as a side message (``{"incumbent": {...}}``); a killed run
 is recorded with its last incumbent (status ``feasible``, its objective and
 bound, ``killed: true``), or as ``time_limit`` without one.  The children run
@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..incumbents import incumbent_sink
 from ..registry import load_families
 from .execute import base_record, finish_record, incumbent_record
 
@@ -311,7 +312,6 @@ def main() -> int:
         import pyomo.environ  # noqa: F401
     except Exception:  # pragma: no cover
         pass
-    from ..kit import incumbent_sink
     from .execute import execute_job
     from .store import json_safe
 

@@ -327,9 +327,19 @@ class _Spaces(MutableMapping):
     def __init__(self) -> None:
         self._added: dict[str, Space] = {}
         self._built: dict[str, Space] = {}
+        self._of: tuple[int, ...] = ()  # the registered families (by identity) _hunted was built from
+        self._hunted: dict[str, Family] = {}
 
     def _families(self) -> dict[str, Family]:
-        return {f.name: f for f in families() if f.sample is not None and f.hunt is not None}
+        """The families with a sampler and caps, by name: built on first use, and again only
+        when the registry's families changed (one registered, or replaced, since)."""
+        fams = families()
+        of = tuple(map(id, fams))
+        if of != self._of:
+            self._hunted = {f.name: f for f in fams if f.sample is not None and f.hunt is not None}
+            self._built = {}  # spaces of the families as they are now (built again on use)
+            self._of = of
+        return self._hunted
 
     def __getitem__(self, problem: str) -> Space:
         if problem in self._added:

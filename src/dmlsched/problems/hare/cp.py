@@ -48,6 +48,7 @@ import numpy as np
 from ... import cpsat
 from ...cpsat import grid_scale, new_model, rational, scale_times
 from ...kit import Option, Run, method
+from ...modeling import ModelBuilder
 from ...result import Result
 from .bounds import best_lower_bound
 from .box import chain_horizon, list_incumbent, type_tables
@@ -202,16 +203,25 @@ def int_box(inst: HareInstance, sc: Scaling, ub: int) -> IntBox:
 # the model
 
 
-@dataclass
-class HareCp:
-    """A built CP-SAT model and its variables.
+class HareCp(ModelBuilder):
+    """The CP-SAT model of Hare_Sched on the rounded-down data ``sc`` restricted to ``box``
+    (``models/hare-cp.md``, section 3): one ``add_<name>`` per constraint family of
+    :attr:`CONSTRAINTS`, added in that order by :meth:`build` (``symmetry`` only with the
+    option), then the objective.
+
+    Parameters
+    ----------
+    inst
+        The instance.
+    sc, box
+        Its :class:`Scaling` and :class:`IntBox`.
+    symmetry
+        Add ``symmetry`` (identical tasks of a round ordered by start).
 
     Attributes
     ----------
     model
-        The ``cp_model.CpModel``.
-    sc, box
-        Its :class:`Scaling` and :class:`IntBox`.
+        The ``cp_model.CpModel`` (after :meth:`build`).
     x
         Start variable per task.
     lit
@@ -225,43 +235,39 @@ class HareCp:
         ``E[n, r]``: end of training plus synchronisation of round ``r``.
     """
 
-    model: Any
-    sc: Scaling
-    box: IntBox
-    x: list[Any]
-    lit: list[list[Any]]
-    fixed_type: np.ndarray
-    C: list[Any]
-    round_end: dict[tuple[int, int], Any]
+    CONSTRAINTS = ("starts", "assignment", "round_barriers", "completion", "no_overlap", "symmetry")
 
-
-class _Builder:
-    """Builds the constraint families of :func:`build_cp`, one method each
-    (``models/hare-cp.md``, section 3)."""
-
-    def __init__(self, inst: HareInstance, sc: Scaling, box: IntBox):
+    def __init__(self, inst: HareInstance, sc: Scaling, box: IntBox, *, symmetry: bool = True) -> None:
         self.inst, self.sc, self.box = inst, sc, box
-        self.m = new_model()
+        self.symmetry = symmetry
         self.T = len(sc.types)
+        self.fixed_type = np.full(inst.num_tasks, 0 if self.T == 1 else -1, dtype=np.int64)
+
+    def build(self) -> Any:
+        """The model: the constraint families of :attr:`CONSTRAINTS` in order (``symmetry`` only
+        with the option), then the objective."""
+        self.model = new_model()
         self.x: list[Any] = []
         self.lit: list[list[Any]] = []
-        self.fixed_type = np.full(inst.num_tasks, 0 if self.T == 1 else -1, dtype=np.int64)
         self.C: list[Any] = []
         self.round_end: dict[tuple[int, int], Any] = {}
-        self.intervals: list[list[Any]] = [[] for _ in sc.types]
+        self.intervals: list[list[Any]] = [[] for _ in self.sc.types]
+        self.add_constraints(tuple(c for c in self.CONSTRAINTS if self.symmetry or c != "symmetry"))
+        self.add_objective()
+        return self.model
 
-    def starts(self) -> None:
+    def add_starts(self) -> None:
         """``x_i`` in the box ``[A_n + r d_n^min, x_hi]`` -- this is (4)
         ``x_i >= a_n`` (rounded down: ``A_n = floor(s a_n)``) and Lemma B'."""
         lo, hi = self.box.x_lo.tolist(), self.box.x_hi.tolist()
-        self.x = [self.m.NewIntVar(lo[i], hi[i], f"x[{i}]") for i in range(self.inst.num_tasks)]
+        self.x = [self.model.NewIntVar(lo[i], hi[i], f"x[{i}]") for i in range(self.inst.num_tasks)]
 
-    def assignment(self) -> None:
+    def add_assignment(self) -> None:
         """(5) every task on exactly one GPU -- here on exactly one *type*
         (the GPU inside the type is recovered by colouring, Lemma C): per
         (task, type) a literal and an optional training interval of length
         ``floor(s T^c)``; exactly one literal per task."""
-        m, sc, inst = self.m, self.sc, self.inst
+        m, sc, inst = self.model, self.sc, self.inst
         nj = inst.task_job.tolist()
         for i in range(inst.num_tasks):
             n = nj[i]
@@ -283,11 +289,11 @@ class _Builder:
             return self.x[i] + int(self.sc.done[n, self.fixed_type[i]])
         return self.x[i] + sum(int(self.sc.done[n, t]) * b for t, b in enumerate(self.lit[i]))
 
-    def round_barriers(self) -> None:
+    def add_round_barriers(self) -> None:
         """(7) ``x_j >= x_i + T^c_i + T^s_i`` for ``i`` in round ``r`` and ``j``
         in round ``r+1`` of a job, through the round's end:
         ``E_{n,r} >= done_i`` for ``i`` in round ``r`` and ``x_j >= E_{n,r-1}``."""
-        m, inst, sc, bx = self.m, self.inst, self.sc, self.box
+        m, inst, sc, bx = self.model, self.inst, self.sc, self.box
         dmin = sc.done.min(axis=1)
         for n, job in enumerate(inst.jobs):
             for r in range(job.rounds):
@@ -304,14 +310,14 @@ class _Builder:
                         m.Add(self.x[j] >= prev)
                 self.round_end[(n, r)] = e
 
-    def completion(self) -> None:
+    def add_completion(self) -> None:
         """(6) ``C_n >= x_i + T^c_i + T^s_i`` for every task of job ``n``:
         ``C_n = E_{n,R_n-1}``, since earlier rounds end before the last
         starts (7); its domain is ``[c_lo, c_hi]`` of Lemma B'."""
         for n, job in enumerate(self.inst.jobs):
             self.C.append(self.round_end[(n, job.rounds - 1)])
 
-    def no_overlap(self) -> None:
+    def add_no_overlap(self) -> None:
         """(8) training intervals on one GPU do not overlap -- here: at most
         ``k_t`` training intervals of type ``t`` overlap at any time
         (cumulative, capacity ``k_t`` = number of GPUs of the type; a
@@ -320,11 +326,11 @@ class _Builder:
         for t, ivs in enumerate(self.intervals):
             cap = len(self.sc.gpus_of[t])
             if cap == 1:
-                self.m.AddNoOverlap(ivs)
+                self.model.AddNoOverlap(ivs)
             elif cap < len(ivs):
-                self.m.AddCumulative(ivs, [1] * len(ivs), cap)
+                self.model.AddCumulative(ivs, [1] * len(ivs), cap)
 
-    def symmetry(self) -> None:
+    def add_symmetry(self) -> None:
         """Symmetry breaking (no paper equation): tasks ``k < k'`` of one (job,
         round) are identical, so some optimal solution has ``x_k <= x_{k+1}``
         (``models/hare-cp.md``, Lemma B')."""
@@ -333,26 +339,54 @@ class _Builder:
             for r in range(job.rounds):
                 first = inst.task_index(n, r, 0)
                 for i in range(first, first + job.tasks_per_round - 1):
-                    self.m.Add(self.x[i] <= self.x[i + 1])
+                    self.model.Add(self.x[i] <= self.x[i + 1])
 
-    def objective(self) -> None:
+    def add_objective(self) -> None:
         """``min sum_n W_n C_n`` (scaled, rounded-down weights)."""
-        self.m.Minimize(sum(int(self.sc.weight[n]) * c for n, c in enumerate(self.C) if self.sc.weight[n] != 0))
+        self.model.Minimize(sum(int(self.sc.weight[n]) * c for n, c in enumerate(self.C) if self.sc.weight[n] != 0))
+
+    # -- extraction and hint ---------------------------------------------------
+    def _schedule(self, value: Callable[[Any], int]) -> HareSchedule | None:
+        xs = np.array([value(v) for v in self.x], dtype=np.int64)
+        types = self.fixed_type.copy()
+        for i, row in enumerate(self.lit):
+            if types[i] < 0:
+                types[i] = next(t for t, b in enumerate(row) if value(b))
+        return schedule_from_types(self.inst, self.sc, xs, types)
+
+    def extract(self, values: Any) -> HareSchedule | None:
+        """The schedule of a CP-SAT solution (``values.Value(var)`` reads it: the solver or a
+        solution callback): a type per task, the GPUs by colouring and the real times by
+        re-timing (:func:`schedule_from_types`)."""
+        return self._schedule(values.Value)
+
+    def hint(self, sched: HareSchedule) -> None:
+        """Hint CP-SAT with a feasible schedule: its rounded-down image (Lemma S:
+        scaled starts ``floor(s x)``, a solution of the model), tasks of a round
+        relabelled by start so that the symmetry breaking holds."""
+        inst = self.inst
+        typ = _type_of_gpu(inst, self.sc)[sched.gpu]
+        xs = np.array(scale_times(sched.start.tolist(), self.sc.scale), dtype=np.int64)
+        for n, job in enumerate(inst.jobs):
+            for r in range(job.rounds):
+                first = inst.task_index(n, r, 0)
+                sl = slice(first, first + job.tasks_per_round)
+                o = np.lexsort((typ[sl], xs[sl]))
+                xs[sl], typ[sl] = xs[sl][o], typ[sl][o]
+        m = self.model
+        for i in range(inst.num_tasks):
+            m.AddHint(self.x[i], int(xs[i]))
+            if self.fixed_type[i] < 0:
+                for t, b in enumerate(self.lit[i]):
+                    m.AddHint(b, int(typ[i] == t))
 
 
 def build_cp(inst: HareInstance, sc: Scaling, box: IntBox, *, symmetry: bool = True) -> HareCp:
     """The CP-SAT model of Hare_Sched on the rounded-down data ``sc`` restricted
-    to ``box`` (``models/hare-cp.md``, section 3)."""
-    b = _Builder(inst, sc, box)
-    b.starts()
-    b.assignment()
-    b.round_barriers()
-    b.completion()
-    b.no_overlap()
-    if symmetry:
-        b.symmetry()
-    b.objective()
-    return HareCp(b.m, sc, box, b.x, b.lit, b.fixed_type, b.C, b.round_end)
+    to ``box`` (``models/hare-cp.md``, section 3), built (:class:`HareCp`)."""
+    hc = HareCp(inst, sc, box, symmetry=symmetry)
+    hc.build()
+    return hc
 
 
 # ---------------------------------------------------------------------------
@@ -414,33 +448,13 @@ def schedule_from_types(inst: HareInstance, sc: Scaling, xs: np.ndarray, types: 
 
 
 def values_to_schedule(inst: HareInstance, hc: HareCp, value: Callable[[Any], int]) -> HareSchedule | None:
-    """The schedule of a CP-SAT solution (``value(var)`` reads it)."""
-    xs = np.array([value(v) for v in hc.x], dtype=np.int64)
-    types = hc.fixed_type.copy()
-    for i, row in enumerate(hc.lit):
-        if types[i] < 0:
-            types[i] = next(t for t, b in enumerate(row) if value(b))
-    return schedule_from_types(inst, hc.sc, xs, types)
+    """The schedule of a CP-SAT solution (``value(var)`` reads it; :meth:`HareCp.extract`)."""
+    return hc._schedule(value)
 
 
 def add_hint(inst: HareInstance, hc: HareCp, sched: HareSchedule) -> None:
-    """Hint CP-SAT with a feasible schedule: its rounded-down image (Lemma S:
-    scaled starts ``floor(s x)``, a solution of the model), tasks of a round
-    relabelled by start so that the symmetry breaking holds."""
-    typ = _type_of_gpu(inst, hc.sc)[sched.gpu]
-    xs = np.array(scale_times(sched.start.tolist(), hc.sc.scale), dtype=np.int64)
-    for n, job in enumerate(inst.jobs):
-        for r in range(job.rounds):
-            first = inst.task_index(n, r, 0)
-            sl = slice(first, first + job.tasks_per_round)
-            o = np.lexsort((typ[sl], xs[sl]))
-            xs[sl], typ[sl] = xs[sl][o], typ[sl][o]
-    m = hc.model
-    for i in range(inst.num_tasks):
-        m.AddHint(hc.x[i], int(xs[i]))
-        if hc.fixed_type[i] < 0:
-            for t, b in enumerate(hc.lit[i]):
-                m.AddHint(b, int(typ[i] == t))
+    """Hint CP-SAT with a feasible schedule (:meth:`HareCp.hint`)."""
+    hc.hint(sched)
 
 
 # ---------------------------------------------------------------------------
@@ -522,21 +536,22 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
         sc = choose_scaling(inst, opts["scale"])
         bx = int_box(inst, sc, scaled_objective(inst, sc, inc))
         bounds.append(float(np.dot(sc.weight, bx.c_lo)) / sc.objective_scale)
-        hc = build_cp(inst, sc, bx, symmetry=opts["symmetry"])
+        hc = HareCp(inst, sc, bx, symmetry=opts["symmetry"])
+        hc.build()
         if opts["hint"]:
-            add_hint(inst, hc, inc)
+            hc.hint(inc)
     # inexact: CP-SAT's optimum is the rounded-down relaxation's only, a proven bound, not a
     # proof for the schedule (the outcome is then feasible)
     out = run.solve_cpsat(
         hc.model,
         scaling=cpsat.Scaling(objective_scale=sc.objective_scale, exact=sc.exact, relaxed_as="rounded-down model"),
-        on_solution=lambda v: values_to_schedule(inst, hc, v.Value),
+        on_solution=hc.extract,
     )
     scaled_bound = out.bound
     sched = None
     with run.stage("extract"):
         if out.has_solution:
-            sched = values_to_schedule(inst, hc, out.engine.Value)
+            sched = hc.extract(out.engine)
     return run.result(
         solution=sched, bound=bounds, outcome=out,
         scale=sc.scale, weight_scale=sc.weight_scale, exact_scale=sc.exact, scaled_bound=scaled_bound,

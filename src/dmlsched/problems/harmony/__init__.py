@@ -3,15 +3,16 @@ with complementary CPU/network use and allocating machines to the groups, to
 maximise cluster utilisation (4.1)-(4.4).
 
 Files: ``instance.py``, ``solution.py`` (validator, evaluator: utilisation
-(4.4)), ``heuristics.py`` (``harmony``: Algorithms 1-2), ``oracle.py``
+(4.4)), ``heuristics.py`` (``harmony``: Algorithms 1-2), ``baselines.py``
 (``oracle``: the dissertation's Oracle at scale, Section 4.4.7), ``isolated.py``
 (``isolated``: the dissertation's isolated baseline, Section 4.4.1),
 ``bruteforce.py`` (``brute-force``: every grouping, tiny instances),
 ``models.py`` (``exact``: MILP), ``bounds.py`` (the Fig. 4.17 claim as a
-ratio), ``execution.py`` (the execution model's simulation: with
+ratio), ``simulator.py`` (the execution model's simulation: with
 ``simulate=True``, average JCT, makespan and utilisation over the run; the
 run's validator and metrics are in ``solution.py``, the policies beside their
-methods in ``heuristics.py`` and ``oracle.py``; Gantt bars: ``solution.gantt_bars``),
+methods in ``heuristics.py``, ``baselines.py`` and ``isolated.py``; Gantt bars:
+``solution.gantt_bars``),
 ``sample.py`` (random small instances and the hunt's caps), ``generate.py`` (the
 evaluation workloads), ``strategies.py`` (hypothesis),
 ``claims.py`` (the dissertation's claims).  Specification:
@@ -41,7 +42,7 @@ FAMILY = register_family(Family(
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
-from . import bruteforce, heuristics, isolated, models, oracle  # noqa: E402,F401  (register the methods)
+from . import baselines, bruteforce, heuristics, isolated, models  # noqa: E402,F401  (register the methods)
 
 __all__ = [
     "FIG_4_17_RATIO",

@@ -5,7 +5,7 @@ This is an exhaustive Oracle in the literal sense of Section 4.4.7 ("an
 exhaustive search that finds the ground truth that maximizes resource
 utilization"), possible only for a few jobs (Bell(n) groupings); the
 dissertation's Oracle ran on 80 jobs, so it searched a smaller space
-(``oracle.py``, models/harmony.md "The Oracle").
+(``baselines.py``, models/harmony.md "The Oracle").
 
 Every set partition of the jobs into ``k <= min(n, M)`` groups is enumerated
 (restricted-growth strings, Bell(n) of them); for each, the best machine

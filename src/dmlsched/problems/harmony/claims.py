@@ -4,7 +4,7 @@ paper's scale (80 jobs on 100 machines), its readings and a judge (see
 
 * ``harmony-fig-4.17`` -- Section 4.4.7 / Fig. 4.17: Harmony is "slightly worse
   by up to around 2%" than the Oracle in resource utilisation, average JCT and
-  makespan; both run in the execution model (``execution.py``);
+  makespan; both run in the execution model (``simulator.py``);
 * ``harmony-4.4.3-utilisation`` -- Section 4.4.3: 93.2% CPU and 83.1% network
   utilisation on average, 27.2 concurrent jobs in 6.7 groups;
 * ``harmony-fig-4.18`` -- Section 4.4.7 / Fig. 4.18: 8K jobs on 10K machines
@@ -167,7 +167,7 @@ def judge_fig_4_17(records: list[dict], scale: Scale) -> Judgement:
         return Judgement("not run", rows, ["no Oracle run with the execution model in the records"])
     d = verdicts[0].parts
     caveats = [
-        "The Oracle is the paper's at scale (oracle.py): every number of jobs x every number of groups with "
+        "The Oracle is the paper's at scale (harmony/baselines.py): every number of jobs x every number of groups with "
         "Algorithm 2 and the allocation, deciding for all unfinished jobs at every event; an exhaustive search over "
         "every grouping of 80 jobs (Bell(80) ~ 10^87) cannot have run in the dissertation's 13.8 minutes "
         "(models/harmony.md, 'The Oracle').",

@@ -17,7 +17,7 @@
 
 Every function takes the number of machines it may use (``machines``,
 default the cluster's ``M``): the regrouping of the execution model
-(``execution.py``) schedules a subset of jobs on the machines of a subset of
+(``simulator.py``) schedules a subset of jobs on the machines of a subset of
 groups.
 
 Every reading of a vague step is listed in ``models/harmony.md``
@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...options import OptionError
-from .execution import Sim, simulate
 from .instance import HarmonyInstance
+from .simulator import Sim, simulate
 from .solution import HarmonySolution, group_stats
 
 
@@ -444,7 +444,7 @@ BUNCH_LIMIT = 50_000
 
 
 # ---------------------------------------------------------------------------
-# Harmony's rules in the execution model (Section 4.3.2, :mod:`.execution`)
+# Harmony's rules in the execution model (Section 4.3.2, :mod:`.simulator`)
 @dataclass
 class HarmonyPolicy:
     """Algorithm 1 at time 0 and Section 4.3.2's "Dynamic Job Regrouping" (2) when a job finishes.

@@ -21,9 +21,9 @@ from __future__ import annotations
 from ...errors import NotApplicable
 from ...kit import Run, method
 from ...result import Result
-from .execution import simulate
 from .heuristics import SIMULATE, Schedule, allocate_machines, group_value
 from .instance import HarmonyInstance
+from .simulator import simulate
 from .solution import HarmonySolution, metrics
 
 

@@ -270,9 +270,26 @@ def energetic_infeasible(G: np.ndarray, rho: np.ndarray, N: int, C: int) -> bool
     jobs' least energies exceed ``N (t2 - t1)`` for some interval, ``C`` is infeasible.
     Checked on the intervals whose ends are in ``{0, C, rho_j, C - rho_j}`` (where the
     energy functions change slope).
+
+    Without computing any interval when no job is longer than ``C / 2`` and the jobs'
+    energy ``W = sum_j G_j rho_j`` is below ``N C`` (then ``C`` is never ruled out; the
+    usual case, ``C`` being the horizon, far above the jobs' durations): with
+    ``L = t2 - t1``, ``x = rho_j - t1`` and ``y = t2 - C + rho_j``, a job's least energy
+    is 0 unless ``x, y > 0``, and then at most ``G_j min(x, y) <= G_j (x + y) / 2 =
+    G_j (rho_j - (C - L) / 2)``.  So an interval needs at most ``g(L) = sum_j G_j
+    max(0, rho_j - (C - L) / 2)``, convex in ``L`` with ``g(0) = 0`` (every
+    ``rho_j <= C / 2``) and ``g(C) = W``: ``g(L) <= (L / C) W < N L`` on ``(0, C]``.
     """
     if int(rho.max()) > C:
         return True
+    if 2 * float(rho.max()) <= C and float(np.dot(G, rho)) < N * C * (1 - 1e-9):
+        return False  # no interval can need more than N L (the docstring's bound)
+    return _energetic_violated(G, rho, N, C)
+
+
+def _energetic_violated(G: np.ndarray, rho: np.ndarray, N: int, C: int) -> bool:
+    """Energetic reasoning's check on every interval (:func:`energetic_infeasible`
+    without its shortcut)."""
     # jobs of equal duration add their widths (the energy is linear in G_j)
     durs, inv = np.unique(rho, return_inverse=True)
     width = np.bincount(inv, weights=G)

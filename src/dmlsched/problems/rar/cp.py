@@ -177,8 +177,9 @@ class CpRar(ModelBuilder):
     ----------
     model
         The ``cp_model.CpModel``.
-    vecs, z
-        ``vecs[j][k]``: the count vectors of job ``j`` that fit the horizon; ``z[j][k]`` their Booleans.
+    vecs, z, nservers
+        ``vecs[j][k]``: the count vectors of job ``j`` that fit the horizon; ``z[j][k]`` their Booleans;
+        ``nservers[j][k]`` the number of servers ``vecs[j][k]`` uses.
     a, e, C
         Start and end slots per job, the makespan.
     timed
@@ -206,6 +207,7 @@ class CpRar(ModelBuilder):
         self.duals = duals
         self.exact_rates = inst.progress == "floor"
         self.vecs: list[list[tuple[int, ...]]] = []
+        self.nservers: list[list[int]] = []
         self.z: list[list[Any]] = []
         self.a: list[Any] = []
         self.e: list[Any] = []
@@ -254,33 +256,36 @@ class CpRar(ModelBuilder):
         self.intervals: list[Any] = []
         self.d1 = d1 = [single_duration(inst, j) for j in range(J)]
         for j in range(J):
-            vs = []
+            dmin = {1: d1[j]}  # least duration by number of servers, each computed once
+            vs, ns = [], []
             for v in count_vectors(inst, j):
                 n = sum(1 for y in v if y > 0)
-                dmin = d1[j] if n == 1 else split_min_duration(inst, j, n)
-                if dmin <= H:
+                if n not in dmin:
+                    dmin[n] = split_min_duration(inst, j, n)
+                if dmin[n] <= H:
                     vs.append(v)
+                    ns.append(n)
             self.vecs.append(vs)
+            self.nservers.append(ns)
             zj = [m.new_bool_var(f"z[{j},{k}]") for k in range(len(vs))]
             self.z.append(zj)
             if zj:
                 m.add_exactly_one(zj)
             else:
                 m.add_bool_or([])  # no placement fits the horizon: infeasible
-            dlo = min([d1[j] if sum(1 for y in v if y > 0) == 1 else split_min_duration(
-                inst, j, sum(1 for y in v if y > 0)) for v in vs], default=H)
+            dlo = min([dmin[n] for n in ns], default=H)
             aj = m.new_int_var(0, max(0, H - dlo), f"a[{j}]")
             ej = m.new_int_var(min(dlo, H), H, f"e[{j}]")
             dj = m.new_int_var(min(dlo, H), H, f"d[{j}]")
             self.a.append(aj)
             self.e.append(ej)
             self.intervals.append(m.new_interval_var(aj, dj, ej, f"I[{j}]"))
-            single = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) == 1]
-            multi = [k for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1]
+            single = [zj[k] for k, n in enumerate(ns) if n == 1]
+            multi = [k for k, n in enumerate(ns) if n > 1]
             for lit in single:
                 m.add(dj >= d1[j]).only_enforce_if(lit)
             for k in multi:
-                m.add(dj >= split_min_duration(inst, j, sum(1 for y in vs[k] if y > 0))).only_enforce_if(zj[k])
+                m.add(dj >= dmin[ns[k]]).only_enforce_if(zj[k])
             if multi and not self.relax:
                 self.timed.append(j)
 
@@ -332,8 +337,9 @@ class CpRar(ModelBuilder):
             for t in ts:
                 prev = self.act[j, t - 1] if t > 0 else 0
                 m.add(self.act[j, t] == prev + self.s[j, t] - self.f.get((j, t), 0))
+            nv = self.nservers[j]
             for s in range(S):
-                lits = [zj[k] for k, v in enumerate(vs) if sum(1 for y in v if y > 0) > 1 and v[s] > 0]
+                lits = [zj[k] for k, v in enumerate(vs) if nv[k] > 1 and v[s] > 0]
                 if not lits:
                     continue
                 us = m.new_bool_var(f"u[{j},{s}]")
@@ -347,11 +353,12 @@ class CpRar(ModelBuilder):
                     self.w[j, s, t] = w
             # which number of servers: index into the stacked rate table
             # rate table stacked by number of servers; row n = 1 is the one-server rate
-            ns = sorted({sum(1 for y in v if y > 0) for v in vs})
+            ns = sorted(set(nv))
             tables = {n: (rate_table(inst, j, n, P, scale) if n > 1 else [one_server_rate(inst, j, scale)] * (P + 1))
                       for n in ns}
             rmax = max(max(tb) for tb in tables.values())
-            nidx = sum(ns.index(sum(1 for y in v if y > 0)) * zj[k] for k, v in enumerate(vs))
+            row = {n: i for i, n in enumerate(ns)}
+            nidx = sum(row[nv[k]] * zj[k] for k in range(len(vs)))
             flat = [x for n in ns for x in tables[n]]
             for t in ts:
                 p = m.new_int_var(0, P, f"p[{j},{t}]")
@@ -560,6 +567,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
     if inc is not None and inc[0] <= lb:
         return run.result(bound=lb, closed="heuristic meets the lower bound", **details)
     if run.budget.stop():  # nothing left for a model: the incumbent and the bound stand
+        run.cut("the CP-SAT phases (not started)")
         return run.result(bound=lb, model="not built: the deadline passed before the CP-SAT phases", **details)
     size = model_size(inst, H)
     try:
@@ -602,7 +610,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         if dout["complete"]:
             return run.result(bound=[lb, run.best_value], status=Status.OPTIMAL,
                               closed="the dynamic program exhausted the space", **details)
-        if dl.stop():
+        if dout["stopped"]:
             run.cut("dynamic program phase")
         H = int(min(H, run.best_value))
     # phase 3: the exact model, hinted with the best schedule so far

@@ -36,7 +36,12 @@ from .instance import RarInstance
 
 
 class _TooMany(Exception):
-    """More start decisions in one state than the work limit allows."""
+    """More start decisions in one state than the work limit allows, or (``stopped``)
+    the budget said stop while they were listed."""
+
+    def __init__(self, stopped: bool = False) -> None:
+        super().__init__()
+        self.stopped = stopped
 
 
 class _Rates:
@@ -65,9 +70,10 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
     """The DP with incumbent ``ub`` (a schedule of makespan ``ub`` exists).
 
     Returns ``{"best": makespan < ub or None, "sched": ((job, start slot, count
-    vector), ...) of ``best`` or None, "complete": bool, "states": n}``;
+    vector), ...) of ``best`` or None, "complete": bool, "states": n, "stopped": bool}``;
     ``complete`` means the search space was exhausted (so ``best``, or ``ub`` if
-    ``best`` is None, is optimal)."""
+    ``best`` is None, is optimal); ``stopped`` that ``budget.stop()`` ended it (else an
+    incomplete search reached ``max_states``)."""
     J, S = inst.num_jobs, inst.num_servers
     caps = list(inst.servers)
     F = inst.F.astype(float)
@@ -110,9 +116,10 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
             def rec(k: int, acc: list, fr: list, us: list) -> None:
                 if k == len(waiting):
                     choices.append(tuple(acc))
-                    if len(choices) > max_states or (
-                            len(choices) % 10_000 == 0 and budget is not None and budget.stop()):
+                    if len(choices) > max_states:
                         raise _TooMany
+                    if len(choices) % 10_000 == 0 and budget is not None and budget.stop():
+                        raise _TooMany(stopped=True)
                     return
                 rec(k + 1, acc, fr, us)
                 j = waiting[k]
@@ -130,8 +137,9 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
 
             try:
                 rec(0, [], free, used)
-            except _TooMany:
-                return {"best": best, "sched": best_sched, "complete": False, "states": states}
+            except _TooMany as e:
+                return {"best": best, "sched": best_sched, "complete": False, "states": states,
+                        "stopped": e.stopped}
             for prog, starts in items:
                 pmap = dict(zip((j for j, _ in running), prog))
                 for add in choices:
@@ -139,7 +147,8 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
                     if budget is not None and work >= next_check:
                         next_check = work + 500
                         if budget.stop():
-                            return {"best": best, "sched": best_sched, "complete": False, "states": states}
+                            return {"best": best, "sched": best_sched, "complete": False, "states": states,
+                                    "stopped": True}
                     config = tuple(sorted(running + add))
                     if not config:
                         continue  # idling with nothing running never helps (shift the rest earlier)
@@ -179,12 +188,13 @@ def solve_dp(inst: RarInstance, ub: int, duals: list[tuple[np.ndarray, float]], 
                     lst.append((pv, new_starts))
                     states += 1
                     if states > max_states:
-                        return {"best": best, "sched": best_sched, "complete": False, "states": states}
+                        return {"best": best, "sched": best_sched, "complete": False, "states": states,
+                                "stopped": False}
             if budget is not None and budget.stop():
-                return {"best": best, "sched": best_sched, "complete": False, "states": states}
+                return {"best": best, "sched": best_sched, "complete": False, "states": states, "stopped": True}
         frontier = nxt
         t += 1
-    return {"best": best, "sched": best_sched, "complete": True, "states": states}
+    return {"best": best, "sched": best_sched, "complete": True, "states": states, "stopped": False}
 
 
 def dp_schedule(inst: RarInstance, sched: tuple[tuple[int, int, tuple[int, ...]], ...]):
@@ -250,7 +260,7 @@ def solve_exact_dp(inst: RarInstance, run: Run) -> Result:
     if out["sched"] is not None:
         run.incumbent(dp_schedule(inst, out["sched"]))
     if not out["complete"]:
-        if run.budget.stop():
+        if out["stopped"]:
             run.cut("dynamic program")
         else:
             details["stopped"] = f"max_states ({fmt_count(run.options['max_states'])}) reached"

@@ -108,17 +108,24 @@ def run_list(inst: RarInstance, order, choose: Callable[[int], Chooser], rhat: n
     """Dispatch jobs in ``order`` with rule ``choose(j)``; ``None`` if the run fails
     or cannot reach a makespan ``< cutoff``, or if ``budget.stop()`` (asked before every
     job) says stop."""
+    return _run_list(inst, order, choose, rhat, cutoff, budget)[0]
+
+
+def _run_list(inst: RarInstance, order, choose: Callable[[int], Chooser], rhat: np.ndarray,
+              cutoff: int, budget: Budget | None) -> tuple[tuple[int, RarSchedule, np.ndarray] | None, bool]:
+    """:func:`run_list`, and whether ``budget.stop()`` ended the run (its ``None`` is then a cut,
+    not a failure)."""
     d = Dispatch(inst, rhat)
     for j in order:
         if budget is not None and budget.stop():
-            return None
+            return None, True
         if not d.place(int(j), choose(int(j)), cutoff):
-            return None
+            return None, False
     T = d.finish()
     m = int(T.max())
     if m >= cutoff:
-        return None
-    return m, RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus)), T
+        return None, False
+    return (m, RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus)), T), False
 
 
 # ---------------------------------------------------------------------------
@@ -287,12 +294,12 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
     """Lines 5-31 of Algorithm 1: bisection on integer ``theta_u`` over ``[1, T]``.
 
     ``rules(theta)`` lists the inner runs (one per ``kappa``), or ``inner(theta,
-    m)`` performs them and returns ``(m_theta, schedule, index, T, runs)``.  A
-    run counts only if it places every job and finishes by the horizon (``m <= T``).
-    ``budget.stop()`` is asked before every probe after the first (the method's
-    deadline), and within those probes before every job (a probe it stops keeps only
-    its finished runs); when it says stop, ``best["cut"]`` is ``True``.  The first probe always
-    runs to its end.
+    m, budget)`` performs them and returns ``(m_theta, schedule, index, T, runs,
+    stopped)``.  A run counts only if it places every job and finishes by the horizon
+    (``m <= T``).  ``budget.stop()`` is asked before every probe after the first (the
+    method's deadline), and within those probes before every job (a probe it stops keeps
+    only its finished runs, and is the last); when it says stop, ``best["cut"]`` is
+    ``True``.  The first probe always runs to its end.
     """
     T = inst.horizon
     left, right = theta_range or (1, T)
@@ -306,13 +313,16 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
         theta = (left + right) // 2
         m_theta, y_theta, idx_theta, T_theta = T + 1, None, None, None
         probe_budget = budget if trail else None  # the first probe runs to its end
+        stopped = False
         if inner is not None:
-            m_theta, y_theta, idx_theta, T_theta, n = inner(theta, best["m"], probe_budget)
+            m_theta, y_theta, idx_theta, T_theta, n, stopped = inner(theta, best["m"], probe_budget)
             runs += n
         else:
             for idx, choose in enumerate(rules(theta)):
                 runs += 1
-                out = run_list(inst, order, choose, rhat, cutoff=min(m_theta, best["m"]), budget=probe_budget)
+                out, stopped = _run_list(inst, order, choose, rhat, min(m_theta, best["m"]), probe_budget)
+                if stopped:
+                    break
                 if out is not None and out[0] < m_theta:
                     m_theta, y_theta, idx_theta, T_theta = out[0], out[1], idx, out[2]
         trail.append((theta, m_theta if y_theta is not None else None))
@@ -321,6 +331,9 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
             right = theta - 1
         else:
             left = theta + 1
+        if stopped:  # the budget stopped this probe: its finished runs are kept, no probe follows
+            best["cut"] = True
+            break
     best["runs"] = runs
     best["trail"] = trail
     return best
@@ -345,7 +358,7 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
         prefix state is advanced with FA-FFP as kappa grows and each run forks it
         for its LBSGF suffix.  Exactly the results of independent runs.
         ``probe_budget.stop()``, asked before every job, abandons the probe (it keeps
-        what its finished runs found).
+        what its finished runs found; the last element of the result says so).
         """
 
         def stopped() -> bool:
@@ -362,7 +375,7 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
             if not dead:
                 while pos < len(order_l) and G[order_l[pos]] <= k:
                     if stopped():
-                        return m_theta, y_theta, idx_theta, T_theta, n
+                        return m_theta, y_theta, idx_theta, T_theta, n, True
                     if not cur.place(order_l[pos], fa, cutoff):
                         dead = True
                         break
@@ -373,7 +386,7 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
             ok = True
             for j in order_l[pos:]:
                 if stopped():
-                    return m_theta, y_theta, idx_theta, T_theta, n
+                    return m_theta, y_theta, idx_theta, T_theta, n, True
                 if not d.place(j, lb, cutoff):
                     ok = False
                     break
@@ -386,7 +399,7 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
                 y_theta = RarSchedule(start=d.start.copy(), gpus=tuple(d.gpus))
             if d is cur:
                 break
-        return m_theta, y_theta, idx_theta, T_theta, n
+        return m_theta, y_theta, idx_theta, T_theta, n, False
 
     best = bisection(inst, None, order, rhat, inner=inner, budget=budget)
     best["kappa"] = kappas[best["index"]] if best["index"] is not None else None
@@ -439,25 +452,31 @@ def best_heuristic_schedule(inst: RarInstance, budget: Budget | None = None
     one within ``T``; and whether ``budget.stop()`` ended the search early (then the
     caller records a cut: the result depends on the wall clock).  SJF-BCO's first
     probe always runs; every later probe, rule and list-scheduling event asks the
-    budget first."""
+    budget first.  "Stopped" is what those questions answered (the searches' cut
+    flags), never the clock asked again after the search."""
     rhat = rho_hat(inst)
     found: list[tuple[int, RarSchedule]] = []
     b = sjf_bco_search(inst, budget=budget)
+    stopped = bool(b["cut"])
     if b["sched"] is not None:
         found.append((int(b["m"]), b["sched"]))
     for rule in (first_fit, least_loaded):
         for order in ("sjf", "input"):
-            if budget is not None and budget.stop():
+            if stopped or (budget is not None and budget.stop()):
+                stopped = True
                 break
             b = bisection(inst, lambda theta, r=rule: [lambda j, c=r(theta): c], job_order(inst, order), rhat,
                           budget=budget)
+            stopped = bool(b["cut"])
             if b["sched"] is not None:
                 found.append((int(b["m"]), b["sched"]))
-    if budget is None or not budget.stop():
+    if not stopped and (budget is None or not budget.stop()):
         g = greedy_search(inst, GREEDY_RULES, 0, 0, budget=budget)
+        stopped = bool(g["cut"])
         if g["sched"] is not None:
             found.append((int(g["m"]), g["sched"]))
-    stopped = budget is not None and budget.stop()
+    else:
+        stopped = True
     return (min(found, key=lambda x: x[0]) if found else None), stopped
 
 
@@ -492,7 +511,14 @@ def list_schedule(inst: RarInstance, order, reserve: bool, budget: Budget | None
     waiting jobs in ``order`` that fit (:func:`_place_counts`).  With ``reserve``
     the scan stops at the first job that does not fit (no job overtakes it);
     without, later jobs fill the gap (backfilling).  ``None`` if it ends after ``T``,
-    or if ``budget.stop()`` says stop at a completion event (the caller asks it)."""
+    or if ``budget.stop()`` says stop at a completion event (:func:`_list_run` tells the two apart)."""
+    return _list_run(inst, order, reserve, budget)[0]
+
+
+def _list_run(inst: RarInstance, order, reserve: bool, budget: Budget | None
+              ) -> tuple[tuple[int, RarSchedule, np.ndarray] | None, bool]:
+    """:func:`list_schedule`, and whether ``budget.stop()`` ended the run (its ``None`` is then
+    a cut, not a run past ``T``)."""
     J, S = inst.num_jobs, inst.num_servers
     free = np.asarray(inst.servers, dtype=np.int64).copy()
     eng = Engine(inst)
@@ -523,10 +549,10 @@ def list_schedule(inst: RarInstance, order, reserve: bool, budget: Budget | None
         if not waiting:
             break
         if budget is not None and budget.stop():
-            return None
+            return None, True
         te = eng.next_exit()
         if te is None or te >= inst.horizon:
-            return None
+            return None, False
         for e in eng.advance(te):
             total += G[e]
             for s, y in hold.pop(e).items():
@@ -536,8 +562,8 @@ def list_schedule(inst: RarInstance, order, reserve: bool, budget: Budget | None
     T = np.array([eng.finish[j] for j in range(J)], dtype=np.int64)
     m = int(T.max())
     if m > inst.horizon:
-        return None
-    return m, assign_gpus(inst, start, vecs, T), T
+        return None, False
+    return (m, assign_gpus(inst, start, vecs, T), T), False
 
 
 #: priority rules of ``greedy``: the key sorted in decreasing order
@@ -570,8 +596,8 @@ def greedy_search(inst: RarInstance, rules: list[tuple[str, bool]], iterations: 
             best["cut"] = True
             return best
         key, tie = PRIORITIES[name](inst, r)
-        out = list_schedule(inst, _order(inst, np.asarray(key, float), np.asarray(tie, float)), reserve, budget)
-        if out is None and budget is not None and budget.stop():  # stopped inside the run
+        out, stopped = _list_run(inst, _order(inst, np.asarray(key, float), np.asarray(tie, float)), reserve, budget)
+        if stopped:  # the budget stopped the run
             best["cut"] = True
             return best
         consider(out, f"{name}{'-reserve' if reserve else ''}")
@@ -589,8 +615,8 @@ def greedy_search(inst: RarInstance, rules: list[tuple[str, bool]], iterations: 
                 best["cut"] = True
                 break
             noisy = np.asarray(key, float) * np.exp(rng.normal(0.0, 0.15, inst.num_jobs))
-            out = list_schedule(inst, _order(inst, noisy, np.asarray(tie, float)), reserve, budget)
-            if out is None and budget is not None and budget.stop():
+            out, stopped = _list_run(inst, _order(inst, noisy, np.asarray(tie, float)), reserve, budget)
+            if stopped:
                 best["cut"] = True
                 break
             consider(out, f"{base} (perturbed)")

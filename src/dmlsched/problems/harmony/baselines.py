@@ -35,9 +35,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...budget import Budget
-from .execution import Sim, simulate
 from .heuristics import Schedule, _place_rest, group_prefix, group_value
 from .instance import HarmonyInstance
+from .simulator import Sim, simulate
 
 
 def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None = None, *,
@@ -79,7 +79,7 @@ def oracle_search(inst: HarmonyInstance, jobs: list[int], machines: int | None =
 
 
 # ---------------------------------------------------------------------------
-# the Oracle in the execution model (Section 4.4.7, :mod:`.execution`)
+# the Oracle in the execution model (Section 4.4.7, :mod:`.simulator`)
 @dataclass
 class OraclePolicy:
     """At time 0 and after every completion, the utilisation-maximising decision of

@@ -18,17 +18,17 @@ modelling choice is quoted in ``models/harmony.md`` ("Execution model"):
   (Algorithm 1 at time 0; when a job finishes, its group is repaired by the
   "Dynamic Job Regrouping" rule (2): a similar waiting job, else a bunch of
   waiting jobs, else Algorithm 1 on the group, the waiting jobs and more
-  groups, with the 5% thresholds) and :class:`.oracle.OraclePolicy` (at time
+  groups, with the 5% thresholds) and :class:`.baselines.OraclePolicy` (at time
   0 and whenever a job finishes, the utilisation-maximising decision of
-  :func:`.oracle.oracle_search` over all unfinished jobs and all machines).
+  :func:`.baselines.oracle_search` over all unfinished jobs and all machines).
 
 This module holds the simulation (:class:`Sim`, :class:`Policy`,
 :func:`simulate`).  The result is an :class:`~.solution.Execution` (phases of
 constant grouping and the completion times), checked by
 :func:`~.solution.validate_execution` from the phases alone (iterations done
 per job recomputed with (4.1)-(4.2)) and evaluated by
-:func:`~.solution.execution_metrics`; both live in :mod:`.solution` (and are
-re-exported here), below this module and the policies.
+:func:`~.solution.execution_metrics`; both live in :mod:`.solution`, below
+this module and the policies.
 """
 
 from __future__ import annotations
@@ -39,16 +39,7 @@ import numpy as np
 
 from ...budget import Budget
 from .instance import HarmonyInstance
-from .solution import (  # noqa: F401  (re-exported: the execution model's run, its validator and metrics)
-    Execution,
-    Phase,
-    contention_free_bounds,
-    execution_from_json,
-    execution_metrics,
-    execution_to_json,
-    group_stats,
-    validate_execution,
-)
+from .solution import Execution, Phase, group_stats
 
 
 class Sim:

@@ -9,18 +9,23 @@ import pytest
 from hypothesis import assume, given, settings
 
 import dmlsched
-from dmlsched import InvalidSolutionError
-from dmlsched.problems.harmony.execution import (
+from dmlsched import InvalidSolutionError, solve, validate
+from dmlsched.budget import Budget
+from dmlsched.generate.harmony import evaluation_workload
+from dmlsched.problems.harmony.baselines import OraclePolicy, oracle_search
+from dmlsched.problems.harmony.bruteforce import brute_force
+from dmlsched.problems.harmony.heuristics import HarmonyPolicy
+from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
+from dmlsched.problems.harmony.simulator import simulate
+from dmlsched.problems.harmony.solution import (
     Execution,
     Phase,
     execution_metrics,
-    simulate,
+    from_json,
+    group_stats,
+    to_json,
     validate_execution,
 )
-from dmlsched.problems.harmony.heuristics import HarmonyPolicy
-from dmlsched.problems.harmony.instance import HarmonyInstance, HarmonyJob
-from dmlsched.problems.harmony.oracle import OraclePolicy
-from dmlsched.problems.harmony.solution import from_json, group_stats, to_json
 from dmlsched.problems.harmony.strategies import harmony_instances
 
 
@@ -158,8 +163,6 @@ def test_a_sliver_phase_before_a_completion_is_valid(seed, sigma):
     after finishing at ...").  The runs that showed it were Harmony's with every job admitted
     (``admission="all"`` with the aggregate L6, pinned here: the test is about the execution model;
     the default run is checked too)."""
-    from dmlsched import solve, validate
-    from dmlsched.generate.harmony import evaluation_workload
 
     inst = evaluation_workload(seed=seed, iteration_sigma=sigma)
     for method, opts in (("harmony", {"admission": "all", "group_rule": "aggregate"}), ("harmony", {}),
@@ -176,10 +179,6 @@ def test_a_sliver_phase_before_a_completion_is_valid(seed, sigma):
 def test_a_spent_budget_stops_the_searches_and_the_run():
     """brute_force, oracle_search and simulate take a Budget (issue 22, D4): each asks it at its
     check points (every 2,048 groupings, 64 decisions, every event), stops and records the cut."""
-    from dmlsched.budget import Budget
-    from dmlsched.generate.harmony import evaluation_workload
-    from dmlsched.problems.harmony.bruteforce import brute_force
-    from dmlsched.problems.harmony.oracle import oracle_search
 
     cuts: list[str] = []
     spent = Budget(0.0, on_cut=cuts.append)
