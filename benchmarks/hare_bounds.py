@@ -59,8 +59,8 @@ SMALL_METHODS = ["exact-cp", "lower-bound@critical-path", "lower-bound@fluid-lp"
 SMALL_OPTIONS = {
     "lower-bound@critical-path": {"bound": "critical-path"},
     "lower-bound@fluid-lp": {"bound": "fluid-lp"},
-    "relaxation@rl": {"kind": "rl"},
-    "relaxation@queyranne": {"kind": "queyranne"},
+    "relaxation@rl": {"relaxation": "rl"},
+    "relaxation@queyranne": {"relaxation": "queyranne"},
     "exact-cp@cpsat-bound": {"lower_bound": False},
 }
 

@@ -1,8 +1,8 @@
 """Benchmark: Hare_Sched exact MIP and relaxations (HiGHS) vs instance size.
 
 For each number of GPUs and an increasing number of tasks, one seeded random
-instance is solved by ``exact``, ``relaxation`` (``kind="rl"``) and
-``relaxation`` (``kind="queyranne"``) with a per-solve time limit; a method's
+instance is solved by ``exact``, ``relaxation`` (``relaxation="rl"``) and
+``relaxation`` (``relaxation="queyranne"``) with a per-solve time limit; a method's
 series stops at its first size not solved to proven optimality, so the
 largest size solved within the limit is the last ``optimal`` row.
 
@@ -65,8 +65,8 @@ def make_instance(num_tasks: int, num_gpus: int, seed: int = 0) -> HareInstance:
 
 METHODS = [
     ("exact", "exact", {}),
-    ("rl", "relaxation", {"kind": "rl"}),
-    ("queyranne", "relaxation", {"kind": "queyranne"}),
+    ("rl", "relaxation", {"relaxation": "rl"}),
+    ("queyranne", "relaxation", {"relaxation": "queyranne"}),
 ]
 
 

@@ -35,8 +35,8 @@ def _greedy(inst):
 
 def test_standalone_checks_options_against_the_method_and_starts_its_budget(inst):
     run = Run.standalone("hare", "exact", instance=inst, time_limit=30, seed=3,
-                         options={"gpu_symmetry": False, "display": True})
-    assert run.options["gpu_symmetry"] is False and run.options["threads"] == 1  # defaults filled
+                         options={"symmetry": False, "display": True})
+    assert run.options["symmetry"] is False and run.options["threads"] == 1  # defaults filled
     assert run.kind == "exact" and run.seed == 3 and run.display is True and run.solver == "highs"
     assert run.time_limit == 30 and 0 < run.remaining() <= 30
     assert run.details["reproducible"] is True

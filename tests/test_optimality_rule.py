@@ -161,7 +161,7 @@ def test_to_int_rounds_in_the_direction_asked_never_by_float_error():
             assert lo <= exact <= hi and hi - lo <= 1
 
 
-def test_hlas_objective_cut_is_an_integer_at_or_above_the_run():
+def test_hlas_incumbent_cut_is_an_integer_at_or_above_the_run():
     """Issue 24, item 4: ``floor(upper + 1e-9)`` of a float product 1e-8 below the integer
     excluded the hint; the cut is now the ceiling of the run's exact value."""
     r = random.Random(3)
@@ -173,7 +173,7 @@ def test_hlas_objective_cut_is_an_integer_at_or_above_the_run():
         assert OfflineCpModel.scaled_upper_of(scale, run) >= sum(ints)
     # with the cut (an option) the hint is never excluded: the optimum is still proven
     inst = dmlsched.load(Path(__file__).resolve().parents[1] / "instances" / "hlas" / "tiny_offline.json")
-    res = dmlsched.solve(inst, "offline-exact", objective_cut=True)
+    res = dmlsched.solve(inst, "offline-exact", incumbent_cut=True)
     assert res.status == Status.OPTIMAL and res.objective == pytest.approx(inst.expected["optimum"])
 
 

@@ -55,6 +55,7 @@ from dmlsched.errors import InstanceError, InvalidSolutionError, UnknownMethodEr
 from dmlsched.family import Family, Ref
 from dmlsched.hunt import HuntError, get_space
 from dmlsched.modeling import ModelBuilder
+from dmlsched.options import RENAMED, RENAMES, Option, OptionError
 from dmlsched.problems import CORE_MODULES, FAMILIES, OPTIONAL_MODULES, gpugrouping, hare
 from dmlsched.problems.cruise.formulation import CruiseModel
 from dmlsched.problems.cruise.typemodel import CountModel
@@ -871,3 +872,120 @@ def test_model_shape_check_can_fail():
     assert _check_builder(Bad, text + " `absent`") != []
     with pytest.raises(AttributeError, match="add_absent"):
         Bad().build()
+
+
+# ---------------------------------------------------------------------------
+# (f) one option name per concept (issue 22, PLAN-22 5.3 and 8.2 "Option names")
+
+#: no method declares an old name (the aliases of dmlsched.options.RENAMED map them)
+FORBIDDEN = frozenset(RENAMED)
+#: one concept, one name, one type
+CONCEPTS = {"symmetry": bool, "scale": int, "max_candidates": int, "work_limit": float, "hint": bool,
+            "incumbent_cut": bool, "progress_scale": int}
+
+
+def _option_name_problems(methods: list[tuple[str, tuple[Option, ...]]]) -> list[str]:
+    """What breaks the option names among ``(problem/method, declared options)``."""
+    refused = {(key, r.old) for r in RENAMES if not r.alias for key in r.methods}
+    bad = []
+    for key, options in methods:
+        for o in options:
+            if o.name in FORBIDDEN:
+                bad.append(f"{key}: option {o.name!r} is an old name; call it {RENAMED[o.name]!r}")
+            if (key, o.name) in refused:
+                bad.append(f"{key}: option {o.name!r} was renamed here (another concept elsewhere)")
+            if o.name in CONCEPTS and o.type is not CONCEPTS[o.name]:
+                bad.append(f"{key}: option {o.name!r} is a {o.type.__name__}, not a {CONCEPTS[o.name].__name__}")
+            if "refuse (n/a)" in o.doc and o.name != "max_candidates":
+                bad.append(f"{key}: option {o.name!r} is an enumeration cap (refuse (n/a)): call it 'max_candidates'")
+    return bad
+
+
+def _declared(problem: str) -> list[tuple[str, tuple[Option, ...]]]:
+    return [(f"{problem}/{m.name}", tuple(m.options)) for m in registry.methods(problem)]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_option_names_are_one_per_concept(family):
+    pkg = importlib.import_module(f"dmlsched.problems.{family}")
+    assert _option_name_problems(_declared(pkg.SPEC.name)) == []
+
+
+def test_template_option_names_are_one_per_concept(template):
+    assert _option_name_problems(_declared(template.SPEC.name)) == []
+
+
+def test_every_rename_names_methods_that_declare_the_new_name():
+    registry.load_families()
+    for r in RENAMES:
+        assert r.methods, r
+        for key in r.methods:
+            names = {o.name for o in registry.get_method(*key.split("/")).options}
+            assert r.new in names and r.old not in names, (key, r)
+
+
+def test_option_name_check_can_fail():
+    """An old name, a name renamed on its method, a concept of another type and an
+    enumeration cap under another name are each reported."""
+    methods = [
+        ("x/exact", (Option("gpu_symmetry", bool, True, "order identical GPUs"),)),
+        ("rar/exact-cp", (Option("scale", int, None, "progress units"),)),
+        ("x/exact-cp", (Option("scale", float, None, "time scale"),)),
+        ("x/brute-force", (Option("limit", int, 10, "refuse (n/a) beyond it"),
+                           Option("cap", int, 10, "refuse (n/a) when more would be enumerated"))),
+        ("x/fine", (Option("symmetry", bool, True, ""), Option("max_candidates", int, 5, "refuse (n/a) beyond"))),
+    ]
+    bad = _option_name_problems(methods)
+    assert "x/exact: option 'gpu_symmetry' is an old name; call it 'symmetry'" in bad
+    assert "rar/exact-cp: option 'scale' was renamed here (another concept elsewhere)" in bad
+    assert "x/exact-cp: option 'scale' is a float, not a int" in bad
+    assert any(b.startswith("x/brute-force: option 'limit' is an old name") for b in bad)
+    assert "x/brute-force: option 'cap' is an enumeration cap (refuse (n/a)): call it 'max_candidates'" in bad
+    assert not any(b.startswith("x/fine") for b in bad)
+
+
+
+def _choice_refusals(problem: str) -> list[str]:
+    """Each kit method called with a value outside an option's ``choices`` (and no
+    instance: a body that ran would fail otherwise): what is not an
+    :class:`OptionError` naming that option, raised before the body runs."""
+    bad = []
+    for m in registry.methods(problem):
+        if not m.uses_kit:
+            continue
+        for o in m.options:
+            if o.choices is None or o.type is not str:
+                continue
+            try:
+                m.fn(None, **{o.name: "not-one-of-the-choices"})
+                bad.append(f"{problem}/{m.name}: {o.name} outside its choices ran")
+            except OptionError as e:
+                if e.option != o.name:
+                    bad.append(f"{problem}/{m.name}: {o.name} outside its choices: an error naming {e.option!r}")
+            except Exception as e:  # noqa: BLE001 - any other error means the body was entered
+                bad.append(f"{problem}/{m.name}: {o.name} outside its choices entered the body ({type(e).__name__})")
+    return bad
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_value_outside_the_choices_is_refused_before_the_body(family):
+    """The kit refuses it, so no method re-checks ``choices`` inside (PLAN-22 5.3)."""
+    pkg = importlib.import_module(f"dmlsched.problems.{family}")
+    assert _choice_refusals(pkg.SPEC.name) == []
+    assert any(o.choices for m in registry.methods(pkg.SPEC.name) for o in m.options) or family == "gpu-grouping"
+
+
+def test_choice_check_can_fail(monkeypatch):
+    """A method whose wrapper does not check its options enters its body with the bad value."""
+    registry.load_families()
+    monkeypatch.setattr(registry, "_METHODS", dict(registry._METHODS))
+    entered = []
+
+    def unchecked(instance, **given):
+        entered.append(given)
+
+    unchecked.body = unchecked  # counts as a kit method
+    real = registry.get_method("rar", "ff")
+    monkeypatch.setitem(registry._METHODS, ("rar", "ff"), dataclasses.replace(real, fn=unchecked))
+    assert _choice_refusals("rar") == ["rar/ff: order outside its choices ran"]
+    assert entered == [{"order": "not-one-of-the-choices"}]

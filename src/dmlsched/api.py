@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from .errors import NotApplicable
-from .kit import check_options
+from .kit import check_options, record_renamed
 from .registry import get_method, problem_of
 from .result import CheckReport, Result, Status, Verdict
 from .solvers import check_solver_name
@@ -62,15 +62,16 @@ def solve(
     m = get_method(spec.name, method)
     check_solver_name(solver)
     _check_limit_and_seed(time_limit, seed)
+    common: dict[str, Any] = {}
     if not m.uses_kit:
-        options, _common = check_options(spec.name, method, m.options, options)
+        options, common = check_options(spec.name, method, m.options, options)
     t0 = time.perf_counter()
     try:
         res: Result = m.fn(instance, solver=solver, time_limit=time_limit, seed=seed, **options)
     except NotApplicable as e:
         res = Result(spec.name, method, Status.NOT_APPLICABLE,
                      details={"error": str(e), "not_applicable": True})
-    return finish(spec, m.kind, method, instance, res, time.perf_counter() - t0)
+    return record_renamed(finish(spec, m.kind, method, instance, res, time.perf_counter() - t0), common)
 
 
 def _check_limit_and_seed(time_limit: Any, seed: Any) -> None:

@@ -7,11 +7,11 @@ Every method of every family is written the same way::
 
     @method(
         "hare", "exact", kind="exact", uses_solver=True,
-        options=[Option("gpu_symmetry", bool, True, "order identical GPUs by their first task")],
+        options=[Option("symmetry", bool, True, "order identical GPUs by their first task")],
     )
     def solve_exact(inst: HareInstance, run: Run) -> Result:
         with run.stage("build"):
-            mdl = build(inst, symmetry=run.options["gpu_symmetry"])
+            mdl = build(inst, symmetry=run.options["symmetry"])
         out = run.solve_model(mdl)                 # the deadline, seed, display, solver options
         with run.stage("extract"):
             sched = extract(mdl) if out.has_solution else None
@@ -414,9 +414,12 @@ class Run:
         elif work_option and opts.get("work_limit") is not None:  # a fresh child budget: its own cap too
             cap = float(opts["work_limit"])
             budget.work = cap if budget.work is None else min(budget.work, cap)
-        return cls(problem=spec.name, method=method, kind=kind, sense=spec.sense, solver=solver, seed=int(seed),
-                   budget=budget, options=opts, display=bool(common["display"]),
-                   memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+        run = cls(problem=spec.name, method=method, kind=kind, sense=spec.sense, solver=solver, seed=int(seed),
+                  budget=budget, options=opts, display=bool(common["display"]),
+                  memory_limit=float(common["memory_limit"]) * 2**30, _spec=spec, _instance=instance)
+        if common["renamed_options"]:  # old option names the caller gave (dmlsched.options.RENAMED)
+            run.details["renamed_options"] = dict(common["renamed_options"])
+        return run
 
     @classmethod
     def standalone(cls, problem: str, method: str | None = None, *, instance: Any = None,
@@ -535,12 +538,13 @@ class Run:
                                   work_option=any(o.name == "work_limit" for o in m.options))
                 res = _call(spec, m.kind, m.fn.body, instance, child)
             else:  # a method registered without the kit: called as solve() calls it
-                opts, _common = check_options(spec.name, method, m.options, given)
+                opts, common = check_options(spec.name, method, m.options, given)
                 try:
                     res = m.fn(instance, solver=solver, time_limit=deadline.remaining(), seed=self.seed, **opts)
                 except NotApplicable as e:
                     res = Result(spec.name, method, Status.NOT_APPLICABLE,
                                  details={"error": str(e), "not_applicable": True})
+                record_renamed(res, common)
         res = finish(spec, m.kind, method, instance, res, time.perf_counter() - t0)
         if res.details.get("deadline_cut") or res.details.get("reproducible") is False:
             self.cut(cut_as or f"{spec.name}/{method}")
@@ -768,6 +772,15 @@ def method(
     return deco
 
 
+def record_renamed(res: Result, common: Mapping[str, Any]) -> Result:
+    """``res`` with ``details["renamed_options"]`` (``{old: new}``) when the caller
+    gave old option names (:data:`~dmlsched.options.RENAMED`), as they were mapped
+    by :func:`check_options`."""
+    if common.get("renamed_options"):
+        res.details["renamed_options"] = dict(common["renamed_options"])
+    return res
+
+
 def _call(spec: Any, kind: str, body: Callable[[Any, Run], Result], instance: Any, run: Run) -> Result:
     """Run a method's ``body`` with its ``run``: the one place where a body's outcome
     becomes the method's raw result (shared by the :func:`method` wrapper and
@@ -814,6 +827,8 @@ def _call(spec: Any, kind: str, body: Callable[[Any, Run], Result], instance: An
         res.details["reproducible"] = False
     res.problem, res.method, res.sense = problem, name, spec.sense
     res.details.setdefault("reproducible", run.details.get("reproducible", True))
+    if run.details.get("renamed_options"):
+        res.details["renamed_options"] = dict(run.details["renamed_options"])
     res.runtime_s = res.runtime_s or deadline.elapsed()
     return res
 

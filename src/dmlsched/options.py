@@ -1,6 +1,7 @@
 """Declared options of a method: :class:`Option`, :class:`OptionError`, the
-options every method takes (:data:`COMMON_OPTIONS`, :data:`SOLVER_OPTIONS`) and
-:func:`check_options`, which splits and checks what a caller gave.
+options every method takes (:data:`COMMON_OPTIONS`, :data:`SOLVER_OPTIONS`), the
+old option names still accepted (:data:`RENAMED`, :data:`RENAMES`) and
+:func:`check_options`, which maps old names, splits and checks what a caller gave.
 
 Below :mod:`dmlsched.registry` (which keeps each method's declared options,
 inferred by :func:`options_from_signature` for a bare ``register_method``) and
@@ -168,27 +169,146 @@ def options_from_signature(fn: Callable[..., Any]) -> tuple[Option, ...]:
     return tuple(out)
 
 
+def _bell(n: int) -> int:
+    """Bell(n), the number of groupings (set partitions) of ``n`` jobs: what
+    harmony ``brute-force``'s old ``max_jobs=n`` allowed it to enumerate."""
+    row = [1]
+    for _ in range(n):
+        nxt = [row[-1]]
+        for x in row:
+            nxt.append(nxt[-1] + x)
+        row = nxt
+    return row[0]
+
+
+@dataclass(frozen=True)
+class Rename:
+    """An option renamed so that one concept has one name across families
+    (PLAN-22 5.3).
+
+    Parameters
+    ----------
+    old, new
+        The old and the current name.
+    methods
+        The methods (``"problem/method"``) that declared ``old``: only these
+        accept it, so an alias never gives a name a meaning on a method that
+        never had it.
+    convert
+        The old value's meaning under the new name, when it differs (harmony
+        ``brute-force``: ``max_jobs=k`` allowed Bell(k) groupings).
+    alias
+        ``False`` where ``old`` is still the current name of another concept
+        elsewhere (rar ``exact-cp``'s ``scale`` counted progress units, while
+        ``scale`` is the integer time scale of every other CP-SAT method): the
+        old name is then not accepted, and the error names the new one.
+    """
+
+    old: str
+    new: str
+    methods: tuple[str, ...]
+    convert: Callable[[int], int] | None = None
+    alias: bool = True
+
+
+#: every rename (PLAN-22 5.3 and the one it missed, hlas ``objective_cut``)
+RENAMES: tuple[Rename, ...] = (
+    Rename("gpu_symmetry", "symmetry", ("hare/exact", "hare/list", "hare/list-eft", "hare/list-queyranne",
+                                        "hare/relaxation", "hlas/offline-mip", "moldable/exact-cp")),
+    Rename("time_scale", "scale", ("moldable/exact-cp",)),
+    Rename("scale", "progress_scale", ("rar/exact-cp",), alias=False),
+    Rename("limit", "max_candidates", ("cruise/brute-force",)),
+    Rename("max_schedules", "max_candidates", ("rar/exact", "rar/exact-nd")),
+    Rename("max_jobs", "max_candidates", ("harmony/brute-force",), convert=_bell),
+    Rename("kind", "relaxation", ("hare/relaxation",)),
+    Rename("n_groups", "num_groups", ("harmony/harmony",)),
+    Rename("use_upper", "incumbent_cut", ("cruise/exact",)),
+    Rename("objective_cut", "incumbent_cut", ("hlas/offline-exact",)),
+)
+
+#: old option name -> current name, for every old name still accepted (for one
+#: release) by the methods that declared it; :func:`check_options` maps them and
+#: the result records ``details["renamed_options"]`` (``{old: new}``)
+RENAMED: dict[str, str] = {r.old: r.new for r in RENAMES if r.alias}
+
+
+def _renamed(problem: str, method: str, declared: dict[str, Option], given: dict[str, Any]
+             ) -> tuple[dict[str, Any], dict[str, str]]:
+    """A copy of ``given`` with the old names this method accepts mapped to the new
+    ones (in their place, values converted where :attr:`Rename.convert` says), and
+    ``{old: new}``.
+
+    Giving both the old and the new name is an :class:`OptionError` naming both
+    (which of two values was meant cannot be guessed); an old name that is not
+    an alias here (:attr:`Rename.alias`) is one naming the new name.
+    """
+    key = f"{problem}/{method}"
+    mapping = {r.old: r for r in RENAMES if key in r.methods and r.old not in declared and r.new in declared}
+    if not mapping.keys() & given.keys():
+        return given, {}
+    out: dict[str, Any] = {}
+    renamed: dict[str, str] = {}
+    for name, value in given.items():
+        r = mapping.get(name)
+        if r is None:
+            out[name] = value
+            continue
+        if not r.alias:
+            raise OptionError(name, f"{key} calls it {r.new!r} now ({name!r} is another concept elsewhere)")
+        if r.new in given:
+            raise OptionError(name, f"the old name of {r.new!r}: give {r.new!r} only, not both")
+        if r.convert is not None:
+            value = r.convert(Option(name, int, 0, "", minimum=1).coerce(value))
+        out[r.new] = value
+        renamed[name] = r.new
+    return out, renamed
+
+
+def _hint(problem: str, method: str, name: str) -> str:
+    """Where an unknown option is an old name of another method, say so."""
+    for r in RENAMES:
+        if r.old == name:
+            key = f"{problem}/{method}"
+            if key in r.methods:
+                return f" ({key} calls it {r.new!r} now)"
+            return f" ({name!r} is the old name of {r.new!r} on {', '.join(r.methods)})"
+    return ""
+
+
 def check_options(
     problem: str, method: str, declared: Sequence[Option], given: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Split ``given`` into (method options with defaults filled, common options).
 
-    Raises :class:`OptionError` on an unknown option (listing the known ones)
-    or a value of the wrong type.
+    Old names (:data:`RENAMED`) that this method declared are mapped to their
+    new ones first; the second dict's ``"renamed_options"`` is ``{old: new}``
+    (empty when none), which the kit writes to ``details["renamed_options"]``.
+
+    Raises :class:`OptionError` on an unknown option (listing the known ones),
+    a value of the wrong type, or an old name given together with its new one.
     """
     by_name = {o.name: o for o in declared}
     common = {o.name: o for o in COMMON_OPTIONS}
+    given, renamed = _renamed(problem, method, by_name, given)
     mine: dict[str, Any] = {}
     kit: dict[str, Any] = {o.name: o.default for o in COMMON_OPTIONS}
+    kit["renamed_options"] = renamed
     for key, value in given.items():
         if key in common:
             kit[key] = common[key].coerce(value)
         elif key in by_name:
             o = by_name[key]
-            mine[key] = value if o.type is object else o.coerce(value)
+            try:
+                mine[key] = value if o.type is object else o.coerce(value)
+            except OptionError as e:
+                old = next((k for k, v in renamed.items() if v == key), None)
+                if old is None:
+                    raise
+                raise OptionError(old, f"now {key!r}: {str(e).split(': ', 1)[1]}") from None
         else:
             known = ", ".join(sorted(list(by_name) + list(common))) or "none"
-            raise OptionError(key, f"unknown option of {problem}/{method}; known: {known}")
+            raise OptionError(key, f"unknown option of {problem}/{method}{_hint(problem, method, key)}; "
+                                   f"known: {known}")
     for o in declared:
         mine.setdefault(o.name, o.default)
     return mine, kit

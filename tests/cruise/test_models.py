@@ -85,7 +85,7 @@ def test_exact_matches_brute_force(inst):
     assume(count_configurations(inst) <= 20000)
     cfg, opt, complete = brute_force(inst)
     assert complete and cfg is not None
-    for opts in (dict(prune=False, cuts=False, symmetry=False), dict(prune=False, use_upper=False),
+    for opts in (dict(prune=False, cuts=False, symmetry=False), dict(prune=False, incumbent_cut=False),
                  dict(prune=False), dict()):
         for formulation in ("machines", "types"):
             res = dmlsched.solve(inst, "exact", formulation=formulation, **opts)
@@ -102,7 +102,7 @@ def test_a_spent_budget_stops_both_enumerations_and_records_the_cut():
     split), return the best configuration so far as incomplete, and record the cut on the budget."""
     inst = dmlsched.load(ROOT / "instances" / "cruise" / "random-6.json")
     cuts: list[str] = []
-    cfg, val, complete = brute_force(inst, limit=10**8, budget=Budget(0.0, on_cut=cuts.append))
+    cfg, val, complete = brute_force(inst, max_candidates=10**8, budget=Budget(0.0, on_cut=cuts.append))
     assert not complete and cfg is not None and close(val, evaluate(inst, cfg))
     cfg, val, complete = solve_by_types(inst, budget=Budget(0.0, on_cut=cuts.append))
     assert not complete and close(val, evaluate(inst, cfg))
@@ -118,7 +118,7 @@ def test_types_formulation_matches_brute_force_on_typed_clusters(inst):
     assume(count_configurations(inst) <= 60000)
     _, opt, complete = brute_force(inst)
     assert complete
-    for opts in (dict(), dict(prune=False, use_upper=False), dict(prune=False, cuts=False, use_upper=False)):
+    for opts in (dict(), dict(prune=False, incumbent_cut=False), dict(prune=False, cuts=False, incumbent_cut=False)):
         ty = dmlsched.solve(inst, "exact", formulation="types", **opts)
         assert ty.status == Status.OPTIMAL and close(ty.objective, opt), (opts, ty.objective, opt)
     ma = dmlsched.solve(inst, "exact", formulation="machines")
@@ -148,10 +148,10 @@ def test_exact_highs_and_gurobi_agree(inst):
     if not solver_available("gurobi"):
         pytest.skip("gurobi not available")
     for formulation in ("machines", "types"):
-        h = dmlsched.solve(inst, "exact", formulation=formulation, prune=False, use_upper=False)
+        h = dmlsched.solve(inst, "exact", formulation=formulation, prune=False, incumbent_cut=False)
         try:
             g = dmlsched.solve(inst, "exact", solver="gurobi", formulation=formulation, prune=False,
-                               use_upper=False)
+                               incumbent_cut=False)
         except SolverLimitError:
             continue
         assert h.status == g.status == Status.OPTIMAL
@@ -214,8 +214,8 @@ def test_brute_force_refusal_reads_as_a_person_expects():
     assert res.status == Status.NOT_APPLICABLE
     msg = res.details["error"]
     assert "x 10^" in msg and not re.search(r"\d{9,}", msg), msg
-    typed = dmlsched.solve(random_instance(num_machines=12, seed=0), "brute-force", space="types", limit=1000)
-    assert typed.status == Status.NOT_APPLICABLE and "limit" in typed.details["error"]
+    typed = dmlsched.solve(random_instance(num_machines=12, seed=0), "brute-force", space="types", max_candidates=1000)
+    assert typed.status == Status.NOT_APPLICABLE and "max_candidates = 1,000" in typed.details["error"]
 
 
 def test_types_formulation_refuses_too_many_count_vectors():

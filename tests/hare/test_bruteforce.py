@@ -109,10 +109,10 @@ def test_exact_equals_brute_force(seed):
 
 
 @pytest.mark.parametrize("seed", [0, 5, 7])
-def test_exact_without_gpu_symmetry_equals_brute_force(seed):
+def test_exact_without_symmetry_equals_brute_force(seed):
     inst = random_instance(seed + 100, jobs=(2, 3), gpus=(3, 3), max_tasks=5)
     bf, _ = brute_force(inst)
-    res = dmlsched.solve(inst, "exact", gpu_symmetry=False)
+    res = dmlsched.solve(inst, "exact", symmetry=False)
     assert res.status == Status.OPTIMAL
     assert _close(res.objective, bf)
 

@@ -193,8 +193,8 @@ def test_chain_rl_queyranne_exact_heuristics(idx):
     """relaxation(rl) <= relaxation(queyranne) <= exact <= every heuristic, and
     every returned schedule passes the validator (``solve`` validates)."""
     inst = CHAIN[idx]
-    rl = dmlsched.solve(inst, "relaxation", kind="rl")
-    qy = dmlsched.solve(inst, "relaxation", kind="queyranne")
+    rl = dmlsched.solve(inst, "relaxation", relaxation="rl")
+    qy = dmlsched.solve(inst, "relaxation", relaxation="queyranne")
     ex = dmlsched.solve(inst, "exact")
     assert rl.status == qy.status == Status.BOUND and ex.status == Status.OPTIMAL
     assert rl.details["bound_complete"] and qy.details["bound_complete"]
@@ -393,7 +393,7 @@ def test_relaxation_time_limit_still_gives_checked_point():
     assert res.reproducible is False and res.details["deadline_cut"]
     if res.lower_bound is not None:
         assert _le(res.lower_bound, res.objective)
-    res = dmlsched.solve(BIG, "relaxation", kind="rl", time_limit=0.5)
+    res = dmlsched.solve(BIG, "relaxation", relaxation="rl", time_limit=0.5)
     assert res.solution is None
     assert res.status == Status.BOUND and isinstance(res.details["bound_complete"], bool)
 
@@ -506,7 +506,7 @@ def test_cli_solve_and_check(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "optimal" and out["objective"] == pytest.approx(9.8)
     assert len(out["solution"]["tasks"]) == 6
-    assert main(["solve", path, "--method", "relaxation", "-o", "kind=queyranne", "--json"]) == 0
+    assert main(["solve", path, "--method", "relaxation", "-o", "relaxation=queyranne", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "bound" and out["lower_bound"] == pytest.approx(8.85, rel=1e-5)
     assert out["solution"] is None

@@ -54,6 +54,6 @@ def test_aggregate_reading_at_paper_scale_is_within_about_2_percent():
     agg = dmlsched.solve(inst, "harmony", admission="all", group_rule="aggregate").objective
     per_job = dmlsched.solve(inst, "harmony", admission="all").objective  # the default, printed L6
     assert per_job == dmlsched.solve(inst, "harmony", admission="all", group_rule="per-job").objective
-    best = max(dmlsched.solve(inst, "harmony", admission="all", n_groups=k).objective for k in (11, 12, 13))
+    best = max(dmlsched.solve(inst, "harmony", admission="all", num_groups=k).objective for k in (11, 12, 13))
     assert 1 / agg - 1 < 0.025
     assert best / per_job - 1 > 0.75

@@ -180,13 +180,15 @@ def test_aggregate_rule_is_the_brute_force_argmin(inst):
     assert best_num_groups(inst, jobs) == best_num_groups(inst, jobs, "per-job")
 
 
-def test_unknown_rule_and_bad_n_groups(two_jobs):
+def test_unknown_rule_and_bad_num_groups(two_jobs):
     with pytest.raises(dmlsched.OptionError, match="group_rule"):
         dmlsched.solve(two_jobs, "harmony", group_rule="median")
-    with pytest.raises(dmlsched.OptionError, match="n_groups"):
+    with pytest.raises(dmlsched.OptionError, match="num_groups"):
+        dmlsched.solve(two_jobs, "harmony", num_groups=0)
+    with pytest.raises(dmlsched.OptionError, match="option 'n_groups': now 'num_groups': must be >= 1"):
         dmlsched.solve(two_jobs, "harmony", n_groups=0)
     # clamped to min(|J|, M) = 2 (L6 on both jobs: admission="all")
-    assert dmlsched.solve(two_jobs, "harmony", admission="all", n_groups=5).details["n_groups"] == 2
+    assert dmlsched.solve(two_jobs, "harmony", admission="all", num_groups=5).details["n_groups"] == 2
     with pytest.raises(dmlsched.OptionError, match="admission"):
         dmlsched.solve(two_jobs, "harmony", admission="some")
 

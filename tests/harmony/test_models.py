@@ -101,8 +101,8 @@ def test_oracle_contains_harmonys_default_decision(inst):
 
 
 def test_brute_force_refusal_reads_as_a_person_expects(two_jobs):
-    res = dmlsched.solve(two_jobs, "brute-force", max_jobs=1)
-    assert res.status == dmlsched.Status.NOT_APPLICABLE and "max_jobs = 1" in res.details["error"]
+    res = dmlsched.solve(two_jobs, "brute-force", max_candidates=1)
+    assert res.status == dmlsched.Status.NOT_APPLICABLE and "max_candidates = 1" in res.details["error"]
     big = dmlsched.solve(evaluation_workload(seed=0), "brute-force")
     assert big.status == dmlsched.Status.NOT_APPLICABLE
     assert "x 10^" in big.details["error"] and not re.search(r"\d{9,}", big.details["error"])

@@ -128,9 +128,9 @@ def test_scale_exactness_condition():
     inst = MoldableInstance(gpus=2, gpu_memory=1.0, speedup=SpeedupCurve(((1.0, 1.0), (2.0, 1.5))), tasks=tasks)
     assert choose_scale(inst) == (2, True)  # arrivals 0.5, durations 3, 2, 1
     assert choose_scale(inst, 1) == (1, False)
-    coarse = dmlsched.solve(inst, "exact-cp", time_scale=1)
+    coarse = dmlsched.solve(inst, "exact-cp", scale=1)
     fine = dmlsched.solve(inst, "exact-cp")
-    assert fine.status == Status.OPTIMAL and fine.details["time_scale"] == 2
+    assert fine.status == Status.OPTIMAL and fine.details["scale"] == 2
     # the rounded-down model is a relaxation: its bound never passes the optimum
     assert coarse.bound <= fine.objective + 1e-9 and coarse.details["exact_scale"] is False
     assert coarse.objective >= fine.objective - 1e-9

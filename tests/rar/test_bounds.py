@@ -67,7 +67,7 @@ def test_farley_bound_is_valid_before_convergence():
 @settings(max_examples=30, deadline=None)
 @given(inst=rar_tiny_instances())
 def test_every_bound_is_at_most_the_optimum(inst):
-    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status == Status.OPTIMAL)
     value, _, parts = best_lower_bound(inst)
     assert parts["load"] <= parts["energetic"] <= ex.objective

@@ -60,7 +60,7 @@ def test_equals_independent_brute_force(inst):
 def test_equals_the_enumeration_where_it_answers(inst):
     """``exact`` (ILP (10)-(13) over Y_all(UB)) and exact-cp agree, in both progress modes;
     without symmetry breaking or cuts, and the contention-free relaxation bounds it."""
-    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status == Status.OPTIMAL)
     cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
     assert cp.status == Status.OPTIMAL and cp.objective == ex.objective
@@ -134,7 +134,7 @@ def test_deadline_holds_with_an_incumbent():
 def test_dp_full_search_equals_the_enumeration(inst):
     """The DP searched from scratch (incumbent T + 1, no dual pruning, no bound shortcut)
     agrees with the enumeration, in both progress modes."""
-    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status == Status.OPTIMAL)
     out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
     assert out["complete"] and out["best"] == ex.objective

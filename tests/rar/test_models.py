@@ -103,7 +103,7 @@ def test_gurobi_agrees_with_highs(method, gurobi):
 @settings(max_examples=12, deadline=None)
 @given(inst=rar_tiny_instances())
 def test_ilp_bound_le_exact_le_every_heuristic(inst):
-    ex = dmlsched.solve(inst, "exact", max_schedules=60_000)
+    ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status != Status.NOT_APPLICABLE)  # enumeration too large for this draw
     assert ex.status == Status.OPTIMAL and ex.details["enumeration_min"] == ex.objective
     lb = dmlsched.solve(inst, "ilp-bound")
@@ -128,10 +128,10 @@ def test_enumerations_refuse_large_instances_at_once_with_readable_counts():
     inst = _load("rar/paper-seed0.json")
     for m in ("exact", "exact-nd"):
         r = dmlsched.solve(inst, m)
-        assert r.status == Status.NOT_APPLICABLE and "max_schedules" in r.details["error"]
+        assert r.status == Status.NOT_APPLICABLE and "max_candidates" in r.details["error"]
         assert "about 4.2 x 10^817" in r.details["error"] and "200,000" in r.details["error"]
     small = _load("rar/tiny-mixed.json")
-    r = dmlsched.solve(small, "exact", time_limit=1e-4, max_schedules=10**6)
+    r = dmlsched.solve(small, "exact", time_limit=1e-4, max_candidates=10**6)
     assert r.status == Status.NOT_APPLICABLE and r.details["refused"] == "time"
 
 

@@ -20,7 +20,7 @@ Two enumerations, both exact (``models/cruise.md``, "Brute force"):
   by the family's evaluator.
 
 Both refuse (status ``n/a``) before enumerating when the count exceeds
-``limit``, and stop at the deadline with the best configuration so far
+``max_candidates``, and stop at the deadline with the best configuration so far
 (status ``feasible``, the cut recorded).
 """
 
@@ -66,7 +66,7 @@ def count_configurations(inst: CruiseInstance) -> int:
     )
 
 
-def brute_force(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["machines"],
+def brute_force(inst: CruiseInstance, max_candidates: int = DEFAULT_LIMITS["machines"],
                 budget: Budget | None = None) -> tuple[CruiseConfig | None, float, bool]:
     """The optimum by exhaustive enumeration (first best in enumeration order).
 
@@ -78,12 +78,13 @@ def brute_force(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["machines"],
     Raises
     ------
     NotApplicable
-        If more than ``limit`` configurations would be evaluated.
+        If more than ``max_candidates`` configurations would be evaluated.
     """
     count = count_configurations(inst)
-    if count > limit:
+    if count > max_candidates:
         raise NotApplicable(
-            f"brute force would evaluate {fmt_count(count)} configurations, more than limit = {fmt_count(limit)}"
+            f"brute force would evaluate {fmt_count(count)} configurations, more than max_candidates = "
+            f"{fmt_count(max_candidates)}"
         )
     n = inst.num_machines
     best, best_val = None, math.inf
@@ -185,7 +186,7 @@ def least_epoch_exact(ps, Ts, counts, B: int, D: int) -> tuple[float, list[int]]
     return C, [max_samples(p, T, B, C, D) for p, T in zip(ps, Ts)]
 
 
-def solve_by_types(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["types"],
+def solve_by_types(inst: CruiseInstance, max_candidates: int = DEFAULT_LIMITS["types"],
                    budget: Budget | None = None) -> tuple[CruiseConfig, float, bool]:
     """The optimum by type enumeration.  Returns ``(config, value, complete)``;
     ``complete`` is ``False`` when ``budget.stop()`` (asked before each role
@@ -194,13 +195,13 @@ def solve_by_types(inst: CruiseInstance, limit: int = DEFAULT_LIMITS["types"],
     Raises
     ------
     NotApplicable
-        When more than ``limit`` (role split, model composition) pairs would be examined.
+        When more than ``max_candidates`` (role split, model composition) pairs would be examined.
     """
     work = count_type_pairs(inst)
-    if work > limit:
+    if work > max_candidates:
         raise NotApplicable(
             f"type enumeration would examine {fmt_count(work)} (role split, model split) pairs, more than "
-            f"limit = {fmt_count(limit)} ({len(inst.machine_types)} machine types)"
+            f"max_candidates = {fmt_count(max_candidates)} ({len(inst.machine_types)} machine types)"
         )
     types = inst.machine_types
     n, D, M, B = inst.num_machines, inst.dataset_size, inst.model_size, inst.batch_size
@@ -291,9 +292,9 @@ def has_repeated_types(inst: CruiseInstance) -> bool:
                "every model), 'types' (worker counts per machine type and model totals per server "
                "type, Lemma T), 'auto' (types when machines repeat)",
                choices=("auto", "machines", "types")),
-        Option("limit", int, None,
+        Option("max_candidates", int, None,
                "largest number of configurations ('machines', default 200,000) or (role split, model "
-               "composition) pairs ('types', default 5,000,000) enumerated; beyond it: n/a", minimum=1),
+               "composition) pairs ('types', default 5,000,000) enumerated; refuse (n/a) beyond it", minimum=1),
     ],
 )
 def solve_brute_force(inst: CruiseInstance, run: Run) -> Result:
@@ -301,13 +302,13 @@ def solve_brute_force(inst: CruiseInstance, run: Run) -> Result:
     space = run.options["space"]
     if space == "auto":
         space = "types" if has_repeated_types(inst) else "machines"
-    limit = run.options["limit"] or DEFAULT_LIMITS[space]
+    cap = run.options["max_candidates"] or DEFAULT_LIMITS[space]
     with run.stage("enumerate"):
         if space == "machines":
-            cfg, val, complete = brute_force(inst, limit=limit, budget=run.budget)
+            cfg, val, complete = brute_force(inst, max_candidates=cap, budget=run.budget)
             count = count_configurations(inst)
         else:
-            cfg, val, complete = solve_by_types(inst, limit=limit, budget=run.budget)
+            cfg, val, complete = solve_by_types(inst, max_candidates=cap, budget=run.budget)
             count = count_type_pairs(inst)
     details = {"space": space, "enumerated": count, "types": len(inst.machine_types)}
     if not complete:

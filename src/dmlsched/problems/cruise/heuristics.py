@@ -21,7 +21,7 @@ from fractions import Fraction
 from itertools import product
 
 from ...errors import NotApplicable
-from ...kit import Option, Run, method
+from ...kit import Option, OptionError, Run, method
 from ...result import Result
 from .instance import CruiseInstance
 from .solution import CruiseConfig, comm_times, evaluate
@@ -110,7 +110,7 @@ def closed_form(inst: CruiseInstance, select: str = "paper") -> tuple[CruiseConf
     elif select == "exact":
         W = min(Ws, key=lambda x: (evaluate(inst, even_config(inst, x)), x))
     else:
-        raise ValueError(f"select must be 'paper' or 'exact', got {select!r}")
+        raise OptionError("select", f"must be 'paper' or 'exact', got {select!r}")
     info = {"workers": W, "servers": n - W, "continuous_value": vals[W], "select": select}
     return even_config(inst, W), info
 
@@ -164,7 +164,7 @@ def proportional(inst: CruiseInstance, allowed_workers=None, max_configs: int = 
     of Section 3.4.2, models/cruise.md).
     """
     if data not in ("compute", "effective"):
-        raise ValueError(f"data must be 'compute' or 'effective', got {data!r}")
+        raise OptionError("data", f"must be 'compute' or 'effective', got {data!r}")
     best, best_val = None, math.inf
     n = inst.num_machines
     for workers in role_candidates(inst, allowed_workers, max_configs):

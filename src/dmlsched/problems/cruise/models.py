@@ -346,7 +346,7 @@ def solve_exact(inst: CruiseInstance, run: Run, *, symmetry: bool = True,
         Option("prune", bool, True,
                "skip numbers of workers whose proven lower bound cannot beat the proportional incumbent"),
         Option("cuts", bool, True, "valid strengthening rows (no idle worker, communication and epoch floors)"),
-        Option("use_upper", bool, True,
+        Option("incumbent_cut", bool, True,
                "restrict each per-W model to epoch times no worse than the incumbent (epoch_upper)"),
     ],
 )
@@ -366,9 +366,9 @@ def solve_exact_method(inst: CruiseInstance, run: Run) -> Result:
     run.objective_floor = SOLVER_RESOLUTION / factor
     if formulation == "machines":
         out = solve_exact(work, run, symmetry=o["symmetry"], prune=o["prune"], cuts=o["cuts"],
-                          use_upper=o["use_upper"])
+                          use_upper=o["incumbent_cut"])
     else:
-        out = solve_by_counts(work, run, prune=o["prune"], cuts=o["cuts"], use_upper=o["use_upper"])
+        out = solve_by_counts(work, run, prune=o["prune"], cuts=o["cuts"], use_upper=o["incumbent_cut"])
     bound = None if out.bound is None else out.bound / factor
     details = {"formulation": formulation, "variables_per_model": nv, "constraints_per_model": nc,
                "time_factor": factor}

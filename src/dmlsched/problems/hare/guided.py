@@ -111,7 +111,7 @@ from ...hunt.evaluate import Scored
 from ...hunt.guided import LinearProgram, LPStep, guided_search, lin, lin_sub
 from ...hunt.search import Context, register_guided
 from ...io import from_dict
-from ...kit import Run
+from ...kit import OptionError, Run
 from .bounds import alpha as alpha_of
 from .listsched import middle_completion_priority, priority_order
 from .relaxation import solve_relaxation
@@ -174,7 +174,7 @@ def trace_list(inst: Any, order: np.ndarray, placement: str = "earliest-start") 
     schedule equals the real one before using the trace.
     """
     if placement not in ("earliest-start", "earliest-available"):
-        raise ValueError(f"placement must be earliest-start or earliest-available, got {placement!r}")
+        raise OptionError("placement", f"must be earliest-start or earliest-available, got {placement!r}")
     order = np.asarray(order, dtype=np.int64)
     N, M, T = inst.num_jobs, inst.num_gpus, inst.num_tasks
     tc, ts = inst.tc_type.tolist(), inst.ts_type.tolist()

@@ -42,6 +42,7 @@ import heapq
 
 import numpy as np
 
+from ...options import OptionError
 from .instance import HareInstance
 from .solution import HareSchedule
 
@@ -125,10 +126,10 @@ def list_schedule(inst: HareInstance, order: np.ndarray, placement: str = "earli
     ValueError
         If ``order`` is not a permutation of the tasks, takes a task of round
         ``r+1`` before every task of round ``r`` of its job, or ``placement``
-        is unknown.
+        is unknown (an :class:`~dmlsched.options.OptionError`).
     """
     if placement not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
+        raise OptionError("placement", f"must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
     order = _check_order(inst, order)
     n_tasks = inst.num_tasks
     tc = inst.tc_type.tolist()

@@ -146,7 +146,7 @@ def schedule_from_model(f: HareFormulation) -> HareSchedule | None:
 @method(
     "hare", "exact", kind="exact", uses_solver=True,
     description="Hare_Sched (4)-(8) as a MIP (order binaries, big-M from a heuristic horizon)",
-    options=[Option("gpu_symmetry", bool, True, "order identical GPUs by their first task (sym_gpu_order)")],
+    options=[Option("symmetry", bool, True, "order identical GPUs by their first task (sym_gpu_order)")],
 )
 def solve_exact(inst: HareInstance, run: Run) -> Result:
     """Hare_Sched solved by a MIP; ``optimal`` only when the schedule meets the
@@ -165,7 +165,7 @@ def solve_exact(inst: HareInstance, run: Run) -> Result:
     ``bound`` is the solver's bound or the trivial bound ``sum_n w_n (a_n + R_n
     p_n^min)``, whichever is larger.
     """
-    gpu_symmetry = run.options["gpu_symmetry"]
+    gpu_symmetry = run.options["symmetry"]
     norm = normalised(inst)
     work = norm.inst
     with run.stage("box"):

@@ -37,7 +37,7 @@ import numpy as np
 
 from ...budget import Budget
 from ...errors import InvalidSolutionError, SolverError
-from ...kit import Option, Run, method
+from ...kit import Option, OptionError, Run, method
 from ...result import Result, Status
 from ...tolerance import TOL
 from . import decomposition as dec
@@ -68,7 +68,7 @@ RELAXATION_OPTIONS: tuple[Option, ...] = (
     Option("formulation", str, None, "decomposition (by job, with a certified gap; rl only), oa (outer "
            "approximation) or miqcp ((9) as written, Gurobi only); default: decomposition for rl with highs, "
            "miqcp for rl with gurobi, oa for queyranne", choices=(None, "decomposition", "oa", "miqcp")),
-    Option("gpu_symmetry", bool, True, "order identical GPUs by their first task"),
+    Option("symmetry", bool, True, "order identical GPUs by their first task"),
     Option("oa_iterations", int, DEFAULT_OA_ITERATIONS,
            "deterministic limit: at most this many outer-approximation masters", minimum=1),
     Option("master_nodes", int, DEFAULT_MASTER_NODES,
@@ -289,7 +289,7 @@ def solve_relaxation(inst: HareInstance, run: Run, *, kind: str = "rl") -> Relax
     ``pricing_rounds``, ``milp_nodes``, ``search_moves``, ``search_lps``, ``oa_check_nonzeros``
         Deterministic work limits of the decomposition
         (:func:`~.decomposition.solve_decomposition`).
-    ``gpu_symmetry``
+    ``symmetry``
         Order identical GPUs by their first task.
     ``horizon_scale``
         Widening factor of the start-time box (:func:`~.box.horizon`; an
@@ -313,20 +313,16 @@ def solve_relaxation(inst: HareInstance, run: Run, *, kind: str = "rl") -> Relax
     """
     o = run.options
     solver = run.solver or "highs"
-    formulation, box, gpu_symmetry = o["formulation"], o["box"], o["gpu_symmetry"]
+    formulation, box, gpu_symmetry = o["formulation"], o["box"], o["symmetry"]
     horizon_scale = o.get("horizon_scale", 1.0)
-    if kind not in ("rl", "queyranne"):
-        raise ValueError(f"relaxation kind must be 'rl' or 'queyranne', got {kind!r}")
+    if kind not in ("rl", "queyranne"):  # a parameter here: the methods pass their checked option
+        raise OptionError("relaxation", f"must be 'rl' or 'queyranne', got {kind!r}")
     if formulation is None:
         formulation = "oa" if kind == "queyranne" else ("miqcp" if solver == "gurobi" else "decomposition")
-    if formulation not in ("decomposition", "oa", "miqcp"):
-        raise ValueError(f"formulation must be 'decomposition', 'oa' or 'miqcp', got {formulation!r}")
     if formulation == "miqcp" and (solver != "gurobi" or kind != "rl"):
         raise SolverError("formulation 'miqcp' needs solver='gurobi' and kind='rl'")
     if formulation == "decomposition" and kind != "rl":
         raise SolverError("formulation 'decomposition' solves kind='rl' (queyranne: its repair is a candidate of 'oa')")
-    if box not in ("relaxation", "schedule"):
-        raise ValueError(f"box must be 'relaxation' or 'schedule', got {box!r}")
     limits = {k: o[k] for k in ("oa_iterations", "master_nodes", "repair_rounds", "max_master_nonzeros",
                                 "pricing_rounds", "milp_nodes", "search_moves", "search_lps", "oa_check_nonzeros")}
     solver_options = o.get("solver_options")
@@ -620,7 +616,7 @@ def x_hat_provenance(kind: str, source: str | None, value: float | None, lb: flo
     "hare", "relaxation", kind="bound", uses_solver=True,
     description="lower bound: Hare_Sched_RL (9) by decomposition with a certified gap, or the Queyranne "
                 "relaxation by outer approximation",
-    options=[Option("kind", str, "rl", "rl (Hare_Sched_RL, the paper's (9)) or queyranne (every subset "
+    options=[Option("relaxation", str, "rl", "rl (Hare_Sched_RL, the paper's (9)) or queyranne (every subset "
                     "inequality, by separation)", choices=("rl", "queyranne")),
              *RELAXATION_OPTIONS,
              Option("horizon_scale", float, 1.0, "widen the start-time box by this factor (tests)", minimum=1.0)],
@@ -636,7 +632,7 @@ def solve_relaxation_method(inst: HareInstance, run: Run) -> Result:
     outer approximation's ``oa_iterations``, ``master_nodes``,
     ``repair_rounds``); the deadline is a safety net.
     """
-    rel = solve_relaxation(inst, run, kind=run.options["kind"])
+    rel = solve_relaxation(inst, run, kind=run.options["relaxation"])
     details = {k: v for k, v in rel.details.items() if k not in ("deadline_cut",)}
     details["value"] = rel.value
     details["relaxation_status"] = rel.status.value

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InvalidSolutionError
+from ...options import OptionError
 from ...tolerance import TOL
 from .formulation import round_groups
 from .instance import HareInstance
@@ -65,7 +66,7 @@ def check_relaxed(inst: HareInstance, x_hat: np.ndarray, y_hat: np.ndarray, kind
     if n and (g.min() < 0 or g.max() >= inst.num_gpus or not np.all(g == np.round(g))):
         raise InvalidSolutionError("(5) relaxed solution: a GPU index is out of range")
     if kind not in ("rl", "queyranne"):
-        raise ValueError(f"unknown relaxation kind {kind!r}")
+        raise OptionError("relaxation", f"must be 'rl' or 'queyranne', got {kind!r}")
     g = g.astype(np.int64)
     sched = HareSchedule(gpu=g, start=x)
     nj = inst.task_job

@@ -133,7 +133,26 @@ def bell(n: int) -> int:
     return row[0]
 
 
-def brute_force(inst: HarmonyInstance, *, max_jobs: int = MAX_JOBS,
+def bell_within(n: int, cap: int) -> bool:
+    """Whether Bell(n) <= ``cap``, computed only as far as needed (Bell is
+    non-decreasing, so the triangle stops at the first row beyond ``cap``)."""
+    row = [1]
+    for _ in range(n):
+        if row[0] > cap:
+            return False
+        nxt = [row[-1]]
+        for x in row:
+            nxt.append(nxt[-1] + x)
+        row = nxt
+    return row[0] <= cap
+
+
+#: groupings enumerated at most by default: Bell(MAX_JOBS) = 21,147, so the default
+#: refuses exactly the instances of more than MAX_JOBS jobs (Bell is increasing)
+MAX_CANDIDATES = bell(MAX_JOBS)
+
+
+def brute_force(inst: HarmonyInstance, *, max_candidates: int | None = None,
                 budget: Budget | None = None) -> tuple[HarmonySolution, float, int, bool]:
     """The utilisation-maximising grouping and allocation by exhaustive search.
 
@@ -143,13 +162,15 @@ def brute_force(inst: HarmonyInstance, *, max_jobs: int = MAX_JOBS,
     Raises
     ------
     NotApplicable
-        When the instance has more than ``max_jobs`` jobs.
+        When the instance has more than ``max_candidates`` groupings (Bell(n) of
+        ``n`` jobs; default :data:`MAX_CANDIDATES` = Bell(:data:`MAX_JOBS`)).
     """
     n, big_m = inst.num_jobs, inst.machines
-    if n > max_jobs:
+    cap = MAX_CANDIDATES if max_candidates is None else max_candidates
+    if not bell_within(n, cap):
         raise NotApplicable(
-            f"brute force would enumerate Bell({n}) = {fmt_count(bell(n))} groupings, more than allowed by "
-            f"max_jobs = {max_jobs}")
+            f"brute force would enumerate Bell({n}) = {fmt_count(bell(n))} groupings, more than "
+            f"max_candidates = {fmt_count(cap)}")
     vals = subset_values(inst)
     best_val = -np.inf
     best: tuple[list[list[int]], list[int]] | None = None
@@ -181,16 +202,17 @@ def brute_force(inst: HarmonyInstance, *, max_jobs: int = MAX_JOBS,
     "brute-force",
     kind="exact",
     description="Exhaustive search: every grouping x every machine allocation (n <= 9)",
-    options=[Option("max_jobs", int, MAX_JOBS, "refuse (n/a) instances with more jobs (Bell(n) groupings)",
-                    minimum=1)],
+    options=[Option("max_candidates", int, MAX_CANDIDATES, "refuse (n/a) when more groupings (Bell(n) of n jobs) "
+                    f"would be enumerated (default Bell({MAX_JOBS}))", minimum=1)],
 )
 def solve_brute_force(inst: HarmonyInstance, run: Run) -> Result:
     """Exhaustive search; optimal by construction (``solver``/``seed`` unused)."""
-    if inst.num_jobs <= run.options["max_jobs"]:
+    if bell_within(inst.num_jobs, run.options["max_candidates"]):
         run.require(memory_bytes=2.0 ** inst.num_jobs * (inst.machines + 1) * 8 * 2,
                     what="the table of every subset's value on every machine count")
     with run.stage("enumerate"):
-        sol, u, count, complete = brute_force(inst, max_jobs=run.options["max_jobs"], budget=run.budget)
+        sol, u, count, complete = brute_force(inst, max_candidates=run.options["max_candidates"],
+                                              budget=run.budget)
     details = {"partitions": count}
     details.update({k: v for k, v in metrics(inst, sol).items() if k != "utilisation"})
     if not complete:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...options import OptionError
 from .instance import HarmonyInstance
 from .simulator import Sim, simulate
 from .solution import HarmonySolution, group_stats
@@ -83,7 +84,7 @@ def best_num_groups(inst: HarmonyInstance, jobs: list[int] | np.ndarray, rule: s
         x = float(b.sum() / a.sum())
         f = lambda n: abs(float(a.sum()) * n - float(b.sum()))  # noqa: E731
     else:
-        raise ValueError(f"rule must be 'per-job' or 'aggregate', got {rule!r}")
+        raise OptionError("group_rule", f"must be 'per-job' or 'aggregate', got {rule!r}")
     cands = {1, hi}
     for v in (math.floor(x), math.ceil(x)):
         cands.add(min(max(int(v), 1), hi))
@@ -386,7 +387,7 @@ def schedule(
     if admission == "all":
         return group_prefix(inst, order, **kw)
     if admission not in ADMISSIONS:
-        raise ValueError(f"admission must be one of {', '.join(ADMISSIONS)}, got {admission!r}")
+        raise OptionError("admission", f"must be one of {', '.join(ADMISSIONS)}, got {admission!r}")
     best: Schedule | None = None
     u_max = 0.0
     for k in range(1, n + 1):
@@ -627,7 +628,7 @@ FINE_TUNE = Option("fine_tune", bool, True, "run the pairwise-swap fine-tuning o
                 "paper's Oracle at scale"),
     options=[
         ADMISSION, GROUP_RULE, FINE_TUNE,
-        Option("n_groups", int, None,
+        Option("num_groups", int, None,
                "use this number of groups instead of L6's n_G* (a diagnostic, not the paper's algorithm)",
                minimum=1),
         SIMULATE,
@@ -637,7 +638,7 @@ def solve_harmony(inst: HarmonyInstance, run: Run) -> Result:
     """Harmony's heuristic (Algorithms 1 and 2 and the machine allocation); deterministic."""
     o = run.options
     with run.stage("schedule"):
-        sch = schedule(inst, admission=o["admission"], fine_tune=o["fine_tune"], n_groups=o["n_groups"],
+        sch = schedule(inst, admission=o["admission"], fine_tune=o["fine_tune"], n_groups=o["num_groups"],
                        group_rule=o["group_rule"])
     sol = HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines))
     details = {

@@ -323,7 +323,7 @@ def _best_policy_run(inst: HlasInstance) -> HlasRun | None:
                "scaled horizon fits, else 1000 with rounded-up and rounded-down models)", minimum=1),
         Option("symmetry", bool, True, "tasks of a round in canonical (type, start) order"),
         Option("hint", bool, True, "start from the better of the srtf and fifo runs"),
-        Option("objective_cut", bool, False, "also cut by the hint's value (in the model's integers): measured "
+        Option("incumbent_cut", bool, False, "also cut by the hint's value (in the model's integers): measured "
                "no faster on the testbed and a stall on tiny instances with seven-decimal times"),
         Option("work_limit", float, None, "CP-SAT deterministic time per model (reproducible at any load)",
                minimum=0.0),
@@ -362,7 +362,7 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
     if ts.exact:
         with run.stage("build"):
             upper = (OfflineCpModel.scaled_upper_of(ts.scale, hint_run)
-                     if hint_run is not None and run.options["objective_cut"] else None)
+                     if hint_run is not None and run.options["incumbent_cut"] else None)
             cp = OfflineCpModel(inst, ts.scale, symmetry=run.options["symmetry"], upper=upper)
             cp.build()
             if hint_run is not None:

@@ -49,7 +49,7 @@ def _sum_arrivals(inst: HlasInstance) -> float:
     "offline-mip",
     kind="exact",
     uses_solver=True,
-    options=[Option("gpu_symmetry", bool, True, "order identical GPUs (Hare exact's option)")],
+    options=[Option("symmetry", bool, True, "order identical GPUs (Hare exact's option)")],
     description="Clairvoyant offline optimum: Hare_Sched's MIP with unit weights (the cross-check of offline-exact)",
 )
 def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
@@ -66,8 +66,8 @@ def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
 
     hare = unit_weight_hare(inst)
     opts: dict[str, Any] = {}
-    if not run.options["gpu_symmetry"]:
-        opts["gpu_symmetry"] = False
+    if not run.options["symmetry"]:
+        opts["symmetry"] = False
     n = inst.num_jobs
     arr = _sum_arrivals(inst)
 

@@ -17,7 +17,7 @@ present iff the task uses the GPU; per GPU a cumulative of the shares
 numbering GPUs in order of first use.
 
 **Time scaling.**  CP-SAT works on integers: arrivals and durations are
-multiplied by ``time_scale`` and *rounded down*.  The rounded-down model is a
+multiplied by ``scale`` (option) and *rounded down*.  The rounded-down model is a
 relaxation: a real schedule with starts ``s_k`` maps to integer starts
 ``floor(s_k scale)``, which keep every arrival, GPU capacity and memory
 constraint because ``floor(x) + floor(y) <= floor(x + y)`` (proof in
@@ -26,7 +26,7 @@ lower bound ``bound / scale - sum_k a_k`` on the optimum over the space above.
 Every CP-SAT solution (amounts, GPUs, order of starts) is re-timed with the
 real durations by the serial schedule-generation scheme :func:`left_shift`,
 which is feasible by construction.  *Exactness condition*: when every arrival
-and every duration ``f(v_k, p)`` is a multiple of ``1/time_scale``, the model
+and every duration ``f(v_k, p)`` is a multiple of ``1/scale``, the model
 is the problem itself, the re-timed schedule of an optimal solution is no
 worse than it, and a CP-SAT optimum is the optimum (status ``optimal``).
 Otherwise the method returns the re-timed schedule and the bound and reports
@@ -468,16 +468,16 @@ def _start_schedules(inst: MoldableInstance) -> list[MoldableSchedule]:
     space="non-preemptive",
     description="CP-SAT: optimal total flow time over non-preemptive moldable schedules with real start times",
     options=[
-        Option("time_scale", int, None, "times become floor(t*time_scale); None: the lcm of the times' "
+        Option("scale", int, None, "times become floor(t*scale); None: the lcm of the times' "
                "denominators when the scaled horizon fits, else the largest power of ten that does", minimum=1),
         Option("work_limit", float, None, "CP-SAT deterministic time limit (same result at any load)", minimum=0.0),
-        Option("gpu_symmetry", bool, True, "number identical GPUs in order of first use"),
+        Option("symmetry", bool, True, "number identical GPUs in order of first use"),
         Option("left_shift", bool, True, "every task starts at its arrival or at another task's end (dominance)"),
     ],
 )
 def exact_cp(inst: MoldableInstance, run: Run) -> Result:
     """Optimal non-preemptive moldable schedule by CP-SAT (module docstring):
-    exact when the data are multiples of ``1/time_scale``, else a re-timed
+    exact when the data are multiples of ``1/scale``, else a re-timed
     schedule and a proven lower bound."""
     if inst.num_tasks == 0:
         return run.result(solution=MoldableSchedule.from_segments([]), bound=0.0)
@@ -486,7 +486,7 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
     L = share_capacity(inst)
     if L > MAX_SHARE_LCM:
         run.require(memory_bytes=math.inf, what=f"share capacity lcm = {L} (shares down to 1/{max(inst.pmin_den)})")
-    scale, exact = choose_scale(inst, run.options["time_scale"])
+    scale, exact = choose_scale(inst, run.options["scale"])
     with run.stage("start"):
         starts = _start_schedules(inst)
         for s in starts:
@@ -497,8 +497,8 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
         data = scaled_data(inst, scale, exact, ub)
         top = max(max(data.horizon), 1) * max(1, inst.num_tasks)
         if top >= 2**62:
-            run.require(memory_bytes=math.inf, what=f"the scaled horizon {top:.3g} (time_scale {scale})")
-        cp = MoldableCp(inst, data, symmetry=run.options["gpu_symmetry"], left_shifted=run.options["left_shift"])
+            run.require(memory_bytes=math.inf, what=f"the scaled horizon {top:.3g} (scale {scale})")
+        cp = MoldableCp(inst, data, symmetry=run.options["symmetry"], left_shifted=run.options["left_shift"])
         cp.build()
         if run.best is not None:
             cp.hint(run.best)
@@ -523,7 +523,7 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
     # schedule meeting the bound (always the case for an optimum under the exactness condition)
     return run.result(
         solution=sched, bound=[out.bound, lb_pre],
-        solver_status=out.message, time_scale=scale, exact_scale=data.exact,
+        solver_status=out.message, scale=scale, exact_scale=data.exact,
         model="non-preemptive moldable schedules, real start times",
         memory_estimate=est, tasks_x_gpus=inst.num_tasks * inst.gpus, whole_space_bound=lb_pre,
     )

@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ...options import OptionError
 from .dhondt import dhondt
 from .instance import MoldableInstance
 
@@ -262,7 +263,7 @@ def rigid(order_key: str, queue: str = "first-fit", *, blocking: bool | None = N
     if blocking is not None:
         queue = "strict" if blocking else "first-fit"
     if queue not in QUEUES:
-        raise ValueError(f"queue must be one of {QUEUES}, got {queue!r}")
+        raise OptionError("queue", f"must be one of {QUEUES}, got {queue!r}")
 
     def rule(inst: MoldableInstance, cluster: Cluster, queue_: Sequence[int], vrem, current) -> dict[int, Alloc]:
         out: dict[int, Alloc] = {}

@@ -533,8 +533,9 @@ def extract(cp: CpRar, values: Any) -> tuple[list[int], list[tuple[int, ...]]]:
         Option("max_states", int, 2_000_000, "work limit of the DP phase (states kept)", minimum=1),
         Option("work_limit", float, None, "CP-SAT deterministic time limit (same result at any load)",
                minimum=0.0),
-        Option("scale", int, None, "fractional mode: progress units per iteration; None: the exact grid of the "
-               "rates if one fits, else 1000 (rates rounded up: a relaxation, its bound is valid)", minimum=1),
+        Option("progress_scale", int, None, "fractional mode: progress units per iteration; None: the exact grid "
+               "of the rates if one fits, else 1000 (rates rounded up: a relaxation, its bound is valid)",
+               minimum=1),
     ],
 )
 def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
@@ -614,7 +615,7 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         H = int(min(H, run.best_value))
     # phase 3: the exact model, hinted with the best schedule so far
     with run.stage("build"):
-        scale, exact_rates = progress_scale(inst, run.options["scale"])
+        scale, exact_rates = progress_scale(inst, run.options["progress_scale"])
         cp = build_cp(inst, H, lb=lb, scale=scale, symmetry=run.options["symmetry"],
                       duals=[duals] if (duals is not None and run.options["fluid_cuts"]) else None)
         cp.exact_rates = exact_rates

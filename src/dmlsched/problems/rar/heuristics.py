@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from ...budget import Budget
-from ...kit import Option, Run, method
+from ...kit import Option, OptionError, Run, method
 from ...result import Result, Status
 from .bounds import load_lower_bound, rho_hat, theorem5_ratio
 from .counts import assign_gpus
@@ -276,7 +276,7 @@ def job_order(inst: RarInstance, order: str, ties: str = "input") -> np.ndarray:
     if order == "input":
         return np.arange(inst.num_jobs)
     if order != "sjf":
-        raise ValueError(f"order must be 'sjf' or 'input', got {order!r}")
+        raise OptionError("order", f"must be 'sjf' or 'input', got {order!r}")
     idx = np.arange(inst.num_jobs)
     r = inst.rho_range[0]
     if ties == "input":
@@ -285,7 +285,7 @@ def job_order(inst: RarInstance, order: str, ties: str = "input") -> np.ndarray:
         return np.lexsort((idx, -r, inst.G))
     if ties == "shortest":
         return np.lexsort((idx, r, inst.G))
-    raise ValueError(f"ties must be 'input', 'longest' or 'shortest', got {ties!r}")
+    raise OptionError("ties", f"must be 'input', 'longest' or 'shortest', got {ties!r}")
 
 
 def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Chooser]]] | None,

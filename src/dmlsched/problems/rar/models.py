@@ -128,7 +128,7 @@ class ScheduleSet:
 
 
 class EnumerationTooLarge(Exception):
-    """The schedule set exceeds ``max_schedules``."""
+    """The schedule set exceeds ``max_candidates``."""
 
 
 class EnumerationCut(Exception):
@@ -162,16 +162,16 @@ def all_count(inst: RarInstance, ub: int) -> int:
     return starts * placement_combos_count(inst)
 
 
-def nondelay_schedules(inst: RarInstance, max_schedules: int = 200_000,
+def nondelay_schedules(inst: RarInstance, max_candidates: int = 200_000,
                        budget: Budget | None = None) -> ScheduleSet:
     """``Y_nd``: in-order non-delay dispatch over all job orders x count vectors.
 
     Only schedules finishing by the horizon are kept; duplicates are removed.
     """
     count = nondelay_count(inst)
-    if count > max_schedules:
+    if count > max_candidates:
         raise EnumerationTooLarge(f"{fmt_count(count)} (job order, count vectors) combinations exceed "
-                                  f"max_schedules = {fmt_count(max_schedules)}")
+                                  f"max_candidates = {fmt_count(max_candidates)}")
     per_job = [count_vectors(inst, j) for j in range(inst.num_jobs)]
     seen: dict[tuple, int] = {}
     out = ScheduleSet([], [], [], 0)
@@ -219,14 +219,14 @@ def _dispatch_counts(inst: RarInstance, order, vecs):
     return tuple(starts), np.array([eng.finish[j] for j in range(inst.num_jobs)], dtype=np.int64)
 
 
-def all_schedules(inst: RarInstance, ub: int, max_schedules: int = 200_000,
+def all_schedules(inst: RarInstance, ub: int, max_candidates: int = 200_000,
                   budget: Budget | None = None) -> ScheduleSet:
     """``Y_all(ub)``: every capacity-feasible schedule with starts in ``0..ub-1`` and makespan ``<= ub``."""
     ub = min(int(ub), inst.horizon)
     count = all_count(inst, ub)
-    if count > max_schedules:
+    if count > max_candidates:
         raise EnumerationTooLarge(f"{fmt_count(count)} (start vector, count vectors) combinations exceed "
-                                  f"max_schedules = {fmt_count(max_schedules)}")
+                                  f"max_candidates = {fmt_count(max_candidates)}")
     per_job = [count_vectors(inst, j) for j in range(inst.num_jobs)]
     rmin = inst.rho_range[0]
     out = ScheduleSet([], [], [], 0)
@@ -444,7 +444,7 @@ def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, *, complete: bool = F
     "rar", "exact-nd", kind="exact", uses_solver=True, space="non-delay in-order",
     description="ILP (10)-(13) over Y_nd (non-delay in-order schedules): optimal over Y_nd only, "
                 "NOT a proven global optimum",
-    options=[Option("max_schedules", int, 200_000, "refuse when Y_nd would hold more schedules", minimum=1)],
+    options=[Option("max_candidates", int, 200_000, "refuse (n/a) when Y_nd would hold more schedules", minimum=1)],
 )
 def solve_exact_nd(inst: RarInstance, run: Run) -> Result:
     """Best schedule of ``Y_nd`` by ILP (10)-(13), cross-checked by enumeration.
@@ -452,11 +452,11 @@ def solve_exact_nd(inst: RarInstance, run: Run) -> Result:
     Optimal over ``Y_nd`` only (``space``): a delayed start can beat every schedule of
     ``Y_nd`` (``models/rar.md``), so ``check`` uses it as a feasible value, never as a
     proven optimum, for methods outside that space."""
-    cap = run.options["max_schedules"]
+    cap = run.options["max_candidates"]
     count = nondelay_count(inst)
     if count > cap:
         raise NotApplicable(f"Y_nd would enumerate {fmt_count(count)} (job order, count vectors) "
-                            f"combinations, more than max_schedules = {fmt_count(cap)}")
+                            f"combinations, more than max_candidates = {fmt_count(cap)}")
     _enumerate_checked(run, count, "Y_nd")
     try:
         with run.stage("enumerate"):
@@ -470,7 +470,7 @@ def solve_exact_nd(inst: RarInstance, run: Run) -> Result:
     "rar", "exact", kind="exact", uses_solver=True,
     description="ILP (10)-(13) over Y_all(UB), every schedule with makespan <= UB (UB from Y_nd): "
                 "global optimum for tiny instances",
-    options=[Option("max_schedules", int, 200_000, "refuse when the enumeration would exceed this many "
+    options=[Option("max_candidates", int, 200_000, "refuse (n/a) when the enumeration would exceed this many "
                     "schedules", minimum=1)],
 )
 def solve_exact(inst: RarInstance, run: Run) -> Result:
@@ -480,11 +480,11 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
     ``Y_all(UB)`` holds every capacity-feasible (start, count-vector) schedule with
     makespan ``<= UB``, so it contains an optimal schedule.  ``exact-cp`` answers
     far larger instances; this method is the paper's ILP over an explicit set."""
-    cap = run.options["max_schedules"]
+    cap = run.options["max_candidates"]
     count = nondelay_count(inst)
     if count > cap:
         raise NotApplicable(f"Y_nd (for UB) would enumerate {fmt_count(count)} combinations, more than "
-                            f"max_schedules = {fmt_count(cap)}; use exact-cp")
+                            f"max_candidates = {fmt_count(cap)}; use exact-cp")
     _enumerate_checked(run, count, "Y_nd, for UB")
     try:
         with run.stage("enumerate"):
@@ -498,7 +498,7 @@ def solve_exact(inst: RarInstance, run: Run) -> Result:
     count = all_count(inst, ub)
     if count > cap:
         raise NotApplicable(f"Y_all(UB = {ub}) would enumerate {fmt_count(count)} schedules, more than "
-                            f"max_schedules = {fmt_count(cap)}; use exact-cp")
+                            f"max_candidates = {fmt_count(cap)}; use exact-cp")
     _enumerate_checked(run, count, f"Y_all(UB = {ub})")
     try:
         with run.stage("enumerate"):

@@ -1,0 +1,135 @@
+"""Old option names (``dmlsched.options.RENAMED``, issue 22 step F4): each is
+accepted by the methods that declared it, gives the result of the new name and
+is recorded in ``details["renamed_options"]``; giving both names, or an old
+name on a method that never had it, is an ``OptionError`` naming them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import dmlsched
+from dmlsched.cli import main
+from dmlsched.kit import Run
+from dmlsched.options import RENAMED, RENAMES, OptionError, _bell
+from dmlsched.problems.harmony.bruteforce import bell
+
+ROOT = Path(__file__).resolve().parents[1]
+INSTANCES = ROOT / "instances"
+
+#: (instance, method, old option, its value, the new option's value); CP-SAT runs get a work limit
+ALIASES = [
+    ("hare/tiny.json", "exact", "gpu_symmetry", False, False),
+    ("hare/tiny.json", "list", "gpu_symmetry", False, False),
+    ("hare/tiny.json", "list-eft", "gpu_symmetry", False, False),
+    ("hare/tiny.json", "list-queyranne", "gpu_symmetry", False, False),
+    ("hare/tiny.json", "relaxation", "gpu_symmetry", False, False),
+    ("hare/tiny.json", "relaxation", "kind", "queyranne", "queyranne"),
+    ("hlas/tiny_offline.json", "offline-mip", "gpu_symmetry", False, False),
+    ("hlas/tiny_offline.json", "offline-exact", "objective_cut", True, True),
+    ("moldable/paper-hpc2n-example.json", "exact-cp", "gpu_symmetry", False, False),
+    ("moldable/paper-hpc2n-example.json", "exact-cp", "time_scale", 1, 1),
+    ("cruise/matrix-3.json", "brute-force", "limit", 1000, 1000),
+    ("cruise/matrix-3.json", "exact", "use_upper", False, False),
+    ("rar/two-job-contention.json", "exact", "max_schedules", 60_000, 60_000),
+    ("rar/two-job-contention.json", "exact-nd", "max_schedules", 60_000, 60_000),
+    ("harmony/two-jobs-hand.json", "brute-force", "max_jobs", 9, 21_147),
+    ("harmony/two-jobs-hand.json", "brute-force", "max_jobs", 1, 1),
+    ("harmony/two-jobs-hand.json", "harmony", "n_groups", 2, 2),
+]
+CP_SAT = {("hlas", "offline-exact"), ("moldable", "exact-cp")}
+
+
+def _solve(inst, method: str, **options):
+    if (dmlsched.problem_of(inst).name, method) in CP_SAT:
+        options["work_limit"] = 10.0
+    return dmlsched.solve(inst, method, **options)
+
+
+def _outcome(inst, res) -> tuple:
+    spec = dmlsched.problem_of(inst)
+    sol = None if res.solution is None else json.dumps(spec.solution_to_json(inst, res.solution), sort_keys=True)
+    return res.status, res.objective, res.bound, sol
+
+
+def test_every_alias_has_a_case_and_every_case_is_an_alias():
+    cases = {(f"{dmlsched.problem_of(dmlsched.load(INSTANCES / f)).name}/{m}", old) for f, m, old, _, _ in ALIASES}
+    assert cases == {(key, r.old) for r in RENAMES if r.alias for key in r.methods}
+
+
+@pytest.mark.parametrize("path, method, old, value, new_value", ALIASES,
+                         ids=[f"{f.split('/')[0]}-{m}-{o}={v}" for f, m, o, v, _ in ALIASES])
+def test_an_old_name_gives_the_new_names_result_and_is_recorded(path, method, old, value, new_value):
+    inst = dmlsched.load(INSTANCES / path)
+    new = RENAMED[old]
+    with_old = _solve(inst, method, **{old: value})
+    with_new = _solve(inst, method, **{new: new_value})
+    assert _outcome(inst, with_old) == _outcome(inst, with_new)
+    assert with_old.details["renamed_options"] == {old: new}
+    assert "renamed_options" not in with_new.details
+
+
+def test_harmony_max_jobs_k_is_max_candidates_bell_k():
+    """``max_jobs=k`` refused exactly the instances of more than ``k`` jobs; Bell(k)
+    groupings refuse exactly those (two jobs: Bell(2) = 2)."""
+    inst = dmlsched.load(INSTANCES / "harmony/two-jobs-hand.json")
+    assert inst.num_jobs == 2
+    assert dmlsched.solve(inst, "brute-force", max_jobs=1).status == dmlsched.Status.NOT_APPLICABLE
+    assert dmlsched.solve(inst, "brute-force", max_candidates=bell(1)).status == dmlsched.Status.NOT_APPLICABLE
+    assert dmlsched.solve(inst, "brute-force", max_jobs=2).status == dmlsched.Status.OPTIMAL
+    assert dmlsched.solve(inst, "brute-force", max_candidates=bell(2)).status == dmlsched.Status.OPTIMAL
+    assert dmlsched.solve(inst, "brute-force", max_candidates=bell(2) - 1).status == dmlsched.Status.NOT_APPLICABLE
+    assert [_bell(n) for n in range(13)] == [bell(n) for n in range(13)]
+    assert _bell(9) == 21_147
+    with pytest.raises(OptionError, match="'max_jobs'"):
+        dmlsched.solve(inst, "brute-force", max_jobs=0)
+    with pytest.raises(OptionError, match="'max_jobs'"):
+        dmlsched.solve(inst, "brute-force", max_jobs="nine")
+
+
+def test_old_and_new_name_together_is_an_error_naming_both():
+    inst = dmlsched.load(INSTANCES / "hare/tiny.json")
+    with pytest.raises(OptionError, match=r"option 'gpu_symmetry': the old name of 'symmetry'") as e:
+        dmlsched.solve(inst, "exact", gpu_symmetry=False, symmetry=False)
+    assert isinstance(e.value, ValueError) and e.value.option == "gpu_symmetry"
+
+
+def test_an_old_name_is_accepted_only_where_it_was_declared():
+    """hare exact-cp always called it ``symmetry``: ``gpu_symmetry`` stays unknown there,
+    and the error says whose old name it is."""
+    inst = dmlsched.load(INSTANCES / "hare/tiny.json")
+    with pytest.raises(OptionError, match=r"unknown option of hare/exact-cp \('gpu_symmetry' is the old name of "
+                                          r"'symmetry' on hare/exact"):
+        dmlsched.solve(inst, "exact-cp", gpu_symmetry=False)
+
+
+def test_rar_scale_is_not_an_alias_of_progress_scale():
+    """``scale`` is the integer time scale of the CP-SAT methods; rar exact-cp's progress
+    units are ``progress_scale`` and the old name is refused, naming the new one."""
+    inst = dmlsched.load(INSTANCES / "rar/two-job-contention.json")
+    with pytest.raises(OptionError, match=r"option 'scale': rar/exact-cp calls it 'progress_scale' now"):
+        dmlsched.solve(inst, "exact-cp", scale=1000)
+    assert "scale" not in RENAMED
+
+
+def test_the_cli_option_path_maps_old_names(capsys):
+    path = str(INSTANCES / "hare/tiny.json")
+    assert main(["solve", path, "--method", "exact", "-o", "gpu_symmetry=false", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["details"]["renamed_options"] == {"gpu_symmetry": "symmetry"}
+    assert main(["solve", path, "--method", "exact", "-o", "gpu_symmetry=false", "-o", "symmetry=true"]) == 2
+    assert "'gpu_symmetry'" in capsys.readouterr().err
+
+
+def test_standalone_and_delegated_runs_map_old_names():
+    inst = dmlsched.load(INSTANCES / "hare/tiny.json")
+    run = Run.standalone("hare", "relaxation", options={"kind": "queyranne", "gpu_symmetry": False})
+    assert run.options["relaxation"] == "queyranne" and run.options["symmetry"] is False
+    assert "kind" not in run.options and "gpu_symmetry" not in run.options
+    assert run.details["renamed_options"] == {"kind": "relaxation", "gpu_symmetry": "symmetry"}
+    parent = Run.standalone("hare", "exact", instance=inst)
+    res = parent.delegate("exact", inst, options={"gpu_symmetry": False})
+    assert res.details["renamed_options"] == {"gpu_symmetry": "symmetry"}
+    assert _outcome(inst, res) == _outcome(inst, dmlsched.solve(inst, "exact", symmetry=False))
