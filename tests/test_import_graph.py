@@ -62,7 +62,8 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps;
 #: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved; 152 with
 #: bench/runner's registry and options imports at the top; 139 in 39 after i22l's E5, the paper setups in
-#: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top)
+#: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top;
+#: 102 in 20 after G1's first step (s4-imports): none left in the families)
 FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/bench/child.py": 4,
     "dmlsched/bench/engines.py": 2,
@@ -83,25 +84,6 @@ FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
     "dmlsched/hunt/space.py": 1,
     "dmlsched/kit.py": 2,
     "dmlsched/plot.py": 2,
-    "dmlsched/problems/gpugrouping/bruteforce.py": 1,
-    "dmlsched/problems/gpugrouping/cp.py": 2,
-    "dmlsched/problems/gpugrouping/models.py": 4,
-    "dmlsched/problems/hare/gpupoint.py": 1,
-    "dmlsched/problems/hare/heuristics.py": 1,
-    "dmlsched/problems/hare/instance.py": 1,
-    "dmlsched/problems/hare/models.py": 2,
-    "dmlsched/problems/hare/relaxation.py": 1,
-    "dmlsched/problems/harmony/models.py": 3,
-    "dmlsched/problems/harmony/strategies.py": 1,
-    "dmlsched/problems/hlas/bruteforce.py": 3,
-    "dmlsched/problems/hlas/heuristics.py": 3,
-    "dmlsched/problems/hlas/instance.py": 3,
-    "dmlsched/problems/hlas/cp.py": 2,
-    "dmlsched/problems/hlas/models.py": 1,
-    "dmlsched/problems/hlas/solution.py": 4,
-    "dmlsched/problems/moldable/cp.py": 1,
-    "dmlsched/problems/moldable/models.py": 2,
-    "dmlsched/problems/moldable/solution.py": 1,
     "dmlsched/tools.py": 10,
 }
 
