@@ -63,29 +63,8 @@ KNOWN_CLI_IMPORTERS: dict[str, int] = {}
 #: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved; 152 with
 #: bench/runner's registry and options imports at the top; 139 in 39 after i22l's E5, the paper setups in
 #: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top;
-#: 102 in 20 after G1's first step (s4-imports): none left in the families)
-FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
-    "dmlsched/bench/child.py": 4,
-    "dmlsched/bench/engines.py": 2,
-    "dmlsched/bench/execute.py": 10,
-    "dmlsched/bench/report.py": 3,
-    "dmlsched/bench/reproduce.py": 11,
-    "dmlsched/bench/runner.py": 2,
-    "dmlsched/cli/bench.py": 15,
-    "dmlsched/cli/command.py": 4,
-    "dmlsched/cli/gantt.py": 8,
-    "dmlsched/cli/hunt.py": 10,
-    "dmlsched/cli/paths.py": 4,
-    "dmlsched/cli/solve.py": 6,
-    "dmlsched/hunt/__init__.py": 5,
-    "dmlsched/hunt/evaluate.py": 1,
-    "dmlsched/hunt/guided.py": 1,
-    "dmlsched/hunt/pool.py": 1,
-    "dmlsched/hunt/space.py": 1,
-    "dmlsched/kit.py": 2,
-    "dmlsched/plot.py": 2,
-    "dmlsched/tools.py": 10,
-}
+#: 102 in 20 after G1's first step (s4-imports): none left in the families; none after its second)
+FUNCTION_LEVEL_IMPORTS: dict[str, int] = {}
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import interrupt
 from .budget import Budget, Deadline  # noqa: F401  (Deadline: the former name, re-exported)
+from .cpsat import Scaling, solve_cpsat
 from .errors import NotApplicable
 from .fmt import fmt_bytes, fmt_count  # noqa: F401  (fmt_count re-exported)
 from .options import (  # noqa: F401  (re-exported: the kit's public names before the split)
@@ -71,6 +72,7 @@ from .options import (  # noqa: F401  (re-exported: the kit's public names befor
 from .progress import set_stage
 from .registry import get_method, get_problem, problem_of, register_method
 from .result import Result, Status
+from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, SolveOutcome, solve_model
 from .verify import finish
 
 log = logging.getLogger("dmlsched")
@@ -334,8 +336,6 @@ class Run:
         status ``time_limit``, recorded as a cut.  ``defaults``: the method's own
         solver options by solver name (``{"highs": {...}, "gurobi": {...}}``),
         under the user's ``solver_options``."""
-        from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, SolveOutcome, solve_model
-
         extra, threads = self.solver_settings()
         mine = (defaults or {}).get(self.solver or "highs")
         if mine:
@@ -388,8 +388,6 @@ class Run:
         ``solver_options``.  A wall-clock stop is recorded as a cut of ``what``.
         Returns the outcome in the family's terms.
         """
-        from .cpsat import Scaling, solve_cpsat
-
         sc = scaling if scaling is not None else Scaling()
         extra, threads = self.solver_settings()
         if defaults:

@@ -101,8 +101,8 @@ def _toy_claim(plugin: str, key: str = "toy-first", judge=None) -> Claim:
 
 
 def test_generate_writes_the_rule_a_summary_and_one_section_per_paper(toy_plugin, tmp_path: Path):
-    from dmlsched.bench.suite import import_plugins
     from dmlsched.claims import WORDS
+    from dmlsched.suites import import_plugins
 
     import_plugins([toy_plugin])
 
@@ -177,8 +177,8 @@ def test_cli_rejects_unknown_family_and_claim(tmp_path: Path, capsys):
 def test_cli_quick_run_of_selected_claims(toy_plugin, tmp_path: Path, monkeypatch, capsys):
     """``dmlsched reproduce --quick --claim KEY --results FILE``: the command line end to end."""
     from dmlsched.bench import reproduce
-    from dmlsched.bench.suite import import_plugins
     from dmlsched.cli import main
+    from dmlsched.suites import import_plugins
 
     import_plugins([toy_plugin])
     claims = [_toy_claim(toy_plugin), _toy_claim(toy_plugin, "toy-other")]
@@ -201,7 +201,7 @@ def test_report_records_the_commit_and_ships_its_runs(toy_plugin, tmp_path: Path
     import subprocess
 
     from dmlsched.bench.reproduce import commit_line, write_archive
-    from dmlsched.bench.suite import import_plugins
+    from dmlsched.suites import import_plugins
 
     import_plugins([toy_plugin])
     out = tmp_path / "R.md"

@@ -9,7 +9,7 @@ import pytest
 import dmlsched
 from dmlsched.bench import Source, Suite, read_records, run_sweep
 from dmlsched.bench.runner import plan
-from dmlsched.bench.suite import SuiteError, materialize
+from dmlsched.suites import SuiteError, materialize
 
 from .conftest import write_toy
 

@@ -10,7 +10,7 @@ import pytest
 
 from dmlsched.bench import ResultStore, load_suite, read_records, run_key
 from dmlsched.bench.store import json_safe
-from dmlsched.bench.suite import SuiteError, expand_path, instance_hash, materialize
+from dmlsched.suites import SuiteError, expand_path, instance_hash, materialize
 
 from .conftest import hare_dict
 
@@ -147,7 +147,7 @@ def test_suite_format_example_in_readme_parses():
     import re
     import tomllib
 
-    from dmlsched.bench.suite import suite_from_dict
+    from dmlsched.suites import suite_from_dict
 
     text = (ROOT / "benchmarks" / "suites" / "README.md").read_text()
     block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import DmlschedError
 from ..family import DEFAULT_PROTECTED, Family
+from ..io import from_dict
 from ..registry import families
 
 Path = tuple  # a path of keys/indices into the JSON dict
@@ -106,8 +107,6 @@ class Space:
         return out
 
     def valid(self, data: dict) -> bool:
-        from ..io import from_dict
-
         try:
             from_dict(data)
         except DmlschedError:
