@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import collections
 
+import pytest
+
 import dmlsched
 from dmlsched.generate.harmony import DATASETS, evaluation_workload, sample_workload
 
@@ -33,3 +35,15 @@ def test_scaled_and_sampled_round_trip():
     small = sample_workload(seed=2, num_jobs=5, num_machines=6)
     assert small.num_jobs == 5 and small.reference_dop == 16 * 6 / 100
     assert dmlsched.to_dict(dmlsched.loads(dmlsched.dumps(small))) == dmlsched.to_dict(small)
+
+
+def test_reference_dop_scales_the_profile_not_the_work():
+    # t_cpu is profiled at DoP c, so T_cpu_j(m) = t_cpu * c / m must not depend on c
+    # (the generator once divided by the constant 16 whatever c it was given)
+    base = evaluation_workload(seed=2, num_jobs=16, num_machines=20)
+    for c in (1, 4, 32):
+        other = evaluation_workload(seed=2, num_jobs=16, num_machines=20, reference_dop=c)
+        assert other.reference_dop == c
+        for j in range(base.num_jobs):
+            assert other.cpu_time(j, 7) == pytest.approx(base.cpu_time(j, 7), rel=1e-5)
+            assert other.jobs[j].t_net == base.jobs[j].t_net

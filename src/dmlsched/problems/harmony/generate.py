@@ -67,7 +67,9 @@ def evaluation_workload(
     num_jobs, num_machines
         Sizes; the default is the dissertation's 80 jobs on 100 machines.
     reference_dop
-        DoP at which ``t_cpu`` is profiled (16 in the dissertation).
+        DoP at which ``t_cpu`` is profiled (16 in the dissertation).  The work of a
+        job does not depend on it: ``t_cpu`` is the single-machine time divided by
+        ``reference_dop``, so ``T_cpu_j(m) = t_cpu * c / m`` is the same for every ``c``.
     weights
         ``{"cpu": .., "net": ..}`` scalarisation weights (default 2:1).
     iterations
@@ -93,7 +95,7 @@ def evaluation_workload(
         app, ds, inp, mdl = DATASETS[i % n_tuples]
         setting = (i // n_tuples) % SETTINGS
         rep = i // (n_tuples * SETTINGS)
-        t_cpu = inp * CPU_S_PER_GB[app] / REFERENCE_DOP * h[i, 0]
+        t_cpu = inp * CPU_S_PER_GB[app] / reference_dop * h[i, 0]
         t_net = mdl * NET_S_PER_GB * h[i, 1]
         jid = f"{app}-{ds}-h{setting}" + (f"-r{rep}" if rep else "")
         out.append(
