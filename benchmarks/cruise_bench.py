@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 
 def gen(fn: str, params: dict, seeds, name: str = "") -> Source:

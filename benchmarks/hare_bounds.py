@@ -41,8 +41,8 @@ sys.path.insert(0, str(HERE))
 
 import dmlsched  # noqa: E402
 from dmlsched.bench import run_sweep  # noqa: E402
-from dmlsched.bench.suite import Source, Suite  # noqa: E402
 from dmlsched.registry import methods  # noqa: E402
+from dmlsched.suites import Source, Suite  # noqa: E402
 
 SMALL = [
     Source("generator", generator="dmlsched.generate.hare:testbed", params={"num_jobs": 4, "load": 100.0},

@@ -110,7 +110,7 @@ def _read_newest(path: str) -> dict[str, dict]:
 def _recorded(suite, recorded: dict[str, dict]) -> tuple[list[dict], int]:
     """The records of ``suite``'s planned runs found in ``recorded`` (plan order), and how many are missing."""
     from dmlsched.bench.runner import plan
-    from dmlsched.bench.suite import materialize
+    from dmlsched.suites import materialize
 
     runs, _ = plan(suite, materialize(suite))
     found = [recorded[r.key] for r in runs if r.key in recorded]

@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # hare_exact.make_instance is the generator of the 2/4-GPU series
 
 from dmlsched.bench import run_sweep  # noqa: E402
-from dmlsched.bench.suite import Source, Suite  # noqa: E402
+from dmlsched.suites import Source, Suite  # noqa: E402
 
 METHODS = ("exact", "exact-cp")
 

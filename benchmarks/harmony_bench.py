@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 VARIANTS = ["harmony", "harmony@aggregate", "harmony@best-prefix", "harmony@all", "oracle"]
 VARIANT_OPTIONS = {"harmony@aggregate": {"group_rule": "aggregate"},

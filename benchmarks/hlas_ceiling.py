@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 SIZES = {"pareto": [10, 1000], "uniform": [10, 100]}
 TASKS = ([2, 4, 8], [8, 16, 32])

@@ -30,7 +30,7 @@ import time
 from collections import defaultdict
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 MIX = {"8/4/1/2": {"V100": 8, "T4": 4, "K80": 1, "M60": 2}, "5/3/1/1": {"V100": 5, "T4": 3, "K80": 1, "M60": 1},
        "equal": None}

@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 TESTBED = {"V100": 8, "T4": 4, "K80": 1, "M60": 2}
 JOBS = (2, 3, 4, 6, 8, 10)

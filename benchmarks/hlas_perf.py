@@ -24,7 +24,7 @@ import time
 from floor import event_loop
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 
 def main() -> None:

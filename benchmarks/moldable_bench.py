@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 POLICIES = ["rigid-fcfs", "rigid-shortest", "moldable-equi", "malleable-equi", "malleable-equi@current-first",
             "moldable-prop", "malleable-prop"]

@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from dmlsched.bench.runner import make_engine, run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,4 +1,4 @@
-"""The import graph of ``dmlsched`` may only get simpler (issue 22, ratchet mode).
+"""The import graph of ``dmlsched`` has no circle and follows the layer map (issue 22, strict).
 
 The graph is read from the source with :mod:`ast` (nothing is imported):
 
@@ -10,101 +10,84 @@ The graph is read from the source with :mod:`ast` (nothing is imported):
   import adds edges to the target's parent packages, except those the
   importing module already sits in (they are running or ran).
 
-Three ratchets, each an allowlist measured on the code when the test was
-written (PLAN-22, step A1).  Growth fails; shrinking passes silently, and the
-allowlist is shrunk by hand in the commit that removes a circle or an import
-(step G1 makes the test strict: no circle, no function-level import):
+The rules (PLAN-22 section 8.1; step A1 made them ratchets, step G1 strict):
 
-1. every strongly connected component (a circle of imports) must lie inside
-   one of :data:`KNOWN_SCCS` (a new circle, or a module joining one, fails);
-2. only the modules in :data:`KNOWN_CLI_IMPORTERS` import ``dmlsched.cli``
-   (entry points named ``__main__.py`` may), at most that many statements;
-3. a file has at most :data:`FUNCTION_LEVEL_IMPORTS` import statements of
-   ``dmlsched`` modules inside functions.
+1. no strongly connected component (a circle of imports);
+2. no module imports ``dmlsched.cli`` except the CLI's own modules and
+   entry points named ``__main__.py``;
+3. no import of a ``dmlsched`` module inside a function (all at the top of
+   the file; heavy third-party packages stay lazy inside the modules that use
+   them, which ``tests/test_template.py`` checks);
+4. the layer map of PLAN-22 section 2 (:data:`LAYERS`): a module imports only
+   modules of its own or a lower layer, and a family imports another family
+   only along :data:`CROSS_FAMILY`;
+5. one dynamic loader: only :data:`DYNAMIC_LOADERS` (the registry's family
+   loader and the lazy resolver :class:`dmlsched.family.Ref`) call
+   ``importlib.import_module``, ``__import__``, ``importlib.util.find_spec``
+   or load a module from a file; everything else goes through them.
 
-The checker functions are also run on a package written to ``tmp_path`` with
-a planted circle, a library module importing ``pkg.cli`` and a function-level
-import, where each check must fail.
+The checker functions are also run on packages written to ``tmp_path`` with
+a planted circle, a library module importing ``pkg.cli``, a function-level
+import, an upward import, an undeclared cross-family import, a module with no
+layer and a dynamic import, where each check must fail.
 """
 
 from __future__ import annotations
 
 import ast
+import fnmatch
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-#: the circles measured at 341f5d7 were PLAN-22's seven (1.1) and two that came with issues 23-26;
-#: steps B1, B2, B5, B6, the Harmony step and C2 (branch i22b) removed RAR's two, Hare's cp/lowerbounds,
-#: kit/registry, hunt guided/search, Harmony's four-file circle, and took ``bench.reproduce``,
-#: ``hunt.evaluate``, ``hunt.guided``, ``hunt.search`` and Hare's claims out of the CLI circle (with
-#: package edges); step C3 (branch i22c: the ``cli/`` package) removed the CLI circle; branch i22e removed
-#: the last two: Hare's decomposition/relaxation (``check_relaxed`` to ``hare/relaxcheck.py``) and moldable
-#: cp/models (``memory_scale`` to ``moldable/models.py``).  Empty: every circle fails
-#: (``test_planted_problems_are_caught`` shows the check failing with an empty allowlist)
-KNOWN_SCCS: tuple[frozenset[str], ...] = ()
-
-#: modules (other than ``dmlsched.cli`` itself and ``__main__`` entry points) importing ``dmlsched.cli``
-#: or a module of it, with their number of import statements
-#: (none since step C3: ``plot``, ``bench.cli`` and ``hunt.cli`` imported it before)
-KNOWN_CLI_IMPORTERS: dict[str, int] = {}
-
-#: import statements of dmlsched modules inside functions, per file under ``src/`` (261 in 64 files
-#: at 341f5d7; PLAN-22 1.2 counted 200 in 55 before issues 21 and 23-26 merged; 220 in 48 after
-#: steps B1, B2, B5, B6, the Harmony step and C2; 204 after C3, with cli.py split over the cli/ package;
-#: 198 in 48 after C4; 197 in 47 after i22e's Hare decomposition/relaxation step, 195 in 47 after its
-#: moldable cp/models step; 185 in 46 after i22f's B3, the split of cruise/models.py; 180 in 45 after
-#: i22h's E1, the registry's one family loader imported at the top of io, cli/paths and bench/child;
-#: 177 in 44 after its E6, claims read from the registry by claims.all_claims and bench/reproduce;
-#: 175 in 42 after its E7, json_values in dmlsched/fuzz.py; 172 in 42 after its E2, the families'
-#: Gantt bars in their solution.py; 164 in 44 with main at 97cce9f merged, i22j's module-role steps;
-#: 154 in 44 on main after the merges of i22i and i22h and Harmony's bars and sampler moved; 152 with
-#: bench/runner's registry and options imports at the top; 139 in 39 after i22l's E5, the paper setups in
-#: problems/<f>/generate.py and the trace converters in problems/moldable/traces.py, all imported at the top;
-#: s4-kit: bench/child imports the incumbent channel from dmlsched.incumbents at the top)
-FUNCTION_LEVEL_IMPORTS: dict[str, int] = {
-    "dmlsched/bench/child.py": 3,
-    "dmlsched/bench/engines.py": 2,
-    "dmlsched/bench/execute.py": 10,
-    "dmlsched/bench/report.py": 3,
-    "dmlsched/bench/reproduce.py": 11,
-    "dmlsched/bench/runner.py": 2,
-    "dmlsched/cli/bench.py": 15,
-    "dmlsched/cli/command.py": 4,
-    "dmlsched/cli/gantt.py": 8,
-    "dmlsched/cli/hunt.py": 10,
-    "dmlsched/cli/paths.py": 4,
-    "dmlsched/cli/solve.py": 6,
-    "dmlsched/hunt/__init__.py": 5,
-    "dmlsched/hunt/evaluate.py": 1,
-    "dmlsched/hunt/guided.py": 1,
-    "dmlsched/hunt/pool.py": 1,
-    "dmlsched/hunt/space.py": 1,
-    "dmlsched/kit.py": 2,
-    "dmlsched/plot.py": 2,
-    "dmlsched/problems/gpugrouping/bruteforce.py": 1,
-    "dmlsched/problems/gpugrouping/cp.py": 2,
-    "dmlsched/problems/gpugrouping/models.py": 4,
-    "dmlsched/problems/hare/gpupoint.py": 1,
-    "dmlsched/problems/hare/heuristics.py": 1,
-    "dmlsched/problems/hare/instance.py": 1,
-    "dmlsched/problems/hare/models.py": 2,
-    "dmlsched/problems/hare/relaxation.py": 1,
-    "dmlsched/problems/harmony/models.py": 3,
-    "dmlsched/problems/harmony/strategies.py": 1,
-    "dmlsched/problems/hlas/bruteforce.py": 3,
-    "dmlsched/problems/hlas/heuristics.py": 3,
-    "dmlsched/problems/hlas/instance.py": 3,
-    "dmlsched/problems/hlas/cp.py": 2,
-    "dmlsched/problems/hlas/models.py": 1,
-    "dmlsched/problems/hlas/solution.py": 4,
-    "dmlsched/problems/moldable/cp.py": 1,
-    "dmlsched/problems/moldable/models.py": 2,
-    "dmlsched/problems/moldable/solution.py": 1,
-    "dmlsched/tools.py": 10,
+#: PLAN-22 section 2: the layer of each module (L0 lowest).  A key is a module name or an
+#: :mod:`fnmatch` pattern over module names; a module takes the layer of its most specific match
+#: (the longest key), so ``dmlsched.problems.*.guided`` (a family's hunt plug-in, loaded only by
+#: the hunt) overrides ``dmlsched.problems.*``.  Every module must have a layer.
+LAYERS: dict[str, int] = {
+    # L0: primitives
+    "dmlsched.errors": 0, "dmlsched.tolerance": 0, "dmlsched.result": 0, "dmlsched.version": 0,
+    "dmlsched.interrupt": 0,
+    # L1: options, budget, data-only helpers (``dmlsched.generate`` is the package: its ``__init__``
+    # imports only ``_check``)
+    "dmlsched.options": 1, "dmlsched.budget": 1, "dmlsched.gantt": 1, "dmlsched.fmt": 1,
+    "dmlsched.progress": 1, "dmlsched.stdio": 1, "dmlsched.draws": 1, "dmlsched.fuzz": 1,
+    "dmlsched.normalize": 1, "dmlsched.modeling": 1, "dmlsched.formats": 1,
+    "dmlsched.generate": 1, "dmlsched.generate._check": 1,
+    # L2: the registry, the family description and its one lazy resolver, the solver wrappers
+    "dmlsched.registry": 2, "dmlsched.family": 2, "dmlsched.solvers": 2, "dmlsched.cpsat": 2,
+    # L3: reading and checking
+    "dmlsched.io": 3, "dmlsched.verify": 3,
+    # L4: the method kit
+    "dmlsched.kit": 4, "dmlsched.incumbents": 4,
+    # L5: suites, claims, the event engine, trace readers
+    "dmlsched.suites": 5, "dmlsched.claims": 5, "dmlsched.sim": 5, "dmlsched.sim.*": 5,
+    "dmlsched.traces": 5, "dmlsched.traces.*": 5,
+    # L6: the families
+    "dmlsched.problems": 6, "dmlsched.problems.*": 6,
+    # L7: the public API and what reads every family
+    "dmlsched": 7, "dmlsched.api": 7, "dmlsched.generate.*": 7, "dmlsched.strategies": 7,
+    # L8: benchmarks, the hunt (with the families' hunt plug-ins), plots, the instance tools
+    "dmlsched.bench": 8, "dmlsched.bench.*": 8, "dmlsched.hunt": 8, "dmlsched.hunt.*": 8,
+    "dmlsched.problems.*.guided": 8, "dmlsched.plot": 8, "dmlsched.tools": 8,
+    # L9: the command line and the entry points
+    "dmlsched.cli": 9, "dmlsched.cli.*": 9, "dmlsched.*.__main__": 9,
 }
+
+#: the declared imports between families (package names under ``dmlsched/problems``): HLAS runs on
+#: Hare's instances and schedules and groups its GPUs with gpu-grouping.  ``Family`` has no field
+#: for it (no ``uses``), so the list is here
+CROSS_FAMILY: dict[str, frozenset[str]] = {"hlas": frozenset({"hare", "gpugrouping"})}
+
+#: the functions that may import a module by name (``module``, ``qualified function name``): the
+#: registry's family loader and the lazy resolver of family parts, user plugins and suite references
+DYNAMIC_LOADERS: frozenset[tuple[str, str]] = frozenset({
+    ("dmlsched.registry", "load_families"),
+    ("dmlsched.family", "Ref.get"),
+    ("dmlsched.family", "_load_file"),
+})
 
 
 @dataclass(frozen=True)
@@ -272,10 +255,9 @@ def cli_importers(edges: list[Edge], cli: str) -> dict[str, int]:
     return dict(Counter(src for src, _, _ in seen))
 
 
-def function_level_imports(edges: list[Edge]) -> dict[str, int]:
-    """Import statements of package modules inside functions, per file."""
-    seen = {(e.path, e.line) for e in edges if e.where == "function" and not e.implicit}
-    return dict(Counter(path for path, _ in seen))
+def function_level_imports(edges: list[Edge]) -> list[str]:
+    """``path:line`` of every import statement of a package module inside a function."""
+    return sorted({f"{e.path}:{e.line}" for e in edges if e.where == "function" and not e.implicit})
 
 
 def describe(comp: frozenset[str], edges: list[Edge]) -> str:
@@ -285,43 +267,152 @@ def describe(comp: frozenset[str], edges: list[Edge]) -> str:
     return f"{{{', '.join(sorted(comp))}}}\n" + "\n".join(inside)
 
 
-def new_circles(sccs: list[frozenset[str]], known: tuple[frozenset[str], ...]) -> list[frozenset[str]]:
-    """Components not inside one known component (a new circle, or a circle that grew)."""
-    return [c for c in sccs if not any(c <= k for k in known)]
+def layer_of(module: str, layers: dict[str, int]) -> int | None:
+    """The layer of ``module``: that of its most specific (longest) matching key, ``None`` if none matches."""
+    keys = [k for k in layers if fnmatch.fnmatchcase(module, k)]
+    return layers[max(keys, key=len)] if keys else None
 
 
-def grown(counts: dict[str, int], allowed: dict[str, int]) -> dict[str, tuple[int, int]]:
-    """Keys whose count exceeds the allowance (0 when not listed): ``key -> (count, allowed)``."""
-    return {k: (v, allowed.get(k, 0)) for k, v in sorted(counts.items()) if v > allowed.get(k, 0)}
+def unmapped(modules: list[str], layers: dict[str, int]) -> list[str]:
+    """Modules no key of ``layers`` matches."""
+    return [m for m in modules if layer_of(m, layers) is None]
 
 
-# --------------------------------------------------------------------------- the ratchets on dmlsched
+def upward_imports(edges: list[Edge], layers: dict[str, int]) -> list[str]:
+    """Runtime edges from a module to a module of a higher layer (each with its file:line)."""
+    out = set()
+    for e in edges:
+        if e.where == "type_checking":
+            continue
+        s, t = layer_of(e.source, layers), layer_of(e.target, layers)
+        if s is not None and t is not None and t > s:
+            out.add(f"{e.source} (L{s}) -> {e.target} (L{t}) at {e.path}:{e.line}{' (package)' if e.implicit else ''}")
+    return sorted(out)
+
+
+def _family(module: str, problems: str) -> str | None:
+    rest = module[len(problems) + 1:].split(".") if module.startswith(problems + ".") else []
+    return rest[0] if rest else None
+
+
+def cross_family_imports(edges: list[Edge], problems: str, allowed: dict[str, frozenset[str]]) -> list[str]:
+    """Edges from one family (a package under ``problems``) to another that ``allowed`` does not declare."""
+    out = set()
+    for e in edges:
+        if e.where == "type_checking":
+            continue
+        f, g = _family(e.source, problems), _family(e.target, problems)
+        if f and g and f != g and g not in allowed.get(f, frozenset()):
+            out.add(f"{e.source} -> {e.target} at {e.path}:{e.line} (family {f} does not declare {g})")
+    return sorted(out)
+
+
+#: what imports a module by name, and the modules that provide it
+LOADING_CALLS = frozenset({"import_module", "__import__", "find_spec", "spec_from_file_location",
+                           "module_from_spec", "exec_module", "load_module", "reload"})
+LOADING_MODULES = ("importlib", "imp")
+
+
+def dynamic_imports(src: Path, package: str) -> list[tuple[str, str, str]]:
+    """``(module, qualified function or "<module>", path:line)`` of every call that imports a module
+    by name (``importlib.import_module``, ``__import__``, ``importlib.util.find_spec``, a module
+    loaded from a file, ...), also through an alias (``from importlib import import_module as im``)."""
+    found = []
+    for module, path in module_names(src, package).items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        rel = path.relative_to(src).as_posix()
+        aliases = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                   and (node.module or "").split(".")[0] in LOADING_MODULES
+                   for a in node.names if a.name in LOADING_CALLS}
+
+        def visit(node: ast.AST, qual: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    visit(child, f"{qual}.{child.name}" if qual else child.name)
+                    continue
+                if isinstance(child, ast.Call):
+                    f = child.func
+                    if ((isinstance(f, ast.Attribute) and f.attr in LOADING_CALLS)
+                            or (isinstance(f, ast.Name) and (f.id == "__import__" or f.id in aliases))):
+                        found.append((module, qual or "<module>", f"{rel}:{child.lineno}"))
+                visit(child, qual)
+
+        visit(tree, "")
+    return sorted(found)
+
+
+def stray_loaders(calls: list[tuple[str, str, str]], allowed: frozenset[tuple[str, str]]) -> list[str]:
+    """The dynamic imports outside the allowed functions."""
+    return [f"{qual} in {module} ({where})" for module, qual, where in calls if (module, qual) not in allowed]
+
+
+# --------------------------------------------------------------------------- the rules on dmlsched
 
 EDGES = import_edges(SRC, "dmlsched")
+MODULES = list(module_names(SRC, "dmlsched"))
 
 
-def test_no_new_import_circle():
-    bad = new_circles(strongly_connected(EDGES), KNOWN_SCCS)
-    assert not bad, "new or grown import circles (move the shared piece to a lower module):\n" + "\n".join(
+def test_no_import_circle():
+    bad = strongly_connected(EDGES)
+    assert not bad, "import circles (move the shared piece to a lower module):\n" + "\n".join(
         describe(c, EDGES) for c in bad
     )
 
 
-def test_no_new_import_of_the_cli():
-    bad = grown(cli_importers(EDGES, "dmlsched.cli"), KNOWN_CLI_IMPORTERS)
-    assert not bad, f"library modules importing dmlsched.cli beyond the allowlist (count, allowed): {bad}"
+def test_nothing_imports_the_cli():
+    bad = cli_importers(EDGES, "dmlsched.cli")
+    assert not bad, f"library modules importing dmlsched.cli (statements): {bad}"
 
 
-def test_no_new_function_level_import():
-    bad = grown(function_level_imports(EDGES), FUNCTION_LEVEL_IMPORTS)
-    assert not bad, f"function-level imports of dmlsched modules beyond the allowlist (count, allowed): {bad}"
+def test_no_function_level_import():
+    bad = function_level_imports(EDGES)
+    assert not bad, ("imports of dmlsched modules inside functions (move them to the top of the file; "
+                     f"a circle means a shared piece belongs in a lower module): {bad}")
+
+
+def test_every_module_has_a_layer():
+    bad = unmapped(MODULES, LAYERS)
+    assert not bad, f"modules with no layer (add them to LAYERS, PLAN-22 section 2): {bad}"
+
+
+def test_no_import_goes_up_a_layer():
+    bad = upward_imports(EDGES, LAYERS)
+    assert not bad, "imports of a higher layer (LAYERS):\n" + "\n".join(bad)
+
+
+def test_families_import_each_other_only_as_declared():
+    bad = cross_family_imports(EDGES, "dmlsched.problems", CROSS_FAMILY)
+    assert not bad, "imports between families not in CROSS_FAMILY:\n" + "\n".join(bad)
+
+
+def test_cross_family_table_is_what_the_families_declare():
+    """CROSS_FAMILY (package names, read by the AST checks above) allows no import that the
+    family's own ``Family.uses`` does not declare (registry names; tests/test_template.py checks
+    the converse: every import of another family is declared)."""
+    import dmlsched.registry as registry  # noqa: PLC0415 - the graph above is read without importing
+
+    families = registry.families()
+    package = {f.name: f.package.rsplit(".", 1)[-1] for f in families}
+    for f in families:
+        allowed = CROSS_FAMILY.get(package[f.name], frozenset())
+        assert allowed <= {package[u] for u in f.uses}, (f.name, sorted(allowed), f.uses)
+
+
+def test_one_dynamic_loader():
+    calls = dynamic_imports(SRC, "dmlsched")
+    bad = stray_loaders(calls, DYNAMIC_LOADERS)
+    assert not bad, ("modules imported by name outside the registry's loader and dmlsched.family.Ref "
+                     f"(use registry.load_families or Ref(...).get()): {bad}")
+    assert {(m, q) for m, q, _ in calls} == DYNAMIC_LOADERS  # each allowed loader exists (no stale entry)
 
 
 def test_the_graph_is_read():
     """The reader sees the package: a known module-level edge and every module."""
-    mods = module_names(SRC, "dmlsched")
-    assert {"dmlsched", "dmlsched.api", "dmlsched.cli", "dmlsched.kit"} <= set(mods)
+    assert {"dmlsched", "dmlsched.api", "dmlsched.cli", "dmlsched.kit"} <= set(MODULES)
     assert any(e.source == "dmlsched.api" and e.target == "dmlsched.kit" and e.where == "module" for e in EDGES)
+    assert layer_of("dmlsched.problems.hare.guided", LAYERS) == 8 and layer_of("dmlsched.problems.hare", LAYERS) == 6
+    assert layer_of("dmlsched.generate", LAYERS) == 1 and layer_of("dmlsched.generate.hare", LAYERS) == 7
+    assert layer_of("dmlsched.bench.__main__", LAYERS) == 9
 
 
 # --------------------------------------------------------------------------- the checks can fail
@@ -352,21 +443,69 @@ def test_planted_problems_are_caught(tmp_path):
     edges = import_edges(tmp_path, "pkg")
     sccs = strongly_connected(edges)
     assert sccs == [frozenset({"pkg.lib.a", "pkg.lib.b"})]
-    assert new_circles(sccs, ()) == sccs  # an empty allowlist (KNOWN_SCCS today) rejects every circle
-    assert new_circles(sccs, KNOWN_SCCS) == sccs
-    assert new_circles(sccs, (frozenset({"pkg.lib.a", "pkg.lib.b", "pkg.x"}),)) == []
-    assert new_circles(sccs, (frozenset({"pkg.lib.a", "pkg.x"}),)) == sccs  # the circle grew
     assert "pkg/lib/b.py:5" in describe(sccs[0], edges)
     # ok.py importing pkg.lib.b runs pkg/lib/__init__ (a package edge); __main__ may import the cli
     assert any(e.source == "pkg.ok" and e.target == "pkg.lib" and e.implicit for e in edges)
-    cli = cli_importers(edges, "pkg.cli")
-    assert cli == {"pkg.plot": 2, "pkg.lib.b": 1}
-    assert grown(cli, {"pkg.plot": 2}) == {"pkg.lib.b": (1, 0)}
-    assert grown(cli, {"pkg.plot": 1, "pkg.lib.b": 1}) == {"pkg.plot": (2, 1)}
-    assert grown(cli, {"pkg.plot": 3, "pkg.lib.b": 1}) == {}  # shrinking passes
-    fl = function_level_imports(edges)
-    assert fl == {"pkg/lib/b.py": 1, "pkg/plot.py": 2}
-    assert grown(fl, {}) == {"pkg/lib/b.py": (1, 0), "pkg/plot.py": (2, 0)}
+    assert cli_importers(edges, "pkg.cli") == {"pkg.plot": 2, "pkg.lib.b": 1}
+    assert function_level_imports(edges) == ["pkg/lib/b.py:5", "pkg/plot.py:2", "pkg/plot.py:3"]
+
+
+def test_planted_layer_problems_are_caught(tmp_path):
+    """An import of a higher layer (also through a package ``__init__``), an undeclared import
+    between families, and a module with no layer."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/errors.py": "",
+        "pkg/registry.py": "from . import errors\n",
+        "pkg/api.py": "from . import registry\n",
+        "pkg/low.py": "from .api import solve\n",  # L1 -> L7
+        "pkg/fams/__init__.py": "",
+        "pkg/fams/a/__init__.py": "from . import m\n",
+        "pkg/fams/a/m.py": "from ..b.n import x\nfrom ..c import y\nfrom ... import registry\n",
+        "pkg/fams/b/__init__.py": "",
+        "pkg/fams/b/n.py": "x = 1\n",
+        "pkg/fams/c/__init__.py": "y = 1\n",
+        "pkg/fams/c/plug.py": "from ...api import solve\n",  # L8 by its own key: allowed
+        "pkg/stray.py": "",
+    })
+    layers = {"pkg.errors": 0, "pkg.low": 1, "pkg.registry": 2, "pkg.fams": 6, "pkg.fams.*": 6,
+              "pkg.api": 7, "pkg.fams.*.plug": 8, "pkg": 7}
+    edges = import_edges(tmp_path, "pkg")
+    assert unmapped(list(module_names(tmp_path, "pkg")), layers) == ["pkg.stray"]
+    assert upward_imports(edges, layers) == ["pkg.low (L1) -> pkg.api (L7) at pkg/low.py:1"]
+    # the family's module imports pkg.fams.b.n, which runs pkg/fams/b/__init__ too
+    assert cross_family_imports(edges, "pkg.fams", {}) == [
+        "pkg.fams.a.m -> pkg.fams.b at pkg/fams/a/m.py:1 (family a does not declare b)",
+        "pkg.fams.a.m -> pkg.fams.b.n at pkg/fams/a/m.py:1 (family a does not declare b)",
+        "pkg.fams.a.m -> pkg.fams.c at pkg/fams/a/m.py:2 (family a does not declare c)",
+    ]
+    assert cross_family_imports(edges, "pkg.fams", {"a": frozenset({"b", "c"})}) == []
+    only_b = cross_family_imports(edges, "pkg.fams", {"a": frozenset({"b"})})
+    assert only_b == ["pkg.fams.a.m -> pkg.fams.c at pkg/fams/a/m.py:2 (family a does not declare c)"]
+    # one layer lower for the API is an upward import from the families
+    assert upward_imports(edges, {**layers, "pkg.fams.*.plug": 6}) == [
+        "pkg.fams.c.plug (L6) -> pkg.api (L7) at pkg/fams/c/plug.py:1", "pkg.low (L1) -> pkg.api (L7) at pkg/low.py:1"]
+
+
+def test_planted_dynamic_imports_are_caught(tmp_path):
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/registry.py": "import importlib\ndef load_families():\n    importlib.import_module('pkg.x')\n",
+        "pkg/search.py": (
+            "import importlib, importlib.util\n"
+            "from importlib import import_module as im\n"
+            "class Finder:\n    def find(self, p):\n        return importlib.util.find_spec(p)\n"
+            "def load(p):\n    return im(p)\n"
+            "mod = __import__('json')\n"
+        ),
+        "pkg/ok.py": "def import_module(x):\n    return x\nimport_module(1)\n",  # a local function of that name
+    })
+    calls = dynamic_imports(tmp_path, "pkg")
+    assert [(m, q) for m, q, _ in calls] == [("pkg.registry", "load_families"), ("pkg.search", "<module>"),
+                                             ("pkg.search", "Finder.find"), ("pkg.search", "load")]
+    assert stray_loaders(calls, frozenset({("pkg.registry", "load_families")})) == [
+        "<module> in pkg.search (pkg/search.py:8)", "Finder.find in pkg.search (pkg/search.py:5)",
+        "load in pkg.search (pkg/search.py:7)"]
 
 
 def test_a_package_init_circle_is_caught(tmp_path):

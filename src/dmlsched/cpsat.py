@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -295,7 +296,7 @@ def solve_cpsat(
     p.log_search_progress = bool(display)
     if display:
         p.log_to_stdout = False
-        solver.log_callback = lambda line: print(line, file=__import__("sys").stderr)
+        solver.log_callback = lambda line: print(line, file=sys.stderr)
     if time_limit is not None:
         p.max_time_in_seconds = max(float(time_limit), 0.01)
     if work_limit is not None:

@@ -15,8 +15,13 @@ This module imports only the standard library and :mod:`dmlsched.gantt`.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
+import os
+import sys
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Callable, Literal, Mapping
 
 from .gantt import GanttChart
@@ -26,20 +31,25 @@ Sense = Literal["min", "max"]
 
 @dataclass(frozen=True)
 class Ref:
-    """An attribute or module imported on first use.
+    """An attribute or module imported on first use: the one place dmlsched imports a
+    module by name (with :func:`dmlsched.registry.load_families`, the loader of the bundled
+    families), for the families' optional parts, user plugins and suite references.
 
     Attributes
     ----------
     target
         ``"package.module:attr"`` for an attribute of a module, or
-        ``"package.module"`` for the module itself.
+        ``"package.module"`` for the module itself; the module may also be a
+        Python file (``"path/plugin.py"``, ``"path/plugin.py:attr"``), imported
+        once per absolute path as ``dmlsched_plugin_<hash>``.
     """
 
     target: str
 
     def __post_init__(self) -> None:
         module, _, attr = self.target.partition(":")
-        if not module or not all(module.split(".")) or (":" in self.target and not attr):
+        dotted = module.endswith(".py") or all(module.split("."))
+        if not module or not dotted or (":" in self.target and not attr):
             raise ValueError(f"Ref: expected 'package.module' or 'package.module:attr', got {self.target!r}")
 
     def get(self) -> Any:
@@ -51,7 +61,7 @@ class Ref:
             If the module cannot be imported or has no such attribute.
         """
         module, _, attr = self.target.partition(":")
-        mod = importlib.import_module(module)
+        mod = _load_file(module) if module.endswith(".py") else importlib.import_module(module)
         if not attr:
             return mod
         try:
@@ -59,6 +69,28 @@ class Ref:
         except AttributeError:
             raise ImportError(f"{self.target}: module {module!r} has no attribute {attr!r}") from None
 
+
+def plugin_module_name(path: str) -> str:
+    """The module name a plugin file is imported under (one per absolute path)."""
+    return "dmlsched_plugin_" + hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12]
+
+
+def _load_file(path: str) -> ModuleType:
+    """Import the Python file ``path`` (once: as :func:`plugin_module_name`)."""
+    name = plugin_module_name(path)
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: cannot be imported")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return mod
 
 #: keys a hunt's moves never change, unless a family says otherwise
 DEFAULT_PROTECTED = frozenset({"problem", "name", "id", "description", "source", "expected"})

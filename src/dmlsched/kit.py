@@ -53,8 +53,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from . import interrupt
+from . import cpsat, interrupt, solvers
 from .budget import Budget, Deadline  # noqa: F401  (Deadline: the former name, re-exported)
+from .cpsat import Scaling
 from .errors import NotApplicable
 from .fmt import fmt_bytes, fmt_count  # noqa: F401  (fmt_count re-exported)
 from .incumbents import IncumbentSink, current_sink, incumbent_sink
@@ -71,6 +72,7 @@ from .options import (  # noqa: F401  (re-exported: the kit's public names befor
 from .progress import set_stage
 from .registry import get_method, get_problem, problem_of, register_method
 from .result import Result, Status
+from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, SolveOutcome
 from .verify import finish
 
 log = logging.getLogger("dmlsched")
@@ -315,8 +317,6 @@ class Run:
         status ``time_limit``, recorded as a cut.  ``defaults``: the method's own
         solver options by solver name (``{"highs": {...}, "gurobi": {...}}``),
         under the user's ``solver_options``."""
-        from .solvers import DEFAULT_ABS_GAP, DEFAULT_REL_GAP, SolveOutcome, solve_model
-
         extra, threads = self.solver_settings()
         mine = (defaults or {}).get(self.solver or "highs")
         if mine:
@@ -332,7 +332,7 @@ class Run:
             return SolveOutcome(status=Status.TIME_LIMIT, objective=None, bound=None, solver=self.solver or "highs",
                                 runtime_s=0.0, message="not started: no time left for the hand-off", limit="time")
         with self.stage("solve"):
-            out = solve_model(
+            out = solvers.solve_model(  # looked up at the call (a spy may replace it)
                 model, self.solver or "highs", time_limit=dl.remaining(), seed=self.seed,
                 rel_gap=DEFAULT_REL_GAP if rel_gap is None else rel_gap,
                 abs_gap=DEFAULT_ABS_GAP if abs_gap is None else abs_gap,
@@ -369,8 +369,6 @@ class Run:
         ``solver_options``.  A wall-clock stop is recorded as a cut of ``what``.
         Returns the outcome in the family's terms.
         """
-        from .cpsat import Scaling, solve_cpsat
-
         sc = scaling if scaling is not None else Scaling()
         extra, threads = self.solver_settings()
         if defaults:
@@ -381,9 +379,9 @@ class Run:
             def cb(values: Any, bound: float | None) -> None:
                 self.incumbent(on_solution(values), bound=sc.bound(bound))
         with self.stage("solve"):
-            out = solve_cpsat(model, time_limit=dl.remaining(), seed=self.seed, workers=threads,
-                              work_limit=dl.work_left(), display=self.display, options=extra, callback=cb,
-                              objective_scale=sc.objective_scale)
+            out = cpsat.solve_cpsat(model, time_limit=dl.remaining(), seed=self.seed, workers=threads,
+                                    work_limit=dl.work_left(), display=self.display, options=extra, callback=cb,
+                                    objective_scale=sc.objective_scale)
         if out.limit == "time":
             self.cut(what)
         return sc.outcome(out)

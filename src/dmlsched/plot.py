@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .gantt import GanttChart, tasks_chart
+from .registry import problem_of
 
 
 def _plt():
@@ -73,8 +74,6 @@ def gantt_chart(instance: Any, solution: Any) -> GanttChart:
     ValueError
         If the family's solutions are not schedules in time (``Family.no_gantt`` says why).
     """
-    from .registry import problem_of
-
     spec = problem_of(instance)
     if isinstance(solution, JsonTasks):
         return tasks_chart(instance, list(solution.tasks))
@@ -389,8 +388,6 @@ def gantt(instance: Any, solution: Any, *, ax: Any = None, title: str | None = N
 def gantt_title(instance: Any, result: Any, label: str | None = None) -> str:
     """``"NAME: METHOD (STATUS, OBJECTIVE-NAME VALUE)"``, the objective named
     by the family (e.g. ``average job completion time``)."""
-    from .registry import problem_of
-
     spec = problem_of(instance)
     name = label or getattr(instance, "name", "") or spec.name
     value = "-" if result.objective is None else f"{result.objective:.6g}"

@@ -2,7 +2,7 @@
 
 Below the benchmark engine (:mod:`dmlsched.bench`) and the families' claims
 (``problems/<family>/claims.py``), which build suites without depending on
-the bench command line; ``dmlsched.bench.suite`` re-exports this module.
+the bench command line.
 
 A suite is either built from ``dmlsched bench`` arguments or read from a TOML
 file (``benchmarks/suites/*.toml``)::
@@ -49,19 +49,17 @@ from __future__ import annotations
 
 import glob as globmod
 import hashlib
-import importlib
-import importlib.util
 import inspect
 import json
 import math
 import os
-import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import DmlschedError, InstanceError
+from .family import Ref
 from .generate import GeneratorArgumentError
 from .io import from_dict, load, to_dict
 from .registry import problem_of
@@ -318,24 +316,10 @@ def _parse_source(s: Any, i: int) -> Source:
 # ---------------------------------------------------------------------------
 # plugins
 def import_plugins(plugins: list[str] | tuple[str, ...]) -> None:
-    """Import modules (or ``.py`` files) that register extra families/methods."""
+    """Import modules (or ``.py`` files) that register extra families/methods
+    (through :class:`~dmlsched.family.Ref`, the one lazy resolver)."""
     for p in plugins:
-        if p.endswith(".py"):
-            modname = "dmlsched_plugin_" + hashlib.sha1(os.path.abspath(p).encode()).hexdigest()[:12]
-            if modname in sys.modules:
-                continue
-            spec = importlib.util.spec_from_file_location(modname, p)
-            if spec is None or spec.loader is None:
-                raise SuiteError(f"plugin {p}: cannot be imported")
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = mod
-            try:
-                spec.loader.exec_module(mod)
-            except BaseException:
-                del sys.modules[modname]
-                raise
-        else:
-            importlib.import_module(p)
+        Ref(p).get()
 
 
 # ---------------------------------------------------------------------------
@@ -513,11 +497,7 @@ def _check_generator_params(fn: Any, params: dict, where: str) -> None:
 def resolve_callable(ref: str) -> Any:
     """``"package.module:function"`` (or ``"path/file.py:function"``) -> the function."""
     mod, _, attr = ref.rpartition(":")
-    if mod.endswith(".py"):
-        import_plugins([mod])
-        obj: Any = sys.modules["dmlsched_plugin_" + hashlib.sha1(os.path.abspath(mod).encode()).hexdigest()[:12]]
-    else:
-        obj = importlib.import_module(mod)
+    obj: Any = Ref(mod).get()
     for part in attr.split("."):
         obj = getattr(obj, part)
     if not callable(obj):

@@ -24,7 +24,6 @@ arguments (``gpus=64 limit=500``).
 from __future__ import annotations
 
 import argparse
-import importlib
 import inspect
 import json
 import math
@@ -32,7 +31,15 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from . import io, traces
+from .bench.store import latest_records
 from .errors import DmlschedError
+from .family import Ref
+from .formats import FAMILIES, schema
+from .io import from_dict, to_dict
+from .registry import problem_of
+from .suites import instance_hash
+from .traces import traces_dir
 
 #: generator modules of :mod:`dmlsched.generate`, by family
 GENERATOR_FAMILIES = ("cruise", "hare", "harmony", "hlas", "moldable", "rar")
@@ -79,7 +86,7 @@ def setups(family: str) -> dict[str, Callable[..., Any]]:
     its ``__all__`` whose every parameter is keyword-only, ``seed`` among them."""
     if family not in GENERATOR_FAMILIES:
         raise ToolError(f"generate: unknown family {family!r} (choose from {', '.join(GENERATOR_FAMILIES)})")
-    mod = importlib.import_module(f"dmlsched.generate.{family}")
+    mod = Ref(f"dmlsched.generate.{family}").get()
     out = {}
     for name, fn in inspect.getmembers(mod, inspect.isfunction):
         if name not in mod.__all__:
@@ -142,8 +149,6 @@ def generate(family: str, setup: str, seed: int, params: dict[str, Any]) -> Any:
             raise ToolError(f"generate {family} {setup}: {k}: not an argument (its arguments: {names})")
     inst = fn(seed=seed, **params)
     if isinstance(inst, dict):
-        from .io import from_dict
-
         inst = from_dict(inst)
     return inst
 
@@ -157,8 +162,6 @@ def trace_file(fmt: str, name: str) -> Path:
         if not p.is_file():
             raise ToolError(f"convert-trace: {name}: no such file")
         return p
-    from .traces import traces_dir
-
     q = traces_dir() / TRACE_FORMATS[fmt][2] / name
     if not q.is_file():
         raise ToolError(f"convert-trace: {name}: no such file (nor {q})")
@@ -175,8 +178,6 @@ def convert_trace(fmt: str, path: str, params: dict[str, Any], *, skip_bad: bool
     dmlsched.traces.TraceError
         A malformed row (file and line named), unless ``skip_bad``.
     """
-    from . import traces
-
     if fmt not in TRACE_FORMATS:
         raise ToolError(f"convert-trace: unknown format {fmt!r} (choose from {', '.join(TRACE_FORMATS)})")
     conv_name, read_name, _ = TRACE_FORMATS[fmt]
@@ -201,8 +202,6 @@ def convert_trace(fmt: str, path: str, params: dict[str, Any], *, skip_bad: bool
 def write_instance(inst: Any, out: str) -> str:
     """Write ``inst`` to ``out`` atomically (``-``: standard output); returns
     what to report on standard error."""
-    from . import io
-
     if out == "-":
         sys.stdout.write(io.dumps(inst) + "\n")
         sys.stdout.flush()
@@ -212,8 +211,6 @@ def write_instance(inst: Any, out: str) -> str:
 
 
 def _describe(inst: Any) -> str:
-    from .registry import problem_of
-
     spec = problem_of(inst)
     size = ", ".join(f"{k} {v}" for k, v in spec.size(inst).items())
     return f"{spec.name} instance{' ' + repr(inst.name) if getattr(inst, 'name', '') else ''} ({size})"
@@ -248,8 +245,6 @@ def add_schema_arguments(p: argparse.ArgumentParser) -> None:
 
 def cli_schema(args: argparse.Namespace) -> int:
     """``dmlsched schema FAMILY``: the JSON Schema of the family's instance files."""
-    from .formats import FAMILIES, schema
-
     if args.family is None:
         print("families (dmlsched schema FAMILY prints its JSON Schema): " + ", ".join(FAMILIES))
         return 0
@@ -289,11 +284,9 @@ def cli_convert_trace(args: argparse.Namespace) -> int:
 def solution_from_json(instance: Any, data: Any) -> Any:
     """Rebuild a solution from its JSON form with the family's
     ``solution.from_json``; ``None`` when the family has none."""
-    from .registry import problem_of
-
     spec = problem_of(instance)
     try:
-        mod = importlib.import_module(f"dmlsched.problems.{spec.name.replace('-', '')}.solution")
+        mod = Ref(f"dmlsched.problems.{spec.name.replace('-', '')}.solution").get()
     except ImportError:
         return None
     fn = getattr(mod, "from_json", None)
@@ -310,10 +303,6 @@ def recorded_run(results: str, instance: Any, method: str, seed: int | None = No
     ToolError
         No such record, or none that kept its solution.
     """
-    from .bench.store import latest_records
-    from .io import to_dict
-    from .suites import instance_hash
-
     if not Path(results).is_file():
         raise ToolError(f"--results {results}: no such file")
     h = instance_hash(to_dict(instance))

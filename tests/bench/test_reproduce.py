@@ -21,7 +21,6 @@ from dmlsched.bench.reproduce import (
     verdict_word,
     write_archive,
 )
-from dmlsched.bench.suite import import_plugins
 from dmlsched.claims import (
     RULE,
     WORDS,
@@ -40,7 +39,7 @@ from dmlsched.claims import (
 )
 from dmlsched.cli import main
 from dmlsched.problems import FAMILIES
-from dmlsched.suites import SuiteError
+from dmlsched.suites import SuiteError, import_plugins
 
 CLAIMS = all_claims()
 

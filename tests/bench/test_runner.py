@@ -9,7 +9,7 @@ import pytest
 import dmlsched
 from dmlsched.bench import Source, Suite, load_suite, read_records, run_sweep
 from dmlsched.bench.runner import entry_options, plan, split_variant
-from dmlsched.bench.suite import SuiteError, materialize
+from dmlsched.suites import SuiteError, materialize
 
 from .conftest import write_toy
 

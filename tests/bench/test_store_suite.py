@@ -14,7 +14,7 @@ import dmlsched
 from dmlsched import plot
 from dmlsched.bench import ResultStore, Source, Suite, load_suite, read_records, run_key
 from dmlsched.bench.store import StoreLockedError, json_safe
-from dmlsched.bench.suite import SuiteError, expand_path, instance_hash, materialize, suite_from_dict
+from dmlsched.suites import SuiteError, expand_path, instance_hash, materialize, suite_from_dict
 
 from .conftest import hare_dict
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dmlsched.bench import run_sweep
-from dmlsched.bench.suite import Source, Suite
+from dmlsched.suites import Source, Suite
 
 CEX = Path(__file__).resolve().parents[2] / "instances" / "counterexamples" / "moldable-equi-nonpreemptive.json"
 

@@ -47,7 +47,8 @@ from typing import Any
 
 from ..incumbents import incumbent_sink
 from ..registry import load_families
-from .execute import base_record, finish_record, incumbent_record
+from .execute import base_record, execute_job, finish_record, incumbent_record
+from .store import json_safe
 
 #: seconds a new worker process may take to import dmlsched and report ready
 STARTUP_TIMEOUT = 180.0
@@ -306,15 +307,11 @@ def main() -> int:
     sys.stdout = sys.stderr
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between jobs a stop request is moot
-    import dmlsched  # noqa: F401  (pay imports before the first job)
     load_families()
     try:
         import pyomo.environ  # noqa: F401
     except Exception:  # pragma: no cover
         pass
-    from .execute import execute_job
-    from .store import json_safe
-
     lock = threading.Lock()
 
     def send(obj: dict) -> None:

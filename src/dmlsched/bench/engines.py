@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 from .. import interrupt
 from ..errors import DmlschedError
+from .child import ChildProcess
 from .execute import base_record, execute_job, finish_record
 
 
@@ -109,8 +110,6 @@ class LocalEngine:
     def _ensure_started(self) -> None:
         if self._threads:
             return
-        from .child import ChildProcess
-
         for i in range(self.workers):
             child = ChildProcess(engine=self.name, max_jobs=self.jobs_per_worker)
             self._children.append(child)
@@ -174,8 +173,6 @@ _DASK_LOCK = threading.Lock()
 
 def dask_run(job: dict, hard_limit: float | None, stop_after: float | None = None) -> dict:
     """The Dask task: run ``job`` in this worker's (per-thread) worker process."""
-    from .child import ChildProcess
-
     tid = threading.get_ident()
     with _DASK_LOCK:
         child = _DASK_CHILDREN.get(tid)

@@ -28,6 +28,11 @@ import traceback
 from datetime import datetime, timezone
 from typing import Any
 
+from ..api import compare, solve
+from ..io import from_dict
+from ..registry import get_method, problem_of
+from ..result import Result, Status
+from ..suites import import_plugins
 from ..version import __version__
 from .store import json_safe
 
@@ -114,12 +119,6 @@ def incumbent_record(job: dict, incumbent: dict | None, *, elapsed: float | None
 def _judge(job: dict, rec: dict, objective: float | None) -> None:
     """Fill kind, sense, claimed bound, ratios and verdict of a run that did
     not return a :class:`~dmlsched.result.Result` (from its incumbent)."""
-    from ..api import compare
-    from ..io import from_dict
-    from ..registry import get_method, problem_of
-    from ..result import Result, Status
-    from ..suites import import_plugins
-
     import_plugins(job.get("plugins") or [])
     inst = from_dict(job["instance"])
     spec = problem_of(inst)
@@ -165,8 +164,6 @@ def finish_record(rec: dict, engine: str = "") -> dict:
 
 def result_from_record(rec: dict) -> Any:
     """A :class:`~dmlsched.result.Result` carrying what ``compare`` needs of a record."""
-    from ..result import Result, Status
-
     return Result(
         problem=rec["problem"],
         method=rec["method"],
@@ -236,11 +233,6 @@ def execute_job(job: dict, engine: str = "") -> dict:
 
 
 def _execute(job: dict, rec: dict) -> None:
-    from ..api import compare, solve
-    from ..io import from_dict
-    from ..registry import get_method, problem_of
-    from ..suites import import_plugins
-
     import_plugins(job.get("plugins") or [])
     inst = from_dict(job["instance"])
     spec = problem_of(inst)

@@ -44,6 +44,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
+from .. import plot
+from ..io import write_text_atomic
 from .summary import (
     LEGEND,
     STAT_COLUMNS,
@@ -98,8 +100,6 @@ def family_plots(records: list[dict], fam: str, out: Path,
                  formats: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """Draw the family's plots into ``out`` (PNG, and ``formats`` besides);
     returns ``(caption, PNG file name)`` pairs."""
-    from .. import plot
-
     made: list[tuple[str, str]] = []
     by_method: OrderedDict[str, list[dict]] = OrderedDict()
     for r in sorted(records, key=variant_of):
@@ -202,8 +202,6 @@ def jct_panels(by_method: "OrderedDict[str, list[dict]]") -> tuple[str, dict[str
 def plot_profiles(records: list[dict], fam: str, out: Path, *, styles: dict | None = None,
                   formats: tuple[str, ...] = ()) -> tuple[str, str] | None:
     """``<family>-profile.png``: performance profiles of quality and of time."""
-    from .. import plot
-
     q = performance_profile(records, "objective")
     if len(q["ratios"]) < 2 or not q["instances"]:
         return None
@@ -447,7 +445,5 @@ def write_report(records: Iterable[dict], out_dir: str, *, title: str | None = N
                                markdown=True), ""]
     (out / "runs.csv").write_text(runs_csv(recs), encoding="utf-8")
     path = out / "report.md"
-    from ..io import write_text_atomic
-
     write_text_atomic(path, "\n".join(lines))
     return path

@@ -51,10 +51,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..claims import VERDICTS, Claim, Judgement, all_claims, summary_word
+from ..claims import OUTCOMES, RULE, VERDICTS, WORDS, Claim, Judgement, all_claims, fmt, summary_word
 from ..errors import UnknownMethodError
-from ..family import Family
+from ..family import Family, Ref
+from ..io import write_text_atomic
 from ..registry import bundled_families, family
+from ..suites import SuiteError
+from .engines import default_workers
+from .runner import make_engine, run_sweep
+from .store import dumps_record
 
 #: where ``dmlsched reproduce`` writes by default
 DEFAULT_OUT = "benchmarks/REPRODUCTION.md"
@@ -95,8 +100,6 @@ def write_archive(records: list[dict], path: str | os.PathLike,
     compressed with xz, atomically; returns ``(runs, bytes)``, or ``None``
     (nothing written) when the archive would exceed ``max_bytes``."""
     import lzma
-
-    from .store import dumps_record
 
     newest: dict[str, dict] = {}
     for r in records:
@@ -166,8 +169,6 @@ class _LazyEngine:
 
     def _get(self) -> Any:
         if self._eng is None:
-            from .runner import make_engine
-
             self._eng = make_engine(self.workers, self.dask, self.dashboard)
         return self._eng
 
@@ -187,8 +188,6 @@ def run_claim(claim: Claim, scale: str, *, results: str, engine: Any, progress: 
               stream: TextIO | None = None, retry: Any = None) -> ClaimRun:
     """Run one claim's suite at ``scale`` and judge it; failures become a
     ``not run`` verdict naming them (one claim never hides the others)."""
-    from .runner import run_sweep
-
     t0 = time.monotonic()
     try:
         suites = claim.suites(scale)  # type: ignore[arg-type]
@@ -330,8 +329,6 @@ def _ours_cell(j: Judgement) -> str:
 
 
 def _rule_section() -> list[str]:
-    from ..claims import OUTCOMES, RULE, WORDS
-
     out = ["## How the verdicts are decided", ""]
     for para in RULE:
         out += [_para(para), ""]
@@ -381,10 +378,9 @@ def render(runs: list[ClaimRun], *, scale: str, without_claims: list[str], comma
         lines.append("- **partial run: only the claims selected by --family/--claim**")
     lines += [""] + _rule_section()
     if any(cr.claim.family == "hare" for cr in runs):
-        from ..problems.hare.claims import XHAT_CODES
-
         lines += ["Hare's x^ (Algorithm 1, Step 1: the solution of Hare_Sched_RL), by code:", ""]
-        lines += [f"- `{k}`: {v}." for k, v in XHAT_CODES.items()] + [""]
+        xhat_codes = Ref("dmlsched.problems.hare.claims:XHAT_CODES").get()  # loaded with Hare's claims
+        lines += [f"- `{k}`: {v}." for k, v in xhat_codes.items()] + [""]
     verdict_runs = [cr for cr in runs if cr.claim.role != "context"]
     lines += ["## Summary", ""]
     if verdict_runs:
@@ -483,8 +479,6 @@ def _claim_section(cr: ClaimRun, scale: str) -> list[str]:
         lines.append("")
     d = next((r for r in j.readings if r.default), None)
     if d is not None and any(pr.points for pr in d.parts):
-        from ..claims import fmt
-
         lines += ["**Points under the default readings** (ours and the ceiling at each covered point):", "",
                   "| part | point | ours | ceiling |", "|---|---|---|---|"]
         for pr in d.parts:
@@ -543,8 +537,6 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     if claim_keys:
         missing = sorted(set(claim_keys) - {c.key for c in cl})
         if missing:
-            from ..suites import SuiteError
-
             raise SuiteError(f"--claim: unknown {', '.join(missing)}; known: {', '.join(c.key for c in cl) or 'none'}")
         cl = [c for c in cl if c.key in claim_keys]
     with_claims = {c.family for c in registered} | {c.family for c in cl} | set(broken)
@@ -598,8 +590,6 @@ def generate(out: str | None = None, *, scale: str = "full", workers: int | None
     text = render(runs, scale=scale, without_claims=without, command=cmd, total_s=total, engine=eng,
                   results=None if tmp else results, partial=bool(fams or claim_keys), broken=broken,
                   archive=arch_line)
-    from ..io import write_text_atomic
-
     p = Path(out)
     p.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(p, text + "\n")
@@ -620,8 +610,6 @@ def _select_families(names: list[str], bundled: list[Family]) -> list[Family]:
         if fam not in out:
             out.append(fam)
     if unknown:
-        from ..suites import SuiteError
-
         raise SuiteError(f"--family: unknown {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(f.name for f in bundled)}")
     return out
@@ -645,8 +633,6 @@ def _collect_claims(families: list[str]) -> tuple[list[Claim], dict[str, str]]:
 
 
 def _cores() -> int:
-    from .engines import default_workers
-
     return default_workers()
 
 
@@ -666,8 +652,6 @@ def check_report_file(path: str | os.PathLike) -> None:
     except OSError:
         return  # unreadable: the write will say so
     if first != REPORT_TITLE:
-        from ..suites import SuiteError
-
         raise SuiteError(f"--out {path}: exists and is not a reproduction report (its first line is not "
                          f"{REPORT_TITLE!r}); refusing to overwrite it: give another --out")
 

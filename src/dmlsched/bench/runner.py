@@ -36,6 +36,7 @@ from ..options import check_options
 from ..registry import KINDS, get_method, get_problem
 from ..registry import methods as registered
 from ..suites import MAX_RUNS, InstanceItem, Suite, SuiteError, import_plugins, materialize
+from .engines import DaskEngine, InProcessEngine, LocalEngine, check_dask_available
 from .execute import base_record, finish_record
 from .progress import Progress
 from .store import ResultStore, package_version, run_context, run_key
@@ -278,8 +279,6 @@ def error_record(suite: Suite, it: InstanceItem) -> dict:
 
 def make_engine(workers: int | None = None, dask: str | None = None, dashboard: str | None = None,
                 jobs_per_worker: int | None = None) -> Any:
-    from .engines import DaskEngine, InProcessEngine, LocalEngine
-
     if dask:
         return DaskEngine(dask, workers=workers, dashboard=dashboard)
     if workers == 0:
@@ -337,8 +336,6 @@ def run_sweep(
     t0 = time.monotonic()
     retry_set = parse_retry(retry)
     if dask and engine is None:
-        from .engines import check_dask_available
-
         check_dask_available()
     import_plugins(suite.plugins)
     items = materialize(suite)

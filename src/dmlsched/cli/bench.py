@@ -10,7 +10,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import interrupt
+from ..bench.engines import check_dask_available
+from ..bench.report import write_report
+from ..bench.reproduce import DEFAULT_OUT, DEFAULT_QUICK_OUT, check_report_file, generate
+from ..bench.runner import parse_retry, run_sweep
+from ..bench.store import StoreLockedError, latest_records
+from ..bench.summary import exit_code, summary_text
 from ..errors import DmlschedError
+from ..solvers import check_solver_name
 from ..suites import MAX_REPETITIONS, Source, Suite, SuiteError, load_suite, parse_reference, parse_time_limit
 from .args import _int_in, _seed
 from .paths import _plugin_files, check_output_path, check_results_file
@@ -112,11 +120,6 @@ def cli_bench(args: argparse.Namespace) -> int:
     in ``error`` (a real failure), 2 on bad input, 128 + the signal on Ctrl-C
     (130) or SIGTERM (143).
     """
-    from ..bench.runner import parse_retry, run_sweep
-    from ..bench.store import StoreLockedError
-    from ..bench.summary import exit_code, summary_text
-    from ..solvers import check_solver_name
-
     try:
         suite = suite_from_args(args)
         check_solver_name(suite.solver)
@@ -136,8 +139,6 @@ def cli_bench(args: argparse.Namespace) -> int:
                             progress=not args.no_progress, retry=retry,
                             any_version=bool(getattr(args, "any_version", False)))
     except KeyboardInterrupt:
-        from .. import interrupt
-
         print(f"\nbench: interrupted by {interrupt.signal_name(interrupt.last_signal() or 2)}; finished runs are "
               "in the results file (runs cut short are not recorded), rerun to resume", file=sys.stderr)
         return interrupt.exit_code()
@@ -164,9 +165,6 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def cli_report(args: argparse.Namespace) -> int:
     """Write ``DIR/report.md`` and its plots from results files."""
-    from ..bench.report import write_report
-    from ..bench.store import latest_records
-
     for p in args.results:
         if not Path(p).is_file():
             print(f"dmlsched report: error: {p}: no such file", file=sys.stderr)
@@ -207,8 +205,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     if getattr(args, "out", None) is not None:
         check_output_path(args.out, "--out", inputs=[getattr(args, "results", None)])
-        from ..bench.reproduce import check_report_file
-
         check_report_file(args.out)
     if getattr(args, "results", None) is not None:
         check_output_path(args.results, "--results")
@@ -219,8 +215,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dmlsched reproduce``."""
-    from ..bench.reproduce import DEFAULT_OUT, DEFAULT_QUICK_OUT
-
     parser.add_argument("--out", default=None, metavar="FILE",
                         help=f"Markdown file to write (default {DEFAULT_OUT}; with --quick {DEFAULT_QUICK_OUT})")
     parser.add_argument("--quick", action="store_true",
@@ -257,19 +251,12 @@ def _tty() -> bool:
 
 def cli_reproduce(args: argparse.Namespace) -> int:
     """``dmlsched reproduce``: 0 when the report was written, 2 on bad input."""
-    from ..bench.reproduce import generate
-    from ..bench.runner import parse_retry
-    from ..errors import DmlschedError
-    from ..suites import SuiteError
-
     try:
         if args.workers is not None and args.workers < 0:
             raise SuiteError("--workers: must be >= 0")
         if args.dask and args.workers == 0:
             raise SuiteError("--workers 0 (in-process) cannot be combined with --dask")
         if args.dask:
-            from ..bench.engines import check_dask_available
-
             check_dask_available()
         retry = parse_retry(args.retry)
 
@@ -285,8 +272,6 @@ def cli_reproduce(args: argparse.Namespace) -> int:
                            progress=(args.progress or _tty()) and not getattr(args, "no_progress", False),
                            archive=False if args.no_archive else (args.archive or True))
     except KeyboardInterrupt:
-        from .. import interrupt
-
         print(f"\nreproduce: interrupted by {interrupt.signal_name(interrupt.last_signal() or 2)}; no report "
               "written; with --results FILE a rerun resumes", file=sys.stderr)
         return interrupt.exit_code()

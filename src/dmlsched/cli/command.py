@@ -7,7 +7,7 @@ import logging
 import sys
 from typing import Any, Sequence
 
-from .. import interrupt
+from .. import interrupt, tools
 from ..stdio import command_stdout
 from ..version import __version__
 from .args import _method_args, _Parser, _plugin, _verbosity
@@ -76,8 +76,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_hunt_arguments(p)
     _plugin(p)
     _verbosity(p)
-    from .. import tools
-
     p = sub.add_parser("generate", help="write an instance of a paper's seeded generator (no arguments: list them)")
     tools.add_generate_arguments(p)
     _verbosity(p)
@@ -99,16 +97,12 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .. import tools
-
     if args.out not in (None, "-"):
         check_output_path(args.out, "--out")
     return tools.cli_generate(args)
 
 
 def cmd_convert_trace(args: argparse.Namespace) -> int:
-    from .. import tools
-
     if args.out != "-":
         check_output_path(args.out, "--out", inputs=[args.trace])
     return tools.cli_convert_trace(args)
@@ -122,8 +116,6 @@ HANDLERS = {
 
 
 def _tools() -> Any:
-    from .. import tools
-
     return tools
 
 

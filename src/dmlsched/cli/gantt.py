@@ -9,7 +9,13 @@ import argparse
 import sys
 from typing import Any
 
+from .. import solve
 from ..errors import UsageError
+from ..plot import JsonTasks, gantt, gantt_title, savefig, supported_formats
+from ..progress import for_command
+from ..registry import problem_of
+from ..result import Result, Status
+from ..tools import ToolError, recorded_run, solution_from_json
 from .args import _method_args
 from .paths import _load, check_output_path, method_options, solver_log_to_stderr
 
@@ -29,11 +35,6 @@ def recorded_result(inst: Any, args: argparse.Namespace) -> Any:
     """The :class:`~dmlsched.result.Result` of the run ``--method`` kept in
     ``--results`` (``dmlsched bench --keep-solutions``), its solution rebuilt
     and validated by the family's validator."""
-    from ..plot import JsonTasks
-    from ..registry import problem_of
-    from ..result import Result, Status
-    from ..tools import ToolError, recorded_run, solution_from_json
-
     rec = recorded_run(args.results, inst, args.method, args.seed if args.seed else None)
     spec = problem_of(inst)
     sol = solution_from_json(inst, rec["solution"])
@@ -56,11 +57,6 @@ def cmd_gantt(args: argparse.Namespace) -> int:
     format), 1 when the method returns no schedule.
     """
     from pathlib import Path
-
-    from .. import solve
-    from ..plot import gantt, gantt_title, savefig, supported_formats
-    from ..progress import for_command
-    from ..registry import problem_of
 
     check_output_path(args.out, "--out", inputs=[args.file, getattr(args, "results", None),
                                                  *(p for p in args.plugin if p.endswith(".py"))])

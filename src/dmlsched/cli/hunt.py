@@ -22,7 +22,14 @@ import math
 import sys
 from typing import Any
 
+from .. import interrupt, io
+from .. import progress as live
+from ..bench.engines import check_dask_available
+from ..errors import UnknownMethodError
+from ..hunt import STRATEGIES, get_space, hunt, plot_progress
+from ..hunt.search import guided_strategies
 from ..hunt.space import HuntError
+from ..registry import get_method, get_problem, problem_of
 from .args import _int_in, _option, _positive, _seed
 from .exits import _fmt
 
@@ -98,10 +105,6 @@ def add_hunt_arguments(p: argparse.ArgumentParser) -> None:
 
 def cli_hunt(args: argparse.Namespace) -> int:
     """Run ``dmlsched hunt`` (output paths already checked by the caller)."""
-    from ..errors import UnknownMethodError
-    from ..hunt import STRATEGIES, get_space, plot_progress
-    from ..registry import get_method, get_problem
-
     try:
         get_problem(args.problem)
     except UnknownMethodError as e:
@@ -118,8 +121,6 @@ def cli_hunt(args: argparse.Namespace) -> int:
     if args.strategy not in STRATEGIES:
         raise HuntError(f"--strategy: unknown strategy {args.strategy!r}; known: {', '.join(STRATEGIES)}")
     if args.strategy == "guided":
-        from ..hunt.search import guided_strategies
-
         table = guided_strategies()
         if (args.problem, args.method) not in table and (args.problem, "*") not in table:
             have = ", ".join(f"{p}/{m}" for p, m in sorted(table)) or "none"
@@ -135,8 +136,6 @@ def cli_hunt(args: argparse.Namespace) -> int:
     except HuntError as e:
         raise HuntError(f"--size: {e}") from None
     if args.dask:
-        from ..bench.engines import check_dask_available
-
         check_dask_available()
     if args.out is not None:  # before the search: a folder that cannot be made fails now, not after it
         from pathlib import Path
@@ -144,16 +143,11 @@ def cli_hunt(args: argparse.Namespace) -> int:
         Path(args.out).mkdir(parents=True, exist_ok=True)
     start = None
     if args.start is not None:
-        from .. import io
-        from ..registry import problem_of
-
         start = io.load(args.start)
         if problem_of(start).name != args.problem:
             raise HuntError(f"--start {args.start}: a {problem_of(start).name} instance, not {args.problem}")
     budget = args.budget if args.budget is not None else (None if args.max_evals is not None else 60.0)
     quiet = args.json
-    from .. import progress as live
-
     bar = live.wanted(verbose=int(getattr(args, "verbose", 0) or 0) + int(getattr(args, "verbose_sub", 0) or 0))
 
     def say(text: str) -> None:
@@ -185,8 +179,6 @@ def cli_hunt(args: argparse.Namespace) -> int:
         plot_progress([res], args.plot)
     code = _print(args, res)
     if res.interrupted:
-        from .. import interrupt
-
         saved = f"; the best so far is in {', '.join(res.files)}" if res.files else ""
         print(f"interrupted by {interrupt.signal_name()}: the hunt stopped after {res.evaluations} evaluations "
               f"(not shrunk){saved}", file=sys.stderr)
@@ -195,8 +187,6 @@ def cli_hunt(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, budget: float | None, size: dict, progress: Any, start: Any) -> Any:
-    from ..hunt import hunt
-
     return hunt(
         args.problem, args.method, reference=args.reference, strategy=args.strategy, budget=budget,
         max_evals=args.max_evals, size=size, seed=args.seed, target=args.target, objective=args.objective,

@@ -14,8 +14,11 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from .. import io, progress
 from ..errors import InstanceError, UsageError
+from ..plot import supported_formats
 from ..registry import load_families, problem_of
+from ..suites import import_plugins
 from .exits import _one_line
 
 log = logging.getLogger("dmlsched")
@@ -137,8 +140,6 @@ def load_plugins(plugins: Sequence[str]) -> None:
     """
     if not plugins:
         return
-    from ..suites import import_plugins
-
     for p in plugins:
         if p.endswith(".py"):
             if not Path(p).is_file():
@@ -198,8 +199,6 @@ def solver_log_to_stderr(enabled: bool) -> Iterator[None]:
 
 
 def _load(path: str, what: str) -> Any:
-    from .. import io
-
     load_families()  # importing the families is not part of reading the file
     t0 = time.perf_counter()
     if path == "-":
@@ -218,15 +217,11 @@ def _load(path: str, what: str) -> Any:
 def _progress(args: argparse.Namespace, inst: Any, total_s: float | None) -> Any:
     """The progress line of a command that runs a method (:mod:`dmlsched.progress`):
     on a terminal only, not with ``-v`` or ``--display``."""
-    from .. import progress
-
     return progress.for_command(args, f"{problem_of(inst).name}/{args.method}", total_s)
 
 
 def check_image_format(path: str, flag: str, *, only: Sequence[str] | None = None) -> None:
     """An image path must end with a format matplotlib writes (else one error naming ``flag``)."""
-    from ..plot import supported_formats
-
     try:
         formats = set(supported_formats())
     except ImportError as e:

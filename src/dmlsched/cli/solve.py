@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 
+from .. import api, io
+from ..kit import COMMON_OPTIONS, default_time_limit
+from ..registry import get_problem, methods, problem_of
 from .exits import _fmt, _interrupted, _report_failure
 from .paths import _load, _plugin_files, _progress, check_output_path, method_options, solver_log_to_stderr
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from .. import api
-    from ..registry import problem_of
-
     if args.out is not None:
         check_output_path(args.out, "--out", inputs=[args.file, *_plugin_files(args)])
     inst = _load(args.file, args.method)
@@ -23,8 +23,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
     sol_json = spec.solution_to_json(inst, res.solution) if res.solution is not None else None
     cut = bool(res.details.get("interrupted"))
     if args.out and sol_json is not None and (not cut or args.save_interrupted):
-        from .. import io
-
         io.write_text_atomic(args.out, json.dumps(sol_json, indent=2) + "\n")
     if args.json:
         print(json.dumps(res.to_json(sol_json), allow_nan=False))
@@ -48,8 +46,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .. import api
-
     inst = _load(args.file, args.method)
     total = None if args.time_limit is None else 2 * args.time_limit  # the method, then the reference
     with solver_log_to_stderr(args.display), _progress(args, inst, total):
@@ -72,9 +68,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from ..kit import COMMON_OPTIONS, default_time_limit
-    from ..registry import get_problem, methods
-
     if args.problem:
         get_problem(args.problem)  # unknown problem -> exit 2
     ms = methods(args.problem)

@@ -30,8 +30,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import plot
+from ..bench.engines import default_workers
+from ..io import from_dict, save, to_dict, write_text_atomic
+from ..kit import check_options
 from ..registry import get_method, get_problem
-from .evaluate import Evaluator, Scored, instance_hash
+from ..suites import instance_hash
+from .evaluate import Evaluator, Scored
 from .pool import EnginePool
 from .search import STRATEGIES, Context, register_strategy, run_strategy, shrink
 from .space import SPACES, HuntError, Space, get_space, register_space
@@ -217,8 +222,6 @@ def hunt(
     sz = space.size(size)
     start_data = None
     if start is not None:
-        from ..io import from_dict, to_dict
-
         inst0 = from_dict(start) if isinstance(start, dict) else start
         start_data = to_dict(inst0)
         if start_data.get("problem") != problem:
@@ -232,8 +235,6 @@ def hunt(
         raise HuntError(f"reference: {problem}/{ev.reference} is a {ev.r.kind}, which proves nothing about the "
                         "optimum: name an exact method (certified ratios) or a bound method")
     # options are checked before any search starts (an unknown option is bad input, not a finding)
-    from ..kit import check_options
-
     for name, opts, spec_m in ((method, ev.options, m), (ev.reference, ev.reference_options, ev.r)):
         if spec_m.uses_kit:
             check_options(problem, name, spec_m.options, opts)
@@ -284,8 +285,6 @@ def _scored(s: Scored | None) -> bool:
 
 
 def _cores() -> int:
-    from ..bench.engines import default_workers
-
     return default_workers()
 
 
@@ -335,8 +334,6 @@ def write(res: HuntResult, folder: Path) -> list[str]:
     values go to ``facts["hunt"]`` with the options, reference and seed they
     hold for.
     """
-    from ..io import from_dict, save, write_text_atomic
-
     folder.mkdir(parents=True, exist_ok=True)
     s = res.shrunk if res.shrunk is not None else res.best  # not shrunk (yet): the best found
     assert s is not None
@@ -386,8 +383,6 @@ def plot_progress(results: list[HuntResult], path: str | Path, title: str | None
     """Best value over time, one line per result (strategy) in its colour,
     marker and line style (:func:`dmlsched.plot.method_styles`); saved as PNG
     (or the format of ``path``'s suffix)."""
-    from .. import plot
-
     plt = plot._plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     labels = [f"{r.strategy} (seed {r.seed})" for r in results]

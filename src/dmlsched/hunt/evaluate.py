@@ -35,13 +35,7 @@ from .. import api, interrupt
 from ..errors import DmlschedError
 from ..io import from_dict
 from ..registry import get_method, get_problem
-
-
-def instance_hash(data: dict) -> str:
-    """The bench's canonical hash (keys sorted, ``name``/``description`` excluded)."""
-    from ..suites import instance_hash as h
-
-    return h(data)
+from ..suites import instance_hash
 
 
 @dataclass

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from ..errors import DmlschedError
+from ..solvers import quiet_highs
 from .evaluate import Scored
 from .search import Annealing, Context
 
@@ -75,7 +76,7 @@ class LinearProgram:
     def solve(self, maximise: bool = True) -> tuple[str, np.ndarray | None, float | None]:
         import highspy
 
-        h = _quiet_highs()
+        h = quiet_highs()
         h.setOptionValue("threads", 1)
         h.setOptionValue("random_seed", 0)
         inf = highspy.kHighsInf
@@ -110,14 +111,6 @@ class LinearProgram:
             return h.modelStatusToString(st), None, None
         sol = np.array(h.getSolution().col_value, dtype=float)
         return "optimal", sol, float(h.getInfo().objective_function_value)
-
-
-def _quiet_highs() -> Any:
-    """A ``highspy.Highs`` with its output off and no banner on stdout
-    (:func:`dmlsched.solvers.quiet_highs`)."""
-    from ..solvers import quiet_highs
-
-    return quiet_highs()
 
 
 def lin(*terms: tuple[int, float], const: float = 0.0) -> tuple[dict[int, float], float]:

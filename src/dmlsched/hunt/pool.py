@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..bench.engines import DaskEngine, LocalEngine, check_dask_available
+
 
 class EnginePool:
     """Bench engine for a hunt.
@@ -32,8 +34,6 @@ class EnginePool:
     """
 
     def __init__(self, workers: int | None = 0, dask: str | None = None, time_limit: float | None = None):
-        from ..bench.engines import DaskEngine, LocalEngine, check_dask_available
-
         self.engine: Any = None
         self.time_limit = time_limit
         if dask:

@@ -39,8 +39,6 @@ sequential search.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 import time
 from dataclasses import dataclass, field
@@ -48,6 +46,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..family import Ref
 from ..registry import families
 from .evaluate import Evaluator, Scored
 from .space import HuntError, Space
@@ -281,13 +280,13 @@ def guided_strategies() -> dict[tuple[str, str], Callable[[Context], None]]:
     if not _GUIDED_LOADED:
         _GUIDED_LOADED.append(True)
         for spec in families():
-            package = spec.package or ""
+            if not spec.package:
+                continue
             try:
-                found = bool(package) and importlib.util.find_spec(package + ".guided") is not None
-            except ImportError:  # a plugin family that is a module, not a package
-                found = False
-            if found:
-                importlib.import_module(package + ".guided")
+                Ref(spec.package + ".guided").get()
+            except ModuleNotFoundError as e:  # no guided.py (or a plugin family that is a module)
+                if e.name != spec.package + ".guided":
+                    raise
     return GUIDED
 
 

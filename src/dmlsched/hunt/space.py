@@ -38,6 +38,7 @@ import numpy as np
 from ..draws import RngDraws
 from ..errors import DmlschedError
 from ..family import DEFAULT_PROTECTED, Family
+from ..io import from_dict
 from ..registry import families
 
 Path = tuple  # a path of keys/indices into the JSON dict
@@ -107,8 +108,6 @@ class Space:
         return out
 
     def valid(self, data: dict) -> bool:
-        from ..io import from_dict
-
         try:
             from_dict(data)
         except DmlschedError:

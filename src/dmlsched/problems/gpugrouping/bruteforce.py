@@ -23,6 +23,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
 from .instance import GroupingInstance
@@ -142,8 +143,6 @@ def solve_brute(inst: GroupingInstance, run: Run) -> Result:
     typed = run.options["typed"]
     count = count_type_matrices(types.counts, inst.groups) if typed else stirling2(inst.num_gpus, inst.groups)
     if count > run.options["max_candidates"]:
-        from ...errors import NotApplicable
-
         raise NotApplicable(
             f"brute force would enumerate {fmt_count(count)} {'type-count matrices' if typed else 'partitions'}, "
             f"more than max_candidates = {fmt_count(run.options['max_candidates'])}")

@@ -19,6 +19,8 @@ from ...cpsat import grid_scale, new_model, rational
 from ...kit import Option, Run, method
 from ...modeling import ModelBuilder
 from ...result import Result
+from .bruteforce import grouping_from_counts
+from .heuristics import greedy_grouping
 from .instance import GroupingInstance
 from .solution import Grouping
 
@@ -214,8 +216,6 @@ class TypedCpModel(ModelBuilder):
 
     def extract(self, values: Any) -> Grouping:
         """The grouping of a CP-SAT solution (``values.Value(var)``)."""
-        from .bruteforce import grouping_from_counts
-
         rows = tuple(tuple(int(values.Value(self.y[k][u])) for k in range(self.K)) for u in range(self.U))
         return grouping_from_counts(self.inst, rows)
 
@@ -250,8 +250,6 @@ def solve_exact_cp(inst: GroupingInstance, run: Run) -> Result:
                 what="the CP-SAT model")
     hint = None
     if run.options["hint"]:
-        from .heuristics import greedy_grouping
-
         with run.stage("hint"):
             hint = greedy_grouping(work, seed=run.seed, restarts=2, max_passes=20)
         run.incumbent(hint)

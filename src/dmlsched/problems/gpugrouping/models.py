@@ -20,7 +20,10 @@ import numpy as np
 
 from ...kit import Option, Run, method
 from ...modeling import ModelBuilder
+from ...normalize import SOLVER_RESOLUTION, positive_min, pow2
 from ...result import Result
+from .bruteforce import grouping_from_counts
+from .heuristics import greedy_grouping
 from .instance import GroupingInstance
 from .solution import Grouping
 
@@ -276,8 +279,6 @@ class TypedGroupingModel(_RangeModel):
         """The grouping of the solved model's counts (GPUs of a type dealt lowest index first)."""
         import pyomo.environ as pyo
 
-        from .bruteforce import grouping_from_counts
-
         rows = tuple(tuple(int(round(pyo.value(values.y[k, u]) or 0.0)) for k in range(self.types.num_types))
                      for u in range(self.inst.groups))
         return grouping_from_counts(self.inst, rows)
@@ -315,15 +316,11 @@ def solve_exact(inst: GroupingInstance, run: Run) -> Result:
     """
     import dataclasses
 
-    from ...normalize import SOLVER_RESOLUTION
-
     work = inst.deduplicated()
     typed = run.options["formulation"] == "typed"
     nv = (work.gpu_types.num_types if typed else work.num_gpus) * work.groups
     run.require(memory_bytes=2_000.0 * nv * max(1, work.num_jobs), what="the grouping MILP")
     with run.stage("hint"):
-        from .heuristics import greedy_grouping
-
         run.incumbent(greedy_grouping(work, seed=run.seed, restarts=2, max_passes=20))
     norm, factor = normalised(work, run.best_value or 0.0)
     with run.stage("build"):
@@ -356,8 +353,6 @@ def normalised(inst: GroupingInstance, incumbent: float) -> tuple[GroupingInstan
     optimal, the objective is multiplied by the factor), chosen so that the incumbent's
     value (else the smallest speed) is of order one, where the solver's absolute
     tolerances (``1e-6``) are relative ones (:mod:`dmlsched.normalize`)."""
-    from ...normalize import positive_min, pow2
-
     s = inst.s
     f = pow2(incumbent if incumbent > 0 else positive_min(s.ravel().tolist()))
     while float(s.sum(axis=1).max()) * f > MAX_NORMALISED_SPEED and f > 2.0**-200:

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from ...budget import Budget
-from .gpupoint import DEFAULT_SEARCH_LPS, DEFAULT_SEARCH_MOVES, Retimed, improve_assignment, quiet_highs, retime
+from ...solvers import quiet_highs
+from .gpupoint import DEFAULT_SEARCH_LPS, DEFAULT_SEARCH_MOVES, Retimed, improve_assignment, retime
 from .instance import HareInstance
 from .pricing import JobTable, Segment, job_cost, price, segment, sequence_counts
 from .relaxcheck import check_relaxed

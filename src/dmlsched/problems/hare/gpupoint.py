@@ -12,23 +12,16 @@ given, is asked between moves.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ...budget import Budget
+from ...solvers import quiet_highs
 from .instance import HareInstance
 
 #: default deterministic work limits of the GPU-level search (options of ``relaxation`` and ``list``)
 DEFAULT_SEARCH_MOVES = 2_000
 DEFAULT_SEARCH_LPS = 400
-
-
-def quiet_highs() -> Any:
-    """A ``highspy.Highs`` with its log off (no banner on stdout: :func:`dmlsched.solvers.quiet_highs`)."""
-    from ...solvers import quiet_highs as q
-
-    return q()
 
 
 @dataclass

@@ -32,6 +32,7 @@ import numpy as np
 
 from ...kit import Option, Run, method
 from ...result import Result, Status
+from .baselines import best_round_times
 from .bounds import mended_ratio, theorem4_ratio
 from .instance import HareInstance
 from .listsched import (
@@ -138,8 +139,6 @@ def round_smith_priority(inst: HareInstance) -> np.ndarray:
     (a whole-job Smith order would run jobs one after the other, since the
     list phase never fills a GPU's earlier idle time).
     """
-    from .baselines import best_round_times
-
     R = best_round_times(inst)
     w = inst.weight
     a = inst.arrival

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
-from ...io import MAX_INT, MAX_NUMBER, MIN_NONZERO, Reader
+from ...io import MAX_INT, MAX_NUMBER, MIN_NONZERO, Reader, count_keys
 
 
 @dataclass(frozen=True)
@@ -272,8 +272,6 @@ def key_count(data: dict) -> int:
     accepted, from its shape: the top level, each job, each job's two time
     tables (one key per GPU type of the cluster) and ``expected``
     (see :func:`dmlsched.io._check_keys_once`)."""
-    from ...io import count_keys
-
     jobs = data["jobs"]
     n = len(data) + sum(map(len, jobs)) + 2 * len(dict.fromkeys(data["gpus"])) * len(jobs)
     return n + (count_keys(data["expected"]) if "expected" in data else 0)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...kit import Option, Run, fmt_count, method
+from ...normalize import SOLVER_RESOLUTION, exact_shift, positive_min, pow2
 from ...result import Result, Status
 from .box import Horizon, heuristic_incumbent, horizon
 from .bruteforce import left_shift, sequences_from_starts
@@ -99,8 +100,6 @@ def normalised(inst: HareInstance) -> Normalised:
     ``[1, 2)``); releases shifted to start near 0.  Data already in such units (times
     of seconds, weights of at least 1) are left as they are."""
     import dataclasses as dc
-
-    from ...normalize import exact_shift, positive_min, pow2
 
     arr = inst.arrival.tolist()
     shift = exact_shift(arr)
@@ -199,8 +198,6 @@ def solve_exact(inst: HareInstance, run: Run) -> Result:
     out = dataclasses.replace(
         out, bound=None if flow_bound is None else flow_bound + offset,
         objective=None if out.objective is None else out.objective / norm.objective_factor + offset)
-    from ...normalize import SOLVER_RESOLUTION
-
     run.objective_floor = SOLVER_RESOLUTION / norm.objective_factor
     with run.stage("extract"):
         sched = retime(inst, f.assignment(), f.starts()) if out.has_solution else None

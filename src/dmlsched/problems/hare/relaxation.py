@@ -44,7 +44,7 @@ from . import decomposition as dec
 from . import gpupoint
 from .box import Horizon, horizon
 from .formulation import HareFormulation, model_size
-from .instance import HareInstance
+from .instance import HareInstance, to_dict
 from .relaxcheck import check_relaxed
 
 #: default deterministic work limits of the relaxation solve (see the module docstring)
@@ -355,8 +355,6 @@ def clear_relaxation_cache() -> None:
 def _cache_key(inst: HareInstance, *args: Any) -> tuple | None:
     import hashlib
     import json
-
-    from .instance import to_dict
 
     try:
         d = to_dict(inst)

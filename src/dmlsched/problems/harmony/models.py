@@ -29,6 +29,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...modeling import ModelBuilder
+from ...normalize import SOLVER_RESOLUTION, pow2
+from .heuristics import schedule
 from .instance import HarmonyInstance
 from .solution import HarmonySolution
 
@@ -305,8 +307,6 @@ def normalised(inst: HarmonyInstance) -> HarmonyInstance:
     (:mod:`dmlsched.normalize`)."""
     import dataclasses
 
-    from ...normalize import pow2
-
     f = pow2(max(max(j.t_cpu, j.t_net) for j in inst.jobs))
     if f == 1.0:
         return inst
@@ -327,12 +327,8 @@ def solve_exact(inst: HarmonyInstance, run: Run) -> Result:
     size = model_size_estimate(inst)
     run.require(memory_bytes=size * BYTES_PER_COMPONENT, what=f"the MILP (about {size:,} variables and constraints)")
     with run.stage("incumbent"):  # Harmony's own grouping: an incumbent if the solver finds none in time
-        from .heuristics import schedule
-
         sch = schedule(inst)
         run.incumbent(HarmonySolution(groups=tuple(tuple(g) for g in sch.groups), machines=tuple(sch.machines)))
-    from ...normalize import SOLVER_RESOLUTION
-
     with run.stage("build"):
         milp = HarmonyMilp(normalised(inst))
         mdl = milp.build()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ...fuzz import HypothesisDraws
-from .instance import HarmonyInstance
+from .instance import HarmonyInstance, from_dict
 from .sample import random_instance
 
 __all__ = ["harmony_instances", "harmony_instance_dicts"]
@@ -46,8 +46,6 @@ def harmony_instance_dicts(
 def harmony_instances(draw, **kwargs) -> HarmonyInstance:
     """Valid :class:`HarmonyInstance` objects (keyword arguments as
     :func:`harmony_instance_dicts`)."""
-    from .instance import from_dict
-
     return from_dict(draw(harmony_instance_dicts(**kwargs)))
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
+from ..hare.bruteforce import brute_force, count_candidates
 from .instance import HlasInstance
-from .solution import HlasRun
+from .models import unit_weight_hare
+from .solution import HlasRun, completion_times
 
 
 @method(
@@ -24,10 +26,6 @@ from .solution import HlasRun
 def solve_brute_force(inst: HlasInstance, run: Run) -> Result:
     """Enumerates ``|M|^T`` assignments and every per-GPU order of ``T`` tasks; refuses
     (status ``n/a``) before enumerating when the count exceeds ``max_candidates``."""
-    from ..hare.bruteforce import brute_force, count_candidates
-    from .models import unit_weight_hare
-    from .solution import completion_times
-
     hare = unit_weight_hare(inst)
     count = count_candidates(hare)
     if count > run.options["max_candidates"]:

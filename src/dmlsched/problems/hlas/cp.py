@@ -21,9 +21,10 @@ from ...cpsat import Grid, Scaling, grid_scale, new_model, to_int
 from ...kit import Option, Run, method
 from ...modeling import ModelBuilder
 from ...result import Result, Status
+from .heuristics import Readings, simulate
 from .instance import HlasInstance
 from .models import trivial_bound
-from .solution import HlasRun
+from .solution import HlasRun, completion_times
 
 # ---------------------------------------------------------------------------
 # integer times
@@ -272,8 +273,6 @@ class OfflineCpModel(ModelBuilder):
         """The run of a CP-SAT solution: times divided by the scale, each type's tasks
         coloured onto its GPUs greedily by start (a task takes a GPU of its type that is
         free at its start; the capacity constraint guarantees one)."""
-        from .solution import completion_times
-
         inst = self.inst
         members = [[m for m, g in enumerate(inst.gpus) if g == t] for t in self.types]
         tasks = []  # (start, type, duration, global index)
@@ -303,8 +302,6 @@ class OfflineCpModel(ModelBuilder):
 
 def _best_policy_run(inst: HlasInstance) -> HlasRun | None:
     """The better of the clairvoyant ``srtf`` and ``fifo`` runs (cheap; a hint and an upper bound)."""
-    from .heuristics import Readings, simulate
-
     best = None
     for policy in ("srtf", "fifo"):
         sim, d = simulate(inst, policy, readings=Readings(grouped=False))

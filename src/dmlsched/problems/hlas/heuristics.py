@@ -53,9 +53,11 @@ from typing import Any, Mapping, Sequence
 
 from ...kit import Option, Run, method
 from ...result import Result
+from ..gpugrouping import from_hlas
 from .instance import HlasInstance
 from .policies import RULES
-from .simulator import HlasSimulator
+from .prediction import HLASL, LossFit
+from .simulator import HlasSimulator, tbar
 from .solution import HlasRun, metrics
 
 
@@ -124,8 +126,6 @@ def resolve_groups(inst: HlasInstance, readings: Readings, run: Run | None = Non
         return [[g] for g in range(m)], {"grouping": "one group per GPU"}
     if u == 1:
         return [list(range(m))], {"grouping": "one group"}
-    from ..gpugrouping import from_hlas
-
     if run is None:
         run = Run.standalone("hlas")
     method_ = readings.grouping_method
@@ -202,8 +202,6 @@ def simulate(
     group_mode, group_idle, placement = readings.group_mode, readings.group_idle, readings.placement
     gang = None if readings.gang == "none" else readings.gang
     if policy == "hlas-l":
-        from .prediction import HLASL, LossFit
-
         rule = HLASL(LossFit(inst, seed))
     else:
         rule = RULES[policy]()
@@ -341,8 +339,6 @@ def task_gpu_time(times: Sequence[float], tasks: int) -> float:
 
 def hlas_round_size(inst: HlasInstance, job: int, num_groups: int) -> float:
     """``T̄_n``: what one round adds to HLAS's job size, whichever GPUs ran it."""
-    from .simulator import tbar
-
     return tbar(inst, num_groups)[job]
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...errors import InstanceError
 from ...io import Reader
+from ..hare.instance import MAX_TASKS, HareInstance, HareJob, check_type_keys, read_job_fields
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,6 @@ class HlasInstance:
 
 
 def _to_hare(inst: HlasInstance):
-    from ..hare.instance import HareInstance, HareJob
-
     return HareInstance(
         gpus=inst.gpus,
         jobs=tuple(
@@ -125,8 +124,6 @@ def _validate(inst: HlasInstance) -> None:
         raise InstanceError("gpus", "must list at least one GPU")
     if not inst.jobs:
         raise InstanceError("jobs", "must list at least one job")
-    from ..hare.instance import MAX_TASKS, check_type_keys
-
     types = frozenset(inst.gpu_types)
     seen: set[str] = set()
     total = 0
@@ -175,8 +172,6 @@ def _validate(inst: HlasInstance) -> None:
 
 def from_dict(data: Any) -> HlasInstance:
     """Parse and validate a ``"problem": "hlas"`` instance."""
-    from ..hare.instance import read_job_fields
-
     r = Reader(data)
     r.check_keys(("gpus", "jobs", "queues", "groups", "grouping"), common=True)
     gpus = tuple(c.as_str() for c in r.items("gpus", min_len=1))

@@ -22,6 +22,7 @@ import numpy as np
 from ...errors import NotApplicable
 from ...kit import Option, Run, method
 from ...result import Result, Status
+from ..hare.solution import completion_times as hare_ct
 from .instance import HlasInstance
 from .solution import HlasRun
 
@@ -62,8 +63,6 @@ def solve_offline_mip(inst: HlasInstance, run: Run) -> Result:
     (never forwarded from the Hare run, whose objective has the arrivals'
     offset).
     """
-    from ..hare.solution import completion_times as hare_ct
-
     hare = unit_weight_hare(inst)
     opts: dict[str, Any] = {}
     if not run.options["symmetry"]:

@@ -20,7 +20,10 @@ import numpy as np
 from ...errors import InvalidSolutionError
 from ...gantt import GanttChart, gpu_labels, gpu_types
 from ...tolerance import time_tolerance
+from ..hare.solution import HareSchedule
+from ..hare.solution import completion_times as hare_ct
 from ..hare.solution import to_json as hare_to_json
+from ..hare.solution import validate as hare_validate
 from .instance import HlasInstance
 
 #: above this many tasks the JSON form of a run omits the per-task list
@@ -58,22 +61,16 @@ class HlasRun:
         self.finish = np.asarray(self.finish, dtype=float)
 
     def hare_schedule(self):
-        from ..hare.solution import HareSchedule
-
         return HareSchedule(gpu=self.gpu, start=self.start)
 
 
 def completion_times(inst: HlasInstance, run: HlasRun) -> np.ndarray:
     """``C_n`` recomputed from the schedule (Hare's (6))."""
-    from ..hare.solution import completion_times as hare_ct
-
     return hare_ct(inst.hare, run.hare_schedule())
 
 
 def validate(inst: HlasInstance, run: HlasRun) -> None:
     """Raise :class:`InvalidSolutionError` unless ``run`` is a feasible Hare schedule."""
-    from ..hare.solution import validate as hare_validate
-
     hare_validate(inst.hare, run.hare_schedule())
     if run.finish.shape != (inst.num_jobs,):
         raise InvalidSolutionError(f"run reports {run.finish.shape} finish times for {inst.num_jobs} jobs")
@@ -128,9 +125,7 @@ def to_json(inst: HlasInstance, run: HlasRun) -> dict:
         ],
     }
     if inst.num_tasks <= JSON_MAX_TASKS:
-        from ..hare.solution import to_json as hare_json
-
-        out["tasks"] = hare_json(inst.hare, run.hare_schedule())["tasks"]
+        out["tasks"] = hare_to_json(inst.hare, run.hare_schedule())["tasks"]
     else:
         out["tasks_omitted"] = f"{inst.num_tasks} tasks > {JSON_MAX_TASKS}"
     return out

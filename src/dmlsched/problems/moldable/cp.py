@@ -47,6 +47,7 @@ from ...result import Result
 from .bounds import preemptive_lower_bound
 from .instance import MoldableInstance
 from .models import Choice, choices, memory_scale
+from .simulator import simulate
 from .solution import MoldableSchedule
 
 #: largest scaled time CP-SAT is given (keeps every sum far from 2^63)
@@ -449,8 +450,6 @@ def estimate_bytes(inst: MoldableInstance) -> int:
 
 def _start_schedules(inst: MoldableInstance) -> list[MoldableSchedule]:
     """Feasible non-preemptive schedules to start from: the moldable policies' runs."""
-    from .simulator import simulate
-
     out = []
     for rule in ("equi", "rigid-fcfs", "prop"):
         try:

@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...cpsat import grid_scale, to_int
+from ...errors import InvalidSolutionError
 from ...kit import Option, Run, method
 from ...modeling import ModelBuilder
 from ...result import Result
 from .instance import MoldableInstance
-from .solution import MoldableSchedule
+from .solution import MoldableSchedule, validate
 
 GRID_TOL = 1e-9
 
@@ -446,9 +447,6 @@ def exact(inst: MoldableInstance, run: Run) -> Result:
     if out.has_solution:
         with run.stage("extract"):
             sched = mip.extract(m)
-        from ...errors import InvalidSolutionError
-        from .solution import validate
-
         try:  # a solver's tolerances must never hand back a schedule the model does not allow
             validate(inst, sched)
         except InvalidSolutionError as e:

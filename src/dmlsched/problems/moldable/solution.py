@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ...cpsat import rational
 from ...errors import InvalidSolutionError
 from ...gantt import GanttChart, tasks_chart
 from ...io import Reader
@@ -259,8 +260,6 @@ def _exceeds(what: str, dens: np.ndarray, mems: np.ndarray, capacity: float) -> 
     """Exactly: the shares ``1/den`` sum past 1, or the memories (read as written,
     :func:`dmlsched.cpsat.rational`) past the capacity."""
     from fractions import Fraction
-
-    from ...cpsat import rational
 
     if what == "processor share":
         return sum(Fraction(1, int(d)) for d in dens) > 1
