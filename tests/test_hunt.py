@@ -15,6 +15,7 @@ import dmlsched
 import dmlsched.hunt as H
 from dmlsched import registry
 from dmlsched.cli import main
+from dmlsched.draws import RngDraws
 from dmlsched.errors import InvalidSolutionError
 from dmlsched.hunt.space import _Spaces
 from dmlsched.io import Reader
@@ -343,4 +344,7 @@ def test_the_spaces_family_table_is_built_once_and_again_only_when_the_registry_
     rar = registry.family("rar")
     registry.register_problem(dataclasses.replace(rar, name="rar-copy"))
     assert "rar-copy" in spaces._families() and "rar-copy" in list(spaces) and len(spaces) == len(first) + 1
-    assert spaces["rar-copy"].sample is rar.sample and spaces._families() is spaces._families()
+    copy = spaces["rar-copy"]  # the copy's space draws through the same builder as rar's
+    assert copy.default_size == spaces["rar"].default_size and spaces._families() is spaces._families()
+    assert (copy.sample(np.random.default_rng(3), copy.default_size)
+            == rar.sample(RngDraws(np.random.default_rng(3)), **copy.default_size))
