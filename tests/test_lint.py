@@ -1,13 +1,12 @@
-"""ruff on the whole tree is clean (issue 22, step G2), but for one ratchet in ``src``.
+"""ruff on the whole tree is clean (issue 22, step G2): no finding anywhere.
 
 ``ruff check`` runs with the configuration in ``pyproject.toml`` (import
 order, imports at the top, lines up to 120 characters, pyflakes, heavy
-packages lazy) over every folder of Python code.  Outside ``src`` there may be
-no finding at all (tests import at the top too: a function-level import there
-carries ``# noqa: PLC0415 - reason``).  In ``src`` the number of findings of
-each rule may not exceed :data:`BASELINE`: the function-level imports of
-dmlsched modules that step G1 moves to the top; fewer passes silently, and the
-commit that removes findings lowers the number (after G1 the table is empty).
+packages lazy) over every folder of Python code, and finds nothing.  An
+import kept inside a function on purpose (a package loaded only when needed,
+a platform-only module) carries ``# noqa: PLC0415 - reason``, and the reason
+is checked.  :data:`BASELINE`, the ratchet the redesign lowered step by step,
+is empty: any finding of any rule fails.
 """
 
 from __future__ import annotations
@@ -42,10 +41,9 @@ FOLDERS = ("src", "tests", "benchmarks", "proofs", "templates", "docs")
 #: (a rule not listed allows none); and after G2 in tests (s4-testlint): the 42 long lines in tests/ wrapped,
 #: tests' imports at the top (PLC0415 now checked in tests/, 283 imports moved, 2 kept with a reason), and
 #: this table for src/ only (every other folder has none); after G1 (s4-imports), no dmlsched import inside
-#: a function: PLC0415 183 -> 44, the standard-library and numpy imports left inside functions
-BASELINE: dict[str, int] = {
-    "PLC0415": 44,  # import-outside-top-level (src only; benchmarks, proofs, docs are exempt)
-}
+#: a function: PLC0415 183 -> 44, the standard-library and numpy imports left inside functions; s4-lint: those
+#: moved to the top, four kept with their reason (numpy in tolerance and in the store's json_safe, tqdm, fcntl)
+BASELINE: dict[str, int] = {}  # strict since s4-lint: the last 44 (standard library, numpy) moved or kept with a reason
 
 NOQA_PLC0415 = re.compile(r"#\s*noqa:[^#]*\bPLC0415\b")
 NOQA_PLC0415_REASON = re.compile(r"#\s*noqa:[^#]*\bPLC0415\b[\w, ]*\s+-\s+\S")
@@ -81,9 +79,6 @@ def _where(findings: list[dict], rules: set[str], root: Path) -> str:
 @needs_ruff
 def test_no_rule_has_more_findings_than_the_baseline():
     findings = ruff_findings(ROOT, tuple(d for d in FOLDERS if (ROOT / d).is_dir()))
-    outside = [f for f in findings if Path(f["filename"]).relative_to(ROOT).parts[0] != "src"]
-    assert not outside, "ruff findings outside src (none allowed):\n" + _where(
-        outside, {f["code"] for f in outside}, ROOT)
     bad = exceeded(Counter(f["code"] for f in findings), BASELINE)
     assert not bad, (
         f"ruff findings beyond the baseline (count, allowed): {bad}; fix the new ones "
@@ -138,4 +133,4 @@ def test_a_planted_violation_is_caught(tmp_path):
     assert [f["code"] for f in ruff_findings(tmp_path, ("tests",))] == ["PLC0415"]
     assert exceeded(counts, {}) == {"E501": (1, 0), "F401": (1, 0), "I001": (1, 0), "PLC0415": (1, 0),
                                     "TID253": (1, 0)}
-    assert exceeded(counts, BASELINE)["TID253"] == (1, 0)  # TID253 has no findings in the tree
+    assert exceeded(counts, BASELINE) == exceeded(counts, {})  # the baseline allows nothing

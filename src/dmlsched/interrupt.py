@@ -35,6 +35,7 @@ import logging
 import signal
 import socket
 import threading
+import time
 from typing import Callable, Iterator
 
 log = logging.getLogger("dmlsched")
@@ -69,8 +70,6 @@ class _Stopper:
         threading.Thread(target=self._repeat, name="dmlsched-restop", daemon=True).start()
 
     def _repeat(self) -> None:
-        import time
-
         while self.active:
             time.sleep(RESTOP_S)
             if self.active:

@@ -2,7 +2,6 @@
 solver outcome to a :class:`~dmlsched.result.Result`.
 
 Every method of every family is written the same way::
-
     from dmlsched.kit import Option, Run, method
 
     @method(
@@ -48,7 +47,9 @@ import contextlib
 import functools
 import logging
 import math
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -110,8 +111,6 @@ def _watchdog(deadline: "Deadline") -> Iterator[None]:
     event loops; this honours ``time_limit`` for them without a check per event.
     Only in the main thread, only when no one else uses ``SIGALRM``, and
     never nested (an inner method runs under the outer one's alarm)."""
-    import signal
-    import threading
 
     if (deadline.at is None or _Alarm.armed or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()

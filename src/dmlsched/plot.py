@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+import numpy as np
 
 from .gantt import GanttChart, tasks_chart
 from .registry import problem_of
@@ -46,8 +50,6 @@ def _plt():
 
 
 def _has_display() -> bool:
-    import os
-
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) or sys.platform in ("darwin", "win32")
 
 
@@ -467,7 +469,6 @@ def plot_ratios(
     if nonempty:
         ax.boxplot([d for _, d in nonempty], positions=[p for p, _ in nonempty], widths=0.5,
                    showfliers=False, medianprops={"color": "black"})
-    import random
 
     rng = random.Random(0)  # deterministic jitter
     for p, n, d in zip(pos, names, data):
@@ -650,7 +651,6 @@ def plot_performance_profiles(
     ``ratios[method]`` holds the method's performance ratio on each instance
     (``inf`` where it has no solution); the curve is the fraction of instances
     with ratio <= tau.  One legend for the figure; returns the figure."""
-    import numpy as np
 
     names = list(dict.fromkeys(m for _, r in panels for m in r))
     st = _styles(names, styles)
@@ -708,7 +708,6 @@ def savefig(obj: Any, path: str, dpi: int = 120, *, formats: Sequence[str] = ())
 def save_atomic(fig: Any, path: str | Path, **kw: Any) -> None:
     """``fig.savefig`` to a temporary file beside ``path`` (same extension, so
     the same format), then moved over ``path``."""
-    import os
 
     p = Path(path)
     tmp = p.with_name(f".{p.name}.tmp{p.suffix}")

@@ -61,7 +61,7 @@ def running(desc: str, total_s: float | None = None, *, enabled: bool = True,
         yield
         return
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # noqa: PLC0415 - tqdm only when a progress bar is drawn
     except ImportError:  # pragma: no cover - tqdm is a dependency
         yield
         return
@@ -105,7 +105,7 @@ def for_command(args: Any, desc: str, total_s: float | None) -> Any:
 def write(text: str) -> None:
     """Print a line on standard error above a progress line (or plainly)."""
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # noqa: PLC0415 - tqdm only when a progress bar is drawn
 
         tqdm.write(text, file=sys.stderr)
     except ImportError:  # pragma: no cover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -261,7 +262,6 @@ def json_details(details: dict[str, Any]) -> dict[str, Any]:
         if isinstance(v, (list, tuple)):
             return [conv(x) for x in v]
         try:  # numpy scalars
-            import numbers
 
             if isinstance(v, numbers.Integral):
                 return int(v)

@@ -18,7 +18,10 @@ against the incumbent) are relative ones.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
+import sys
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -361,9 +364,6 @@ def quiet_highs() -> Any:
     """A ``highspy.Highs`` with its output off, without the banner HiGHS prints
     on standard output when the first one of a process is made (it would
     corrupt ``--json`` output)."""
-    import ctypes
-    import os
-    import sys
 
     import highspy
 

@@ -12,6 +12,7 @@ standard output through a new ``sys.stdout`` on a copy of the descriptor.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import os
 import sys
@@ -22,8 +23,6 @@ def flush_c_stdio() -> None:
     """Flush the C library's ``stdout`` buffer (what ``printf`` wrote but did
     not send yet), so it lands where descriptor 1 points now."""
     try:
-        import ctypes
-
         ctypes.CDLL(None).fflush(None)
     except (OSError, AttributeError, TypeError):  # pragma: no cover - no libc symbol table
         pass

@@ -36,6 +36,6 @@ def time_tolerance(max_duration: float, max_time: float, tol: float = TOL) -> fl
     ``t = 1e7`` is not forgiven — floored at 64 units in the last place of the
     largest time stamp, which covers the rounding of sums of durations.
     """
-    import numpy as np
+    import numpy as np  # noqa: PLC0415 - import dmlsched stays free of numpy (L0)
 
     return max(tol * max(1.0, abs(float(max_duration))), 64.0 * float(np.spacing(abs(float(max_time)))))

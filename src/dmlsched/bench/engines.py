@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import sys
 import threading
 from typing import Any, Protocol
 
@@ -230,8 +231,6 @@ class DaskEngine:
                 self._cluster.close()
             raise EngineError(f"--dask {address}: cannot connect: {e}") from None
         if dashboard and self._cluster is not None:
-            import sys
-
             print(f"bench: Dask dashboard at {self.client.dashboard_link}", file=sys.stderr, flush=True)
         self._ac = as_completed()
         self._jobs: dict[str, dict] = {}

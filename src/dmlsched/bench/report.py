@@ -6,7 +6,6 @@ Next to ``report.md``: ``runs.csv`` (one row per run, flat columns:
 ``<family>-instances.csv`` (one row per instance: its size, the reference's
 objective, then each method's objective and ratio); each figure as PNG and,
 by default, PDF (``formats``).  For each problem family in the records:
-
 * a table per method (variant): runs, statuses (``n/a`` apart), geometric mean
   and max of the ratio to the reference's objective, geometric mean of the
   ratio to the reference's proven bound, the claimed bound, verdicts,
@@ -39,6 +38,7 @@ import io
 import math
 import platform
 import re
+import statistics
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -268,7 +268,6 @@ def instance_table(records: list[dict]) -> tuple[list[str], list[list[object]], 
     when it has several solutions) and its ratio to the reference (likewise);
     a method without a solution on the instance has its status instead.
     """
-    import statistics
 
     recs = [r for r in records if r.get("method")]
     methods = sorted({variant_of(r) for r in recs})

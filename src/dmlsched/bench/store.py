@@ -20,6 +20,7 @@ is refused before anything is written to it (:class:`NotAResultsFile`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -84,8 +85,6 @@ def run_context(options: dict | None, reference: str | None, reference_options: 
     """Short fingerprint of a run's options and reference (empty when there are none)."""
     if not options and reference is None and not reference_options:
         return ""
-    import hashlib
-
     blob = json.dumps(
         {"options": options or {}, "reference": reference, "reference_options": reference_options or {}},
         sort_keys=True, default=str,
@@ -114,7 +113,7 @@ def json_safe(x: Any, _depth: int = 0) -> Any:
     if hasattr(x, "value") and x.__class__.__name__ == "Status":
         return x.value
     try:  # numpy scalars and arrays without importing numpy here
-        import numpy as np
+        import numpy as np  # noqa: PLC0415 - numpy loaded only when a record holds a numpy value
 
         if isinstance(x, np.generic):
             return json_safe(x.item(), _depth + 1)
@@ -210,7 +209,7 @@ def check_results_file(path: Path) -> None:
 def _lock(fh, path: Path) -> None:
     """Exclusive advisory lock: two sweeps appending to one file could duplicate runs."""
     try:
-        import fcntl
+        import fcntl  # noqa: PLC0415 - POSIX only: elsewhere the store runs without the lock
     except ImportError:  # pragma: no cover - not POSIX
         return
     try:

@@ -2,7 +2,6 @@
 for reports), and the statistics behind them.
 
 What the numbers mean (the same in ``dmlsched bench`` and ``dmlsched report``):
-
 * ``ratio``: the objective against the reference's objective (its feasible
   solution), oriented so that >= 1 means worse than the reference (value /
   reference for minimisation, reference / value for maximisation).  When the
@@ -37,6 +36,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import textwrap
 from collections import OrderedDict
 from typing import Iterable
 
@@ -503,8 +503,6 @@ def summary_text(records: list[dict], *, ran: int | None = None, skipped: int | 
 
 
 def _wrap(text: str, width: int = 100) -> str:
-    import textwrap
-
     return textwrap.fill(text, width=width, break_on_hyphens=False)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from .. import solve
@@ -56,7 +57,6 @@ def cmd_gantt(args: argparse.Namespace) -> int:
     Exit 2 on bad input (checked before solving: the output path and its
     format), 1 when the method returns no schedule.
     """
-    from pathlib import Path
 
     check_output_path(args.out, "--out", inputs=[args.file, getattr(args, "results", None),
                                                  *(p for p in args.plugin if p.endswith(".py"))])

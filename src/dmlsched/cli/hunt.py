@@ -1,7 +1,6 @@
 """``dmlsched hunt``: adversarial instance search from the command line.
 
 ::
-
     dmlsched hunt hare --method list --strategy guided --budget 600 --seed 1 --out found/
     dmlsched hunt rar --method sjf-bco --strategy random --max-evals 500 --workers 2
     dmlsched hunt hare --method list -o relaxation=queyranne --size tasks=6 --size gpus=2
@@ -20,6 +19,7 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 from .. import interrupt, io
@@ -138,7 +138,6 @@ def cli_hunt(args: argparse.Namespace) -> int:
     if args.dask:
         check_dask_available()
     if args.out is not None:  # before the search: a folder that cannot be made fails now, not after it
-        from pathlib import Path
 
         Path(args.out).mkdir(parents=True, exist_ok=True)
     start = None

@@ -9,7 +9,9 @@ import contextlib
 import json
 import logging
 import os
+import stat
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -65,7 +67,6 @@ def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = Fals
     if not folder and p.exists() and not os.access(p, os.W_OK) and not os.access(target, os.W_OK):
         raise UsageError(f"{flag} {path}: not writable")
     try:  # a real probe: an unnamed file (O_TMPFILE where it exists), gone at once
-        import tempfile
 
         with tempfile.TemporaryFile(dir=anc):
             pass
@@ -76,8 +77,6 @@ def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = Fals
 
 
 def _file_kind(p: Path) -> str:
-    import stat
-
     mode = p.stat().st_mode
     if stat.S_ISFIFO(mode):
         return "FIFO"

@@ -1,7 +1,6 @@
 """The GPU grouping heuristic ``greedy`` (deal + swaps + seeded restarts).
 
 The paper gives no algorithm for GPU_Grouping; ``greedy`` is ours:
-
 1. *Deal.*  Normalise each job's speeds by that job's fastest GPU
    (``ŝ_{n,m} = s_{n,m} / max_m s_{n,m}``) and give each GPU the weight
    ``w_m = sum_n ŝ_{n,m}``.  Take GPUs by decreasing ``w_m`` (ties: lower
@@ -23,6 +22,8 @@ incremental group speeds.
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from ...budget import Budget
@@ -38,7 +39,6 @@ def deal(inst: GroupingInstance) -> list[int]:
     The group of smallest ``(load, count, index)`` is kept at the top of a
     heap (``O(M log U)``; a scan of the groups per GPU took a second at
     20,000 GPUs and 100 groups), the same choice as the scan's."""
-    import heapq
 
     s = inst.s
     w = (s / s.max(axis=1, keepdims=True)).sum(axis=0)

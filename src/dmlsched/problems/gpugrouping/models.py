@@ -12,6 +12,7 @@ proof.  Pyomo is imported inside the builders only.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from abc import abstractmethod
 from typing import Any
@@ -314,7 +315,6 @@ def solve_exact(inst: GroupingInstance, run: Run) -> Result:
     grouping's value near 1 (:func:`normalised`), so that the solver's absolute
     tolerances are relative ones at any magnitude of the speeds.
     """
-    import dataclasses
 
     work = inst.deduplicated()
     typed = run.options["formulation"] == "typed"

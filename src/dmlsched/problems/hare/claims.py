@@ -36,6 +36,7 @@ baseline's ``W`` by more than ``1 - LB / W`` (metric ``sum w (C - a)``:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -478,7 +479,6 @@ def _inst_key(p: dict[str, Any], arrivals: str) -> tuple:
 
 def _record_key(r: dict) -> tuple | None:
     """The generator parameters of a simulation record (from its source)."""
-    import json
 
     src = str(r.get("source") or "")
     if ":simulation?" not in src:

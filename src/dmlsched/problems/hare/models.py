@@ -22,6 +22,7 @@ For compatibility this module also re-exports the box (:func:`horizon`,
 from __future__ import annotations
 
 import dataclasses
+import dataclasses as dc
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,7 +100,6 @@ def normalised(inst: HareInstance) -> Normalised:
     :data:`MAX_NORMALISED_TIME`; weights when the largest is below 1 (it then lies in
     ``[1, 2)``); releases shifted to start near 0.  Data already in such units (times
     of seconds, weights of at least 1) are left as they are."""
-    import dataclasses as dc
 
     arr = inst.arrival.tolist()
     shift = exact_shift(arr)

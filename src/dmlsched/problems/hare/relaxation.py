@@ -29,6 +29,8 @@ uses.  The plain check of a relaxed solution, :func:`check_relaxed`, lives in
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -269,7 +271,6 @@ def solve_relaxation(inst: HareInstance, run: Run, *, kind: str = "rl") -> Relax
     Notes
     -----
     The options read from ``run.options``:
-
     ``formulation``
         ``"decomposition"`` (by job, :mod:`.decomposition`: a certified
         lower bound and a checked point, the default for ``kind="rl"`` with
@@ -353,9 +354,6 @@ def clear_relaxation_cache() -> None:
 
 
 def _cache_key(inst: HareInstance, *args: Any) -> tuple | None:
-    import hashlib
-    import json
-
     try:
         d = to_dict(inst)
         d.pop("name", None)

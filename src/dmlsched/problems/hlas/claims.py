@@ -33,6 +33,7 @@ this setup:".
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from ...claims import (
@@ -615,8 +616,6 @@ CLAIMS = [
 
 
 def _instances():
-    from pathlib import Path
-
     return Path(__file__).resolve().parents[4] / "instances" / "hlas"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -84,7 +85,6 @@ class OfflineCpModel(ModelBuilder):
     ``x[g]`` with an optional interval ``[S, S + Tc[n,g])`` (the GPU is busy
     while training, Hare's (8)); exactly one type per task.  Constraints, each
     in its own method with Hare's equation:
-
     * arrival (4): ``S >= a_n`` for the tasks of round 0;
     * round barrier (7): ``R[n,r] >= S + sum_g x[g] (Tc[n,g] + Ts[n,g])`` for
       every task of round ``r``, and ``S >= R[n,r-1]`` for round ``r``;
@@ -244,7 +244,6 @@ class OfflineCpModel(ModelBuilder):
         feasible run: ``ceil(scale * sum_n C_n)`` of the run, computed on the exact value
         of the doubles (so floating-point error never puts it below the run's own value;
         at an exact scale the run's scaled value is an integer and this is it)."""
-        from fractions import Fraction
 
         return math.ceil(sum(Fraction(float(c)) for c in run.finish) * scale)
 
@@ -348,7 +347,6 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
     def avg_bound(b: float | None, scale: int) -> float | None:
         # (b / scale - sum_n a_n) / |N| in exact arithmetic: b is an integer bound on the scaled
         # sum of completions, the arrivals' sum is large beside the JCTs when releases are late
-        from fractions import Fraction
 
         if b is None or not math.isfinite(b):
             return None

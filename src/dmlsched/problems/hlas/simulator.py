@@ -1,7 +1,6 @@
 """The HLAS execution model: the shared engine's loop (:mod:`dmlsched.sim`) fused with the policy.
 
 Semantics (``models/hlas.md`` has the full list and the reasons):
-
 * The cluster is partitioned into GPU groups (HLAS: the GPU-grouping result;
   the baselines: one group per GPU, i.e. Algorithm 1's per-GPU loop).  A
   group is *idle* when all its GPUs are idle; only idle groups receive work.
@@ -44,6 +43,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import random
 from typing import Sequence
 
 from ...sim import Recorder, Simulation, gc_paused
@@ -373,8 +373,6 @@ class HlasSimulator:
 
     # -- the run ------------------------------------------------------------
     def _init_state(self) -> None:
-        import random
-
         inst = self.inst
         n_jobs = inst.num_jobs
         self._rng = random.Random(self.seed)

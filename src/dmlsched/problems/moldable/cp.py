@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence
 
 from ...cpsat import Scaling, grid_scale, new_model, to_int
@@ -501,7 +502,6 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
         cp.build()
         if run.best is not None:
             cp.hint(run.best)
-    from fractions import Fraction
 
     sum_a = sum(Fraction(float(a)) for a in inst.arrival)
 
