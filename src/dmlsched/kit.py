@@ -2,6 +2,7 @@
 solver outcome to a :class:`~dmlsched.result.Result`.
 
 Every method of every family is written the same way::
+
     from dmlsched.kit import Option, Run, method
 
     @method(
@@ -111,7 +112,6 @@ def _watchdog(deadline: "Deadline") -> Iterator[None]:
     event loops; this honours ``time_limit`` for them without a check per event.
     Only in the main thread, only when no one else uses ``SIGALRM``, and
     never nested (an inner method runs under the outer one's alarm)."""
-
     if (deadline.at is None or _Alarm.armed or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None)

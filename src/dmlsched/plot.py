@@ -469,7 +469,6 @@ def plot_ratios(
     if nonempty:
         ax.boxplot([d for _, d in nonempty], positions=[p for p, _ in nonempty], widths=0.5,
                    showfliers=False, medianprops={"color": "black"})
-
     rng = random.Random(0)  # deterministic jitter
     for p, n, d in zip(pos, names, data):
         ax.scatter([p + rng.uniform(-0.15, 0.15) for _ in d], d, s=12, alpha=0.7, color=st[n]["color"],
@@ -651,7 +650,6 @@ def plot_performance_profiles(
     ``ratios[method]`` holds the method's performance ratio on each instance
     (``inf`` where it has no solution); the curve is the fraction of instances
     with ratio <= tau.  One legend for the figure; returns the figure."""
-
     names = list(dict.fromkeys(m for _, r in panels for m in r))
     st = _styles(names, styles)
     fig, axes = _panel_grid(max(len(panels), 1), width=5.6, height=3.8)
@@ -708,7 +706,6 @@ def savefig(obj: Any, path: str, dpi: int = 120, *, formats: Sequence[str] = ())
 def save_atomic(fig: Any, path: str | Path, **kw: Any) -> None:
     """``fig.savefig`` to a temporary file beside ``path`` (same extension, so
     the same format), then moved over ``path``."""
-
     p = Path(path)
     tmp = p.with_name(f".{p.name}.tmp{p.suffix}")
     try:

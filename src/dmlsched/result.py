@@ -262,7 +262,6 @@ def json_details(details: dict[str, Any]) -> dict[str, Any]:
         if isinstance(v, (list, tuple)):
             return [conv(x) for x in v]
         try:  # numpy scalars
-
             if isinstance(v, numbers.Integral):
                 return int(v)
             if isinstance(v, numbers.Real):

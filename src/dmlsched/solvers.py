@@ -364,7 +364,6 @@ def quiet_highs() -> Any:
     """A ``highspy.Highs`` with its output off, without the banner HiGHS prints
     on standard output when the first one of a process is made (it would
     corrupt ``--json`` output)."""
-
     import highspy
 
     sys.stdout.flush()

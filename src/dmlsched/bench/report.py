@@ -6,6 +6,7 @@ Next to ``report.md``: ``runs.csv`` (one row per run, flat columns:
 ``<family>-instances.csv`` (one row per instance: its size, the reference's
 objective, then each method's objective and ratio); each figure as PNG and,
 by default, PDF (``formats``).  For each problem family in the records:
+
 * a table per method (variant): runs, statuses (``n/a`` apart), geometric mean
   and max of the ratio to the reference's objective, geometric mean of the
   ratio to the reference's proven bound, the claimed bound, verdicts,
@@ -268,7 +269,6 @@ def instance_table(records: list[dict]) -> tuple[list[str], list[list[object]], 
     when it has several solutions) and its ratio to the reference (likewise);
     a method without a solution on the instance has its status instead.
     """
-
     recs = [r for r in records if r.get("method")]
     methods = sorted({variant_of(r) for r in recs})
     size_keys = list(dict.fromkeys(k for r in recs for k in (r.get("size") or {})))

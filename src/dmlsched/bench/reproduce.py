@@ -4,6 +4,7 @@ The claims are data owned by the families (``problems/<family>/claims.py``,
 collected by :func:`dmlsched.claims.all_claims`): each has the paper's quote,
 where it is, the paper's number, its readings, a suite per scale and a judge.
 This module only runs them:
+
 1. ``claim.suite(scale)`` (``"full"``: the paper's scale and load; ``"quick"``:
    a small version for CI) on the benchmark engine, the same one as
    ``dmlsched bench`` (local worker processes or Dask, per-run limits, a
@@ -19,6 +20,7 @@ A family without a claims module gets a line saying so (nothing is judged
 for it here).
 
 Run::
+
     dmlsched reproduce [--quick] [--results FILE] [--workers N | --dask ADDRESS] [--family F,...] [--claim KEY,...]
 
 ``--quick`` writes ``REPRODUCTION-quick.md`` unless ``--out`` says otherwise, so
@@ -83,7 +85,6 @@ def archive_path(out: str | os.PathLike) -> Path:
 def commit_line(where: str | os.PathLike | None = None) -> str:
     """The git commit of the checkout holding this package (``+ uncommitted
     changes`` when its work tree differs), or why it is unknown."""
-
     cwd = Path(where) if where is not None else Path(__file__).resolve().parent
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
@@ -100,7 +101,6 @@ def write_archive(records: list[dict], path: str | os.PathLike,
     """Write ``records`` (the newest line per key) as compact JSON lines
     compressed with xz, atomically; returns ``(runs, bytes)``, or ``None``
     (nothing written) when the archive would exceed ``max_bytes``."""
-
     newest: dict[str, dict] = {}
     for r in records:
         newest[str(r.get("key"))] = r
@@ -125,7 +125,6 @@ def write_archive(records: list[dict], path: str | os.PathLike,
 def unpack_archive(path: str | os.PathLike, folder: str | os.PathLike) -> str:
     """Decompress a results archive (``.xz``, ``.gz``) into ``folder``; returns
     the JSON-lines file to resume from (the archive itself is not changed)."""
-
     p = Path(path)
     opener = lzma.open if p.suffix == ".xz" else gzip.open
     out = Path(folder) / "reproduction.jsonl"
@@ -219,7 +218,6 @@ def run_claim(claim: Claim, scale: str, *, results: str, engine: Any, progress: 
 # the report
 def versions_line() -> str:
     """Python and the versions of the packages behind the numbers."""
-
     out = [f"Python {platform.python_version()}"]
     for dist in ("dmlsched", "pyomo", "highspy", "ortools", "numpy", "scipy", "gurobipy", "distributed"):
         try:

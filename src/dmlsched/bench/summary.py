@@ -2,6 +2,7 @@
 for reports), and the statistics behind them.
 
 What the numbers mean (the same in ``dmlsched bench`` and ``dmlsched report``):
+
 * ``ratio``: the objective against the reference's objective (its feasible
   solution), oriented so that >= 1 means worse than the reference (value /
   reference for minimisation, reference / value for maximisation).  When the

@@ -57,7 +57,6 @@ def cmd_gantt(args: argparse.Namespace) -> int:
     Exit 2 on bad input (checked before solving: the output path and its
     format), 1 when the method returns no schedule.
     """
-
     check_output_path(args.out, "--out", inputs=[args.file, getattr(args, "results", None),
                                                  *(p for p in args.plugin if p.endswith(".py"))])
     try:

@@ -1,6 +1,7 @@
 """``dmlsched hunt``: adversarial instance search from the command line.
 
 ::
+
     dmlsched hunt hare --method list --strategy guided --budget 600 --seed 1 --out found/
     dmlsched hunt rar --method sjf-bco --strategy random --max-evals 500 --workers 2
     dmlsched hunt hare --method list -o relaxation=queyranne --size tasks=6 --size gpus=2
@@ -138,7 +139,6 @@ def cli_hunt(args: argparse.Namespace) -> int:
     if args.dask:
         check_dask_available()
     if args.out is not None:  # before the search: a folder that cannot be made fails now, not after it
-
         Path(args.out).mkdir(parents=True, exist_ok=True)
     start = None
     if args.start is not None:

@@ -67,7 +67,6 @@ def check_output_path(path: str | os.PathLike, flag: str, *, folder: bool = Fals
     if not folder and p.exists() and not os.access(p, os.W_OK) and not os.access(target, os.W_OK):
         raise UsageError(f"{flag} {path}: not writable")
     try:  # a real probe: an unnamed file (O_TMPFILE where it exists), gone at once
-
         with tempfile.TemporaryFile(dir=anc):
             pass
     except OSError as e:

@@ -1,6 +1,7 @@
 """The GPU grouping heuristic ``greedy`` (deal + swaps + seeded restarts).
 
 The paper gives no algorithm for GPU_Grouping; ``greedy`` is ours:
+
 1. *Deal.*  Normalise each job's speeds by that job's fastest GPU
    (``ŝ_{n,m} = s_{n,m} / max_m s_{n,m}``) and give each GPU the weight
    ``w_m = sum_n ŝ_{n,m}``.  Take GPUs by decreasing ``w_m`` (ties: lower
@@ -39,7 +40,6 @@ def deal(inst: GroupingInstance) -> list[int]:
     The group of smallest ``(load, count, index)`` is kept at the top of a
     heap (``O(M log U)``; a scan of the groups per GPU took a second at
     20,000 GPUs and 100 groups), the same choice as the scan's."""
-
     s = inst.s
     w = (s / s.max(axis=1, keepdims=True)).sum(axis=0)
     order = sorted(range(inst.num_gpus), key=lambda m: (-w[m], m))

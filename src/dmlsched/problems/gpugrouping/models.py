@@ -315,7 +315,6 @@ def solve_exact(inst: GroupingInstance, run: Run) -> Result:
     grouping's value near 1 (:func:`normalised`), so that the solver's absolute
     tolerances are relative ones at any magnitude of the speeds.
     """
-
     work = inst.deduplicated()
     typed = run.options["formulation"] == "typed"
     nv = (work.gpu_types.num_types if typed else work.num_gpus) * work.groups

@@ -479,7 +479,6 @@ def _inst_key(p: dict[str, Any], arrivals: str) -> tuple:
 
 def _record_key(r: dict) -> tuple | None:
     """The generator parameters of a simulation record (from its source)."""
-
     src = str(r.get("source") or "")
     if ":simulation?" not in src:
         return None

@@ -100,7 +100,6 @@ def normalised(inst: HareInstance) -> Normalised:
     :data:`MAX_NORMALISED_TIME`; weights when the largest is below 1 (it then lies in
     ``[1, 2)``); releases shifted to start near 0.  Data already in such units (times
     of seconds, weights of at least 1) are left as they are."""
-
     arr = inst.arrival.tolist()
     shift = exact_shift(arr)
     times = [*inst.tc_type.ravel().tolist(), *inst.ts_type.ravel().tolist()]

@@ -271,6 +271,7 @@ def solve_relaxation(inst: HareInstance, run: Run, *, kind: str = "rl") -> Relax
     Notes
     -----
     The options read from ``run.options``:
+
     ``formulation``
         ``"decomposition"`` (by job, :mod:`.decomposition`: a certified
         lower bound and a checked point, the default for ``kind="rl"`` with

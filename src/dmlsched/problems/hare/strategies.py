@@ -1,6 +1,7 @@
 """Hypothesis strategies for Hare_Sched: valid instances and hostile JSON.
 
 Public (re-exported by :mod:`dmlsched.strategies`):
+
 * :func:`hare_instances` -- valid :class:`~.instance.HareInstance` objects with
   arrivals, weights and heterogeneous training and synchronisation times,
   sized for property tests of approximation ratios (small enough for an exact
@@ -134,7 +135,6 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
 @st.composite
 def hare_dicts_mutated(draw, **instance_kwargs) -> dict:
     """A valid Hare instance dict with one field replaced by any JSON value or removed."""
-
     inst = draw(hare_instances(**instance_kwargs))
     d = copy.deepcopy(to_dict(inst))
     paths = [p for p in _paths(d) if p]

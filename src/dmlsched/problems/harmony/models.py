@@ -5,6 +5,7 @@ groupings and machine allocations.  ``U(g)`` is a ratio (4.3) whose
 denominator ``T_g`` (4.1) is a max of linear terms, and the objective is a
 *sum* of ratios, so Dinkelbach's single-ratio scheme does not apply.  The
 formulation is instead linearised exactly:
+
 * ``y[g,m]`` enumerates the machine count of group slot ``g``, so (4.2)'s
   ``1/m_g`` becomes a constant per ``m`` and ``w[j,g,m] = x[j,g] y[g,m]``
   (binary AND) carries the per-job times;
@@ -305,7 +306,6 @@ def normalised(inst: HarmonyInstance) -> HarmonyInstance:
     ``[1, 2)`` (exact: the utilisation (4.4) of every grouping is unchanged), so that the
     MILP's coefficients are of order one at any magnitude of the times
     (:mod:`dmlsched.normalize`)."""
-
     f = pow2(max(max(j.t_cpu, j.t_net) for j in inst.jobs))
     if f == 1.0:
         return inst

@@ -85,6 +85,7 @@ class OfflineCpModel(ModelBuilder):
     ``x[g]`` with an optional interval ``[S, S + Tc[n,g])`` (the GPU is busy
     while training, Hare's (8)); exactly one type per task.  Constraints, each
     in its own method with Hare's equation:
+
     * arrival (4): ``S >= a_n`` for the tasks of round 0;
     * round barrier (7): ``R[n,r] >= S + sum_g x[g] (Tc[n,g] + Ts[n,g])`` for
       every task of round ``r``, and ``S >= R[n,r-1]`` for round ``r``;
@@ -244,7 +245,6 @@ class OfflineCpModel(ModelBuilder):
         feasible run: ``ceil(scale * sum_n C_n)`` of the run, computed on the exact value
         of the doubles (so floating-point error never puts it below the run's own value;
         at an exact scale the run's scaled value is an integer and this is it)."""
-
         return math.ceil(sum(Fraction(float(c)) for c in run.finish) * scale)
 
     # -- hint and extraction -----------------------------------------------------
@@ -347,7 +347,6 @@ def solve_offline_exact(inst: HlasInstance, run: Run) -> Result:
     def avg_bound(b: float | None, scale: int) -> float | None:
         # (b / scale - sum_n a_n) / |N| in exact arithmetic: b is an integer bound on the scaled
         # sum of completions, the arrivals' sum is large beside the JCTs when releases are late
-
         if b is None or not math.isfinite(b):
             return None
         return float((Fraction(b) / scale - sum(Fraction(j.arrival) for j in inst.jobs)) / n)

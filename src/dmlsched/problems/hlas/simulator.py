@@ -1,6 +1,7 @@
 """The HLAS execution model: the shared engine's loop (:mod:`dmlsched.sim`) fused with the policy.
 
 Semantics (``models/hlas.md`` has the full list and the reasons):
+
 * The cluster is partitioned into GPU groups (HLAS: the GPU-grouping result;
   the baselines: one group per GPU, i.e. Algorithm 1's per-GPU loop).  A
   group is *idle* when all its GPUs are idle; only idle groups receive work.

@@ -502,7 +502,6 @@ def exact_cp(inst: MoldableInstance, run: Run) -> Result:
         cp.build()
         if run.best is not None:
             cp.hint(run.best)
-
     sum_a = sum(Fraction(float(a)) for a in inst.arrival)
 
     def to_bound(scaled: float | None) -> float | None:

@@ -7,6 +7,7 @@ one GPU (``share_den == n > 1``, one GPU index).  The amount of processor is
 ``p = len(gpus)`` or ``1/n``.
 
 Semantics (see ``models/moldable.md``):
+
 * (S1) a segment starts no earlier than the task's arrival; a task's segments
   are ordered and disjoint;
 * (S2) every allocation is a unit fraction of one GPU or whole dedicated GPUs,
@@ -259,7 +260,6 @@ def _capacity(inst: MoldableInstance, s: MoldableSchedule) -> None:
 def _exceeds(what: str, dens: np.ndarray, mems: np.ndarray, capacity: float) -> bool:
     """Exactly: the shares ``1/den`` sum past 1, or the memories (read as written,
     :func:`dmlsched.cpsat.rational`) past the capacity."""
-
     if what == "processor share":
         return sum(Fraction(1, int(d)) for d in dens) > 1
     return sum(rational(float(v)) for v in mems) > rational(float(capacity))
