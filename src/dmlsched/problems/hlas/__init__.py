@@ -10,7 +10,8 @@ evaluator: average JCT), ``policies.py`` (priority rules), ``simulator.py``
 online, with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
 (the contention-free ``lower-bound``: ours, the paper proves no bound for
 HLAS), ``generate.py`` (the paper's setup, and its GPU_Grouping instance
-``paper_grouping``), ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
+``paper_grouping``), ``sample.py`` (the one random builder; no hunt space),
+``strategies.py`` (hypothesis, through ``sample.py``), ``claims.py`` (the paper's claims).
 """
 
 from ...family import Family, Ref

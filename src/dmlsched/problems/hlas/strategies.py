@@ -11,52 +11,28 @@ Public (re-exported by :mod:`dmlsched.strategies`):
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from hypothesis import strategies as st
 
-from ...fuzz import json_values
-from .instance import HlasInstance, HlasJob, to_dict
+from ...fuzz import HypothesisDraws, json_values
+from .instance import HlasInstance, from_dict, to_dict
+from .sample import TYPES, random_instance
 
 __all__ = ["hlas_instances", "hlas_dicts_mutated"]
 
 
 @st.composite
 def hlas_instances(draw, *, max_jobs: int = 4, max_gpus: int = 4, max_rounds: int = 4,
-                   max_tasks_per_round: int = 4, types: tuple[str, ...] = ("V100", "T4", "K80"),
+                   max_tasks_per_round: int = 4, types: tuple[str, ...] = TYPES,
                    grouping: bool = True) -> HlasInstance:
-    """Small valid HLAS instances."""
-    m = draw(st.integers(1, max_gpus))
-    gpus = tuple(draw(st.sampled_from(types)) for _ in range(m))
-    used = tuple(dict.fromkeys(gpus))
-    jobs = []
-    for i in range(draw(st.integers(1, max_jobs))):
-        rounds = draw(st.integers(1, max_rounds))
-        jobs.append(HlasJob(
-            id=f"J{i}",
-            arrival=draw(st.integers(0, 8)) / 2,
-            rounds=rounds,
-            tasks_per_round=draw(st.integers(1, max_tasks_per_round)),
-            train_time={g: draw(st.integers(1, 8)) / 2 for g in used},
-            sync_time={g: draw(st.integers(0, 2)) / 2 for g in used},
-            weight=draw(st.integers(1, 3)) * 1.0,
-            predicted_rounds=draw(st.one_of(st.none(), st.integers(0, max_rounds + 1))),
-        ))
-    k = draw(st.integers(1, 4))
-    cuts = sorted(set(draw(st.lists(st.integers(1, 20), min_size=k - 1, max_size=k - 1))))
-    lows = [0.0] + [c / 2 for c in cuts]
-    queues = tuple((lows[i], lows[i + 1] if i + 1 < len(lows) else math.inf) for i in range(len(lows)))
-    groups = None
-    explicit = None
-    mode = draw(st.sampled_from(["none", "count", "explicit"])) if grouping else "none"
-    if mode == "count":
-        groups = draw(st.integers(1, m))
-    elif mode == "explicit":
-        labels = [draw(st.integers(0, m - 1)) for _ in range(m)]
-        order = list(dict.fromkeys(labels))
-        explicit = tuple(tuple(g for g in range(m) if labels[g] == lab) for lab in order)
-    return HlasInstance(gpus=gpus, jobs=tuple(jobs), queues=queues, groups=groups, grouping=explicit)
+    """Small valid HLAS instances: the family's one random builder
+    (:func:`dmlsched.problems.hlas.sample.random_instance`) through
+    :class:`~dmlsched.fuzz.HypothesisDraws` (arrivals in ``[0, 4]``, train times in
+    ``[1/2, 4]``, sync times in ``[0, 1]``, on the grid 1/2; optional predictions; 1..4
+    queues; with ``grouping`` a number of groups or an explicit grouping, or neither)."""
+    return from_dict(random_instance(HypothesisDraws(draw), jobs=max_jobs, gpus=max_gpus, rounds=max_rounds,
+                                     tasks_per_round=max_tasks_per_round, types=types, grouping=grouping))
 
 
 @st.composite

@@ -1,49 +1,28 @@
 """Hypothesis strategies generating moldable instances (public; re-exported by
-:mod:`dmlsched.strategies`)."""
+:mod:`dmlsched.strategies`): the family's one random builder
+(:func:`dmlsched.problems.moldable.sample.random_instance`) through
+:class:`~dmlsched.fuzz.HypothesisDraws`."""
 
 from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .instance import MoldableInstance, MoldableTask, SpeedupCurve
+from ...fuzz import HypothesisDraws
+from .instance import MoldableInstance, SpeedupCurve, from_dict
+from .sample import random_curve, random_instance
 
-#: sublinear speedup curves whose runtimes stay integral for even volumes
-#: (used where the exact MIP must be exact): s(1/2) in {1/2, 2/3}, linear above 1
-GRID_CURVES = (
-    ((0.5, 0.5), (1.0, 1.0), (4.0, 4.0)),
-    ((0.5, 2.0 / 3.0), (1.0, 1.0), (4.0, 4.0)),
-)
+__all__ = ["moldable_instances", "moldable_speedup_curves"]
 
 
 @st.composite
 def moldable_speedup_curves(draw, *, max_p: int = 8) -> SpeedupCurve:
-    """Random non-decreasing sublinear curves with ``s(1) = 1``.
+    """Random non-decreasing sublinear curves with ``s(1) = 1``
+    (:func:`~dmlsched.problems.moldable.sample.random_curve`).
 
     Built from per-step ratios: going from ``p`` to ``p' > p`` the speed is
     multiplied by a factor in ``[1, p'/p]``.
     """
-    fr = draw(st.lists(st.sampled_from([2, 3, 4, 8]), max_size=2, unique=True))
-    ps_lo = sorted({1.0 / n for n in fr})  # increasing, all < 1
-    pts = []
-    # below 1: s(p) = s(p_next) / factor with factor in [1, p_next/p]
-    speeds_lo = []
-    nxt_p, nxt_s = 1.0, 1.0
-    for p in reversed(ps_lo):
-        lam = draw(st.floats(0.0, 1.0))
-        s = nxt_s / (1.0 + lam * (nxt_p / p - 1.0))
-        speeds_lo.append((p, s))
-        nxt_p, nxt_s = p, s
-    pts.extend(reversed(speeds_lo))
-    pts.append((1.0, 1.0))
-    p, s = 1.0, 1.0
-    for q in range(2, max_p + 1):
-        if not draw(st.booleans()):
-            continue
-        lam = draw(st.floats(0.0, 1.0))
-        s = s * (1.0 + lam * (q / p - 1.0))
-        p = float(q)
-        pts.append((p, s))
-    return SpeedupCurve(tuple(pts))
+    return SpeedupCurve(tuple((p, s) for p, s in random_curve(HypothesisDraws(draw), max_p=max_p)))
 
 
 @st.composite
@@ -56,51 +35,22 @@ def moldable_instances(
     grid: bool = False,
     with_memory: bool = True,
 ) -> MoldableInstance:
-    """Small random instances.
+    """Small random instances: ``1..max_gpus`` GPUs of memory 10, ``1..max_tasks`` tasks of
+    users ``u0..u2``, each with an integer memory need in ``0..10`` (``with_memory``).
 
-    With ``grid`` arrivals are integers, volumes even integers and the curve is
-    one of :data:`GRID_CURVES` with ``p_min >= 1/2``, so every runtime on an
-    admissible amount is an integer (the exact MIP is then exact).
+    Without ``grid``: a random sublinear curve up to ``G``, float arrivals in ``[0, 50]`` and
+    volumes in ``[1, max_volume]``, ``p_min`` in ``{1, 1/2, 1/3, 1/4}``, ``p_max`` in ``1..G``,
+    an optional ``p_req``, preemption overheads in ``{0, 1, 5}`` and minimum remaining
+    times in ``{0, 2, 300}``.  With ``grid`` arrivals are integers in ``[0, 4]``, volumes
+    even integers and the curve is one of
+    :data:`~dmlsched.problems.moldable.sample.GRID_CURVES` with ``p_min >= 1/2``, so every
+    runtime on an admissible amount is an integer (the exact MIP is then exact); no
+    preemption cost.
     """
-    gpus = draw(st.integers(1, max_gpus))
-    n = draw(st.integers(1, max_tasks))
-    if grid:
-        curve = SpeedupCurve(tuple(draw(st.sampled_from(GRID_CURVES))))
-    else:
-        curve = draw(moldable_speedup_curves(max_p=max(1, gpus)))
-    mem_cap = 10.0
-    tasks = []
-    for k in range(n):
-        if grid:
-            arrival = float(draw(st.integers(0, 4)))
-            volume = float(2 * draw(st.integers(1, int(max_volume) // 2 if max_volume >= 2 else 1)))
-            den = draw(st.sampled_from([1, 2]))
-            # runtimes stay integral on 1, 2 and 4 GPUs when the volume is a multiple of 4
-            p_max = draw(st.sampled_from(sorted({1, min(2, gpus)})))
-            if p_max == 2:
-                volume = float(4 * max(1, int(volume) // 4))
-        else:
-            arrival = draw(st.floats(0, 50, allow_nan=False))
-            volume = draw(st.floats(1, max_volume, allow_nan=False))
-            den = draw(st.sampled_from([1, 2, 3, 4]))
-            p_max = draw(st.integers(1, gpus))
-        memory = float(draw(st.integers(0, 10))) if with_memory else 0.0
-        p_req = None if grid else draw(st.none() | st.integers(1, p_max))
-        tasks.append(
-            MoldableTask(
-                id=f"t{k}", user=f"u{draw(st.integers(0, 2))}", arrival=arrival, volume=volume,
-                pmin_den=den, p_max=p_max, memory=memory, p_req=p_req,
-            )
-        )
-    return MoldableInstance(
-        gpus=gpus,
-        gpu_memory=mem_cap,
-        speedup=curve,
-        tasks=tuple(tasks),
-        preemption_overhead=draw(st.sampled_from([0.0, 0.0, 1.0, 5.0])) if not grid else 0.0,
-        preemption_min_remaining=draw(st.sampled_from([0.0, 2.0, 300.0])) if not grid else 0.0,
-        name="hypothesis",
-    )
-
-
-__all__ = ["moldable_instances", "moldable_speedup_curves"]
+    shape = {"max_arrival": 4.0} if grid else {
+        "max_arrival": 50.0, "arrival_step": None, "min_volume": 1.0, "volume_step": None, "curve": "random",
+        "p_req": True, "preemption_overheads": (0.0, 0.0, 1.0, 5.0), "preemption_min_remainings": (0.0, 2.0, 300.0)}
+    d = random_instance(HypothesisDraws(draw), tasks=max_tasks, gpus=max_gpus, users=3, max_volume=max_volume,
+                        grid=grid, gpu_memory=10.0, max_memory=10 if with_memory else None, **shape)
+    d["name"] = "hypothesis"
+    return from_dict(d)
