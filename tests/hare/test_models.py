@@ -96,11 +96,13 @@ def test_spec_components_exist(which):
 
 
 def test_constraint_functions_cite_equations():
-    F = formulation.HareFormulation
-    for fn, eq in [(F._arrival, "(4)"), (F._assign, "(5)"), (F._completion, "(6)"),
-                   (F._round_barrier, "(7)"), (F.add_no_overlap, "(8)"),
-                   (F.add_rl_quadratic, "(9)"), (F.add_mccormick, "(9)"),
-                   (F.tangent_cut, "(9)")]:
+    F, X = formulation.HareFormulation, models.HareExactMip
+    R, Q = relaxation.HareRelaxationMaster, relaxation.HareRlMiqcp
+    for fn, eq in [(F.add_arrival, "(4)"), (F.add_assign, "(5)"), (F.add_completion, "(6)"),
+                   (F.add_round_done, "(7)"), (F.add_round_start, "(7)"), (X.add_no_overlap, "(8)"),
+                   (X.add_no_overlap_rev, "(8)"), (Q.add_rl_quadratic, "(9)"), (R.add_mc_lo_y, "(9)"),
+                   (R.add_mc_up_y, "(9)"), (R.add_mc_lo_x, "(9)"), (R.add_mc_up_x, "(9)"),
+                   (R.add_oa_cuts, "(9)"), (R.tangent_cut, "(9)")]:
         assert eq in fn.__doc__
 
 

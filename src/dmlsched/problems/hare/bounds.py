@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # scipy is imported where the LP is built (import dmlsched st
 
 from ...budget import Budget
 from ...kit import Option, Run, method
+from ...modeling import ModelBuilder
 from ...result import Result, Status
 from .box import chain_horizon, list_incumbent, type_tables
 from .instance import HareInstance
@@ -182,77 +183,147 @@ class FluidLP:
     taus: np.ndarray
 
 
-def build_fluid_lp(inst: HareInstance, taus: np.ndarray, c_upper: np.ndarray) -> FluidLP:
-    """The job-level interval-indexed LP (``models/hare-cp.md``, section 5.2).
+class FluidLpModel(ModelBuilder):
+    """The job-level interval-indexed LP (``models/hare-cp.md``, section 5.2) as a sparse
+    matrix (:class:`FluidLP`), one block of rows per constraint family.
 
     Columns: ``u[n,t,k] >= 0``, the training of job ``n`` on type ``t`` in slot
     ``k`` in task units (GPU-time / ``T^c_{n,t}``), for the slots that end
-    after ``a_n``; then ``C_n`` in ``[a_n + R_n p_n^min, c_upper_n]``.  Rows
-    (each proven in the spec): mass ``sum_{t,k} u = R_n D_n``; type capacity
+    after ``a_n``; then ``C_n`` in ``[a_n + R_n p_n^min, c_upper_n]``.  Rows (each
+    proven in the spec), in the order of :attr:`CONSTRAINTS`.
+
+    Parameters
+    ----------
+    inst
+        The instance.
+    taus
+        Slot starts (:func:`slot_grid`).
+    c_upper
+        Upper bounds of the completion times ``C_n``.
+    """
+
+    CONSTRAINTS: ClassVar[tuple[str, ...]] = ("mass", "capacity", "parallelism", "mean_busy", "round_path")
+
+    def __init__(self, inst: HareInstance, taus: np.ndarray, c_upper: np.ndarray) -> None:
+        self.inst = inst
+        self.taus = taus
+        self.c_upper = c_upper
+
+    def build(self) -> FluidLP:
+        """Create :attr:`model`: the columns (:meth:`add_variables`), the row blocks of
+        :attr:`CONSTRAINTS` in order, assembled into one CSC matrix."""
+        import scipy.sparse as sp
+
+        self.add_variables()
+        self.add_constraints()
+        A = sp.csc_matrix((np.concatenate(self._vals), (np.concatenate(self._rows), np.concatenate(self._cols))),
+                          shape=(self._r0, len(self._c)))
+        self.model = FluidLP(A, self._c, self._lo, self._hi, np.concatenate(self._rlo), np.concatenate(self._rhi),
+                             self._cn, self._ct, self._ck, self.taus)
+        return self.model
+
+    def add_variables(self) -> None:
+        """The columns ``u[n,t,k]`` (in ``[0, N_n]``) and ``C_n`` (in ``[a_n + R_n p_n^min,
+        max(c_upper_n, a_n + R_n p_n^min)]``) and the objective ``min sum_n w_n C_n``."""
+        d = self._d = _job_data(self.inst)
+        taus, a, N = self.taus, d["a"], d["N"]
+        J, T, K = self.inst.num_jobs, d["tc"].shape[1], len(taus)
+        self._ends = np.append(taus[1:], np.inf)
+        k0 = np.maximum(np.searchsorted(taus, a, side="right") - 1, 0)  # slot containing a_n
+        cnt = (K - k0) * T
+        cn = np.repeat(np.arange(J), cnt)
+        local = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        ct = local % T
+        ck = k0[cn] + local // T
+        nu = len(cn)
+        ncol = nu + J
+        self._iC = nu + np.arange(J)
+        self._t_from = np.maximum(taus[ck], a[cn])
+        self._LC = a + d["R"] * d["pmin"]
+        self._c = np.zeros(ncol)
+        self._c[self._iC] = d["w"]
+        self._lo = np.zeros(ncol)
+        self._hi = np.empty(ncol)
+        self._hi[:nu] = N[cn]
+        self._lo[self._iC] = self._LC
+        self._hi[self._iC] = np.maximum(self.c_upper, self._LC)
+        self._cn, self._ct, self._ck, self._cu = cn, ct, ck, np.arange(nu)
+        self._fin = np.flatnonzero(np.isfinite(self._ends[ck]))  # columns of the finite slots
+        self._tcu = d["tc"][cn[self._fin], ct[self._fin]]
+        self._rows: list[np.ndarray] = []
+        self._cols: list[np.ndarray] = []
+        self._vals: list[np.ndarray] = []
+        self._rlo: list[np.ndarray] = []
+        self._rhi: list[np.ndarray] = []
+        self._r0 = 0
+
+    def _add(self, rr: np.ndarray, cc: np.ndarray, vv: np.ndarray, lo_: np.ndarray, hi_: np.ndarray) -> None:
+        """Append a block of rows (row indices ``rr`` local to the block) with bounds ``lo_ <= row <= hi_``."""
+        self._rows.append(self._r0 + rr)
+        self._cols.append(cc)
+        self._vals.append(vv)
+        self._rlo.append(lo_)
+        self._rhi.append(hi_)
+        self._r0 += len(lo_)
+
+    def add_mass(self) -> None:
+        """``mass`` (``models/hare-cp.md`` 5.2): ``sum_{t,k} u[n,t,k] = N_n`` per job."""
+        N = self._d["N"]
+        self._add(self._cn, self._cu, np.ones(len(self._cu)), N, N)
+
+    def add_capacity(self) -> None:
+        """``capacity`` (``models/hare-cp.md`` 5.2): ``sum_n T^c_{n,t} u[n,t,k] <= k_t |slot k|``
+        per type and finite slot."""
+        K, fin = len(self.taus), self._fin
+        key, inv = np.unique(self._ct[fin] * K + self._ck[fin], return_inverse=True)
+        kk = key % K
+        self._add(inv, fin, self._tcu, np.full(len(key), -np.inf),
+                  self._d["cap"][key // K] * (self._ends[kk] - self.taus[kk]))
+
+    def add_parallelism(self) -> None:
+        """``parallelism`` (``models/hare-cp.md`` 5.2): ``sum_t T^c_{n,t} u[n,t,k] <= D_n
+        (tau_{k+1} - max(tau_k, a_n))`` per job and finite slot."""
+        K, fin, taus = len(self.taus), self._fin, self.taus
+        key, inv = np.unique(self._cn[fin] * K + self._ck[fin], return_inverse=True)
+        nn, kk = key // K, key % K
+        self._add(inv, fin, self._tcu, np.full(len(key), -np.inf),
+                  self._d["D"][nn] * (self._ends[kk] - np.maximum(taus[kk], self._d["a"][nn])))
+
+    def add_mean_busy(self) -> None:
+        """``mean_busy`` (``models/hare-cp.md`` 5.2): ``sum u (theta + T^s + T^c/2) / N_n - C_n
+        <= -p_n^min (R_n - 1) / 2`` per job."""
+        d, cn, ct = self._d, self._cn, self._ct
+        J = self.inst.num_jobs
+        coef = (self._t_from + d["ts"][cn, ct] + d["tc"][cn, ct] / 2.0) / d["N"][cn]
+        self._add(np.r_[cn, np.arange(J)], np.r_[self._cu, self._iC], np.r_[coef, -np.ones(J)],
+                  np.full(J, -np.inf), -d["pmin"] * (d["R"] - 1) / 2.0)
+
+    def add_round_path(self) -> None:
+        """``round_path``, the round-average critical path (``models/hare-cp.md`` 5.2):
+        ``sum u (p_{n,t} - p_n^min) / D_n - C_n <= -(a_n + R_n p_n^min)`` per job (only the
+        columns with a positive coefficient)."""
+        d, cn, ct = self._d, self._cn, self._ct
+        J = self.inst.num_jobs
+        coef = (d["p"][cn, ct] - d["pmin"][cn]) / d["D"][cn]
+        keep = coef > 0
+        self._add(np.r_[cn[keep], np.arange(J)], np.r_[self._cu[keep], self._iC], np.r_[coef[keep], -np.ones(J)],
+                  np.full(J, -np.inf), -self._LC)
+
+    def extract(self, values: np.ndarray) -> np.ndarray:
+        """The priority of every task (:func:`lp_priority`) from the LP's primal values ``values``."""
+        return lp_priority(self.inst, self.model, values)
+
+
+def build_fluid_lp(inst: HareInstance, taus: np.ndarray, c_upper: np.ndarray) -> FluidLP:
+    """The job-level interval-indexed LP (``models/hare-cp.md``, section 5.2), built by
+    :class:`FluidLpModel`: mass ``sum_{t,k} u = R_n D_n``; type capacity
     ``sum_n T^c_{n,t} u[n,t,k] <= k_t |slot k|``; job parallelism
     ``sum_t T^c_{n,t} u[n,t,k] <= D_n |slot k after a_n|``; mean busy time
     ``C_n >= sum_{t,k} u (max(tau_k, a_n) + T^s_{n,t} + T^c_{n,t}/2) / N_n +
     p_n^min (R_n - 1)/2``; round-average critical path ``C_n >= a_n +
     R_n p_n^min + sum_{t,k} u (p_{n,t} - p_n^min) / D_n``.
     """
-    d = _job_data(inst)
-    tc, ts, p, pmin, R, D, N, cap, a, w = (d[k] for k in ("tc", "ts", "p", "pmin", "R", "D", "N", "cap", "a", "w"))
-    J, T, K = inst.num_jobs, tc.shape[1], len(taus)
-    ends = np.append(taus[1:], np.inf)
-    k0 = np.maximum(np.searchsorted(taus, a, side="right") - 1, 0)  # slot containing a_n
-    cnt = (K - k0) * T
-    cn = np.repeat(np.arange(J), cnt)
-    local = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    ct = local % T
-    ck = k0[cn] + local // T
-    nu = len(cn)
-    ncol = nu + J
-    iC = nu + np.arange(J)
-    t_from = np.maximum(taus[ck], a[cn])
-    LC = a + R * pmin
-    c = np.zeros(ncol)
-    c[iC] = w
-    lo = np.zeros(ncol)
-    hi = np.empty(ncol)
-    hi[:nu] = N[cn]
-    lo[iC] = LC
-    hi[iC] = np.maximum(c_upper, LC)
-    rows, cols, vals, rlo, rhi = [], [], [], [], []
-    r0 = 0
-
-    def add(rr: np.ndarray, cc: np.ndarray, vv: np.ndarray, lo_: np.ndarray, hi_: np.ndarray) -> None:
-        nonlocal r0
-        rows.append(r0 + rr)
-        cols.append(cc)
-        vals.append(vv)
-        rlo.append(lo_)
-        rhi.append(hi_)
-        r0 += len(lo_)
-
-    cu = np.arange(nu)
-    # mass: sum_{t,k} u[n,t,k] = N_n
-    add(cn, cu, np.ones(nu), N, N)
-    fin = np.flatnonzero(np.isfinite(ends[ck]))
-    tcu = tc[cn[fin], ct[fin]]
-    # type capacity per finite slot
-    key, inv = np.unique(ct[fin] * K + ck[fin], return_inverse=True)
-    kk = key % K
-    add(inv, fin, tcu, np.full(len(key), -np.inf), cap[key // K] * (ends[kk] - taus[kk]))
-    # job parallelism per finite slot
-    key, inv = np.unique(cn[fin] * K + ck[fin], return_inverse=True)
-    nn, kk = key // K, key % K
-    add(inv, fin, tcu, np.full(len(key), -np.inf), D[nn] * (ends[kk] - np.maximum(taus[kk], a[nn])))
-    # mean busy time: sum u (t_from + ts + tc/2)/N - C <= -pmin (R - 1)/2
-    coef = (t_from + ts[cn, ct] + tc[cn, ct] / 2.0) / N[cn]
-    add(np.r_[cn, np.arange(J)], np.r_[cu, iC], np.r_[coef, -np.ones(J)], np.full(J, -np.inf), -pmin * (R - 1) / 2.0)
-    # round-average critical path: sum u (p - pmin)/D - C <= -LC
-    coef = (p[cn, ct] - pmin[cn]) / D[cn]
-    keep = coef > 0
-    add(np.r_[cn[keep], np.arange(J)], np.r_[cu[keep], iC], np.r_[coef[keep], -np.ones(J)], np.full(J, -np.inf), -LC)
-    import scipy.sparse as sp
-
-    A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r0, ncol))
-    return FluidLP(A, c, lo, hi, np.concatenate(rlo), np.concatenate(rhi), cn, ct, ck, taus)
+    return FluidLpModel(inst, taus, c_upper).build()
 
 
 def safe_dual_bound(lp: FluidLP, y: np.ndarray) -> float:

@@ -1,7 +1,9 @@
 """The Pyomo formulation of Hare_Sched shared by the exact MIP and the
 relaxations: variables, objective, (4)-(7) and symmetry breaking, built by a
-:class:`HareFormulation` object that holds the model state (instance, box,
-index arrays) -- nothing is stored on the Pyomo model itself.
+:class:`HareFormulation` object (a :class:`~dmlsched.modeling.ModelBuilder`) that
+holds the model state (instance, box, index arrays) -- nothing is stored on the
+Pyomo model itself.  The exact MIP (:class:`~.models.HareExactMip`, (8)) and the
+relaxations (:mod:`.relaxation`, (9)) are its subclasses.
 
 Constraint rows are computed with NumPy and handed to Pyomo as
 ``LinearExpression`` objects (no operator overloading, no per-row rule
@@ -14,10 +16,11 @@ Component names and their equations: ``models/hare.md`` sections 4-5.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from ...modeling import ModelBuilder
 from .box import Horizon
 from .instance import HareInstance
 
@@ -87,14 +90,21 @@ def no_overlap_index(inst: HareInstance, box: Horizon) -> tuple[np.ndarray, ...]
     return free, fixed, fp, fg, bf[fp, fg], rp, rg, br[rp, rg]
 
 
-def _linear(coefs: Sequence[float], variables: Sequence[Any], constant: float = 0.0) -> Any:
+def linear_expression(coefs: Sequence[float], variables: Sequence[Any], constant: float = 0.0) -> Any:
+    """The Pyomo ``LinearExpression`` ``constant + sum_k coefs[k] variables[k]`` (no operator overloading)."""
     from pyomo.core.expr.numeric_expr import LinearExpression
 
     return LinearExpression(constant=constant, linear_coefs=list(coefs), linear_vars=list(variables))
 
 
-class HareFormulation:
-    """Builder of one Pyomo model of Hare_Sched or a relaxation.
+class HareFormulation(ModelBuilder):
+    """Builder of the Pyomo model shared by Hare_Sched's exact MIP and its relaxations:
+    the variables, the objective, (4)-(7) and symmetry breaking (``models/hare.md`` sections 4-5).
+
+    The exact MIP (:class:`~.models.HareExactMip`) adds (8); the relaxation master
+    (:class:`~.relaxation.HareRelaxationMaster`) and the MIQCP
+    (:class:`~.relaxation.HareRlMiqcp`) add (9).  Built alone, it is the model of
+    (4)-(7) with no disjunction (every task may overlap every other).
 
     Parameters
     ----------
@@ -113,38 +123,41 @@ class HareFormulation:
     model
         The Pyomo ``ConcreteModel`` (components named as in ``models/hare.md``).
     x, C
-        Lists of the start and completion variables (by task, by job).
+        Lists of the start and completion variables (by task, by job), once built.
     y
-        ``y[i][m]``: assignment variables.
+        ``y[i][m]``: assignment variables, once built.
     groups
         :func:`round_groups` of the instance.
-    pairs
-        ``(free, fixed)`` from :func:`disjunctive_pairs` once (8) is added.
     """
 
-    def __init__(self, inst: HareInstance, box: Horizon, *, gpu_symmetry: bool = True, flow: bool = False):
-        import pyomo.environ as pyo
+    CONSTRAINTS: ClassVar[tuple[str, ...]] = (
+        "arrival", "assign", "completion", "round_done", "round_start", "sym_task_order", "sym_gpu_order",
+    )
 
-        self.pyo = pyo
+    def __init__(self, inst: HareInstance, box: Horizon, *, gpu_symmetry: bool = True, flow: bool = False):
         self.inst = inst
         self.box = box
         self.gpu_symmetry = gpu_symmetry
         self.flow = flow
         self.groups = round_groups(inst)
-        self.pairs: tuple[np.ndarray, np.ndarray] | None = None
-        self.z: list[list[Any]] | None = None
-        self.cut_keys: set[tuple] = set()
-        self.initial_cuts = 0
-        self.model = pyo.ConcreteModel(name=f"hare:{inst.name or 'instance'}")
-        self._variables()
-        self._objective()
-        self._arrival()
-        self._assign()
-        self._completion()
-        self._round_barrier()
-        self._symmetry_tasks()
-        if gpu_symmetry:
-            self._symmetry_gpus()
+
+    def build(self) -> Any:
+        """Create :attr:`model` (:meth:`build_shared`) and return it."""
+        self.build_shared()
+        return self.model
+
+    def build_shared(self) -> None:
+        """Create :attr:`model` with the variables, the objective, then the shared constraint
+        families (this class's :attr:`CONSTRAINTS`, in order; ``sym_gpu_order`` only with
+        ``gpu_symmetry``).  Subclasses add theirs after it."""
+        import pyomo.environ as pyo
+
+        self.pyo = pyo
+        self.model = pyo.ConcreteModel(name=f"hare:{self.inst.name or 'instance'}")
+        self.add_variables()
+        self.add_objective()
+        self.add_constraints(tuple(c for c in HareFormulation.CONSTRAINTS
+                                   if self.gpu_symmetry or c != "sym_gpu_order"))
 
     # -- helpers --------------------------------------------------------------
     def _rows(self, name: str, rows: list[tuple[float | None, Any, float | None]]) -> None:
@@ -163,7 +176,7 @@ class HareFormulation:
         return self.inst.ts[self.inst.task_job]
 
     # -- variables and objective ------------------------------------------------
-    def _variables(self) -> None:
+    def add_variables(self) -> None:
         """Variables ``x`` (box bounds), ``y`` (binary), ``C`` (box bounds), ``round_end``."""
         pyo = self.pyo
         inst, hz, mdl = self.inst, self.box, self.model
@@ -185,65 +198,71 @@ class HareFormulation:
         self.E = {key: mdl.round_end[key] for key in rounds}
         # per-task processing (training + synchronisation) on the chosen GPU
         p = (self.task_tc + self.task_ts).tolist()
-        mdl.proc = pyo.Expression(mdl.TASKS, rule=lambda m, i: _linear(p[i], self.y[i]))
+        mdl.proc = pyo.Expression(mdl.TASKS, rule=lambda m, i: linear_expression(p[i], self.y[i]))
 
-    def _objective(self) -> None:
+    def add_objective(self) -> None:
         """``obj``: minimise ``sum_n w_n C_n`` (with ``flow``: ``sum_n w_n (C_n - a_n)``, the
         same minimisers, so that a solver's relative gap is one of the offset-free quantity)."""
         pyo = self.pyo
         w = self.inst.weight
         offset = -float(np.dot(w, self.inst.arrival)) if self.flow else 0.0
-        self.model.obj = pyo.Objective(expr=_linear(w.tolist(), self.C, offset), sense=pyo.minimize)
+        self.model.obj = pyo.Objective(expr=linear_expression(w.tolist(), self.C, offset), sense=pyo.minimize)
 
     # -- (4)-(7) ------------------------------------------------------------------
-    def _arrival(self) -> None:
+    def add_arrival(self) -> None:
         """(4) ``x_i >= a_n``: a task starts no earlier than its job's arrival."""
         a = self.inst.arrival[self.inst.task_job].tolist()
-        self._rows("arrival", [(a[i], _linear([1.0], [self.x[i]]), None) for i in range(self.inst.num_tasks)])
+        self._rows("arrival", [(a[i], linear_expression([1.0], [self.x[i]]), None) for i in range(self.inst.num_tasks)])
 
-    def _assign(self) -> None:
+    def add_assign(self) -> None:
         """(5) ``sum_m y_{i,m} = 1``: every task runs on exactly one GPU."""
         ones = [1.0] * self.inst.num_gpus
-        self._rows("assign", [(1.0, _linear(ones, self.y[i]), 1.0) for i in range(self.inst.num_tasks)])
+        self._rows("assign", [(1.0, linear_expression(ones, self.y[i]), 1.0) for i in range(self.inst.num_tasks)])
 
-    def _completion(self) -> None:
+    def add_completion(self) -> None:
         """(6) ``C_n >= x_i + sum_m y_{i,m} (T^c_{i,m} + T^s_{i,m})`` for every task of job ``n``."""
         nj = self.inst.task_job.tolist()
         p = (-(self.task_tc + self.task_ts)).tolist()
-        rows = [(0.0, _linear([1.0, -1.0] + p[i], [self.C[nj[i]], self.x[i]] + self.y[i]), None)
+        rows = [(0.0, linear_expression([1.0, -1.0] + p[i], [self.C[nj[i]], self.x[i]] + self.y[i]), None)
                 for i in range(self.inst.num_tasks)]
         self._rows("completion", rows)
 
-    def _round_barrier(self) -> None:
-        """(7) ``x_j >= x_i + sum_m y_{i,m} (T^c_{i,m} + T^s_{i,m})`` for ``i`` in round
-        ``r`` and ``j`` in round ``r+1`` of the same job, through the round's end
-        ``round_end[n, r]``: ``round_done`` (``round_end >= x_i + proc_i``) and
-        ``round_start`` (``x_j >= round_end``) -- equivalent to the pairwise form
-        with ``2 D`` instead of ``D^2`` rows per round of ``D`` tasks."""
+    def add_round_done(self) -> None:
+        """(7), first half: ``round_end[n, r] >= x_i + sum_m y_{i,m} (T^c_{i,m} + T^s_{i,m})``
+        for every task ``i`` of round ``r < R_n - 1`` of job ``n``.  With ``round_start``
+        equivalent to (7)'s pairwise ``x_j >= x_i + proc_i`` (``i`` in round ``r``, ``j``
+        in round ``r+1``), with ``2 D`` instead of ``D^2`` rows per round of ``D`` tasks."""
         inst = self.inst
         p = (-(self.task_tc + self.task_ts)).tolist()
-        done, start = [], []
+        done = []
         for n, r, tasks in self.groups:
             if r < inst.jobs[n].rounds - 1:
                 e = self.E[(n, r)]
-                done += [(0.0, _linear([1.0, -1.0] + p[i], [e, self.x[i]] + self.y[i]), None) for i in tasks]
+                done += [(0.0, linear_expression([1.0, -1.0] + p[i], [e, self.x[i]] + self.y[i]), None) for i in tasks]
+        self._rows("round_done", done)
+
+    def add_round_start(self) -> None:
+        """(7), second half: ``x_j >= round_end[n, r - 1]`` for every task ``j`` of round
+        ``r > 0`` of job ``n`` (see :meth:`add_round_done`)."""
+        start = []
+        for n, r, tasks in self.groups:
             if r > 0:
                 e = self.E[(n, r - 1)]
-                start += [(0.0, _linear([1.0, -1.0], [self.x[j], e]), None) for j in tasks]
-        self._rows("round_done", done)
+                start += [(0.0, linear_expression([1.0, -1.0], [self.x[j], e]), None) for j in tasks]
         self._rows("round_start", start)
 
     # -- symmetry breaking ------------------------------------------------------
-    def _symmetry_tasks(self) -> None:
-        """Symmetry breaking (no paper equation): tasks ``k`` and ``k+1`` of the same
-        (job, round) are identical, so some optimal schedule has ``x_k <= x_{k+1}``
-        (relabel the round's tasks by start time): ``sym_task_order``."""
+    def add_sym_task_order(self) -> None:
+        """Symmetry breaking (no paper equation; ``models/hare.md`` section 4): tasks ``k`` and
+        ``k+1`` of the same (job, round) are identical, so some optimal schedule has
+        ``x_k <= x_{k+1}`` (relabel the round's tasks by start time): ``sym_task_order``."""
         idx = [i for _, _, tasks in self.groups for i in tasks[:-1]]
-        self._rows("sym_task_order", [(None, _linear([1.0, -1.0], [self.x[i], self.x[i + 1]]), 0.0) for i in idx])
+        rows = [(None, linear_expression([1.0, -1.0], [self.x[i], self.x[i + 1]]), 0.0) for i in idx]
+        self._rows("sym_task_order", rows)
 
-    def _symmetry_gpus(self) -> None:
-        """Symmetry breaking (no paper equation): for consecutive GPUs ``m' < m`` of
-        the same type, ``y_{i,m} <= sum_{i' < i} y_{i',m'}`` (``sym_gpu_order``):
+    def add_sym_gpu_order(self) -> None:
+        """Symmetry breaking (no paper equation; ``models/hare.md`` section 4): for consecutive
+        GPUs ``m' < m`` of the same type, ``y_{i,m} <= sum_{i' < i} y_{i',m'}`` (``sym_gpu_order``):
         identical GPUs sorted by the smallest task index they run, empty ones last.
         Compatible with ``sym_task_order`` because permuting GPUs changes no start
         time and no task label."""
@@ -252,131 +271,16 @@ class HareFormulation:
         for mp, g in identical_gpu_pairs(self.inst):
             col = [self.y[k][mp] for k in range(N)]
             for i in range(N):
-                rows.append((None, _linear([1.0] + [-1.0] * i, [self.y[i][g]] + col[:i]), 0.0))
+                rows.append((None, linear_expression([1.0] + [-1.0] * i, [self.y[i][g]] + col[:i]), 0.0))
         self._rows("sym_gpu_order", rows)
-
-    # -- (8): the exact model ------------------------------------------------------
-    def add_no_overlap(self) -> None:
-        """(8) ``|x_i - x_j| >= y_{k,m} T^c_{k,m}`` for tasks ``i, j`` on GPU ``m``, ``k`` the earlier.
-
-        Linearised with the order binary ``order[p]`` (1: the pair's first task
-        ``i`` before ``j``) per free pair ``p = (i, j)`` and, per GPU ``m``:
-
-        * ``no_overlap``:     ``x_j >= x_i + T^c_{i,m} - M_{ijm} (3 - order_p - y_im - y_jm)``
-        * ``no_overlap_rev``: ``x_i >= x_j + T^c_{j,m} - M_{jim} (2 + order_p - y_im - y_jm)``
-
-        For a fixed pair (same round, order 1 by symmetry) only the first, with
-        ``(2 - y_im - y_jm)``.  ``M_{ijm} = U_i + T^c_{i,m} - L_j`` (the box of
-        :func:`~.box.horizon`); a row with ``M <= 0`` always holds in the box
-        and is skipped.
-        """
-        pyo = self.pyo
-        mdl = self.model
-        free, fixed, fp, fg, fM, rp, rg, rM = no_overlap_index(self.inst, self.box)
-        self.pairs = (free, fixed)
-        nf = len(free)
-        mdl.PAIRS = pyo.RangeSet(0, nf - 1) if nf else pyo.Set(initialize=[])
-        mdl.order = pyo.Var(mdl.PAIRS, domain=pyo.Binary)
-        order = [mdl.order[p] for p in range(nf)]
-        allp = np.concatenate([free, fixed]) if len(fixed) else free
-        tc = self.task_tc
-        x, y = self.x, self.y
-        fwd = []
-        for p, g, big in zip(fp.tolist(), fg.tolist(), fM.tolist()):
-            i, j = int(allp[p, 0]), int(allp[p, 1])
-            t = float(tc[i, g])
-            if p < nf:  # x_j - x_i - M o - M y_i - M y_j >= T - 3M
-                fwd.append((t - 3 * big, _linear([1.0, -1.0, -big, -big, -big],
-                                                 [x[j], x[i], order[p], y[i][g], y[j][g]]), None))
-            else:  # x_j - x_i - M y_i - M y_j >= T - 2M
-                fwd.append((t - 2 * big, _linear([1.0, -1.0, -big, -big], [x[j], x[i], y[i][g], y[j][g]]), None))
-        rev = []
-        for p, g, big in zip(rp.tolist(), rg.tolist(), rM.tolist()):
-            i, j = int(free[p, 0]), int(free[p, 1])
-            t = float(tc[j, g])  # x_i - x_j + M o - M y_i - M y_j >= T - 2M
-            rev.append((t - 2 * big, _linear([1.0, -1.0, big, -big, -big],
-                                             [x[i], x[j], order[p], y[i][g], y[j][g]]), None))
-        self._rows("no_overlap", fwd)
-        self._rows("no_overlap_rev", rev)
-
-    # -- relaxations -------------------------------------------------------------
-    def add_mccormick(self) -> None:
-        """Linearisation of the products ``y_{i,m} x_i`` of (9): ``z[i,m] = y_{i,m} x_i``
-        exactly for binary ``y`` and ``L_i <= x_i <= U_i`` (McCormick; exact because
-        ``y`` is binary):
-
-        * ``mc_lo_y``: ``z >= L_i y``;  ``mc_up_y``: ``z <= U_i y``;
-        * ``mc_lo_x``: ``z >= x_i - U_i (1 - y)``;  ``mc_up_x``: ``z <= x_i - L_i (1 - y)``.
-        """
-        pyo = self.pyo
-        mdl = self.model
-        N, M = self.inst.num_tasks, self.inst.num_gpus
-        mdl.z = pyo.Var(mdl.TASKS, mdl.GPUS, within=pyo.NonNegativeReals)
-        self.z = [[mdl.z[i, g] for g in range(M)] for i in range(N)]
-        L, U = self.box.lower.tolist(), self.box.upper.tolist()
-        x, y, z = self.x, self.y, self.z
-        lo_y, up_y, lo_x, up_x = [], [], [], []
-        for i in range(N):
-            for g in range(M):
-                lo_y.append((0.0, _linear([1.0, -L[i]], [z[i][g], y[i][g]]), None))
-                up_y.append((None, _linear([1.0, -U[i]], [z[i][g], y[i][g]]), 0.0))
-                lo_x.append((-U[i], _linear([1.0, -1.0, -U[i]], [z[i][g], x[i], y[i][g]]), None))
-                up_x.append((None, _linear([1.0, -1.0, -L[i]], [z[i][g], x[i], y[i][g]]), -L[i]))
-        self._rows("mc_lo_y", lo_y)
-        self._rows("mc_up_y", up_y)
-        self._rows("mc_lo_x", lo_x)
-        self._rows("mc_up_x", up_x)
-
-    def add_cut_list(self, initial_cuts: int = 8) -> None:
-        """``oa_cuts``: tangent cuts of (9) per GPU at ``initial_cuts`` evenly
-        spaced loads and at the box incumbent's load (see :meth:`tangent_cut`)."""
-        pyo = self.pyo
-        self.model.oa_cuts = pyo.ConstraintList()
-        all_tasks = list(range(self.inst.num_tasks))
-        for g, s0 in initial_cut_loads(self.inst, self.box, initial_cuts):
-            self.tangent_cut(g, all_tasks, s0)
-        self.initial_cuts = len(self.model.oa_cuts)
-
-    def tangent_cut(self, g: int, subset: list[int], s0: float) -> bool:
-        """Tangent cut of the subset inequality on GPU ``g`` at load ``s0`` ((9) when
-        ``subset`` is every task):
-
-        ``sum_{i in S} T_ig z_ig + 1/2 sum_{i in S} T_ig^2 y_ig >= s0 sum_{i in S} T_ig y_ig - s0^2 / 2``
-
-        valid because ``(sum_S T y)^2 >= 2 s0 sum_S T y - s0^2`` and the subset
-        inequality reads ``sum_S T z + 1/2 sum_S T^2 y >= 1/2 (sum_S T y)^2`` (with
-        ``y^2 = y``); exact at ``sum_S T y = s0``.  Returns False if already present.
-        """
-        key = (g, tuple(subset), round(s0, 12))
-        if key in self.cut_keys:
-            return False
-        self.cut_keys.add(key)
-        t = self.task_tc[:, g]
-        coefs, vs = [], []
-        for i in subset:
-            ti = float(t[i])
-            coefs += [ti, 0.5 * ti * ti - s0 * ti]
-            vs += [self.z[i][g], self.y[i][g]]
-        self.model.oa_cuts.add((-0.5 * s0 * s0, _linear(coefs, vs), None))
-        return True
-
-    def add_rl_quadratic(self) -> None:
-        """(9) ``sum_i y_im T^c_im (x_i + T^c_im) >= 1/2 [(sum_i y_im T^c_im)^2 + sum_i (y_im T^c_im)^2]``
-        per GPU ``m``, verbatim (quadratic; for Gurobi)."""
-        pyo = self.pyo
-        t = self.task_tc
-        N = self.inst.num_tasks
-        x, y = self.x, self.y
-
-        def rule(m, g):
-            load = sum(float(t[i, g]) * y[i][g] for i in range(N))
-            lhs = sum(float(t[i, g]) * y[i][g] * (x[i] + float(t[i, g])) for i in range(N))
-            sq = sum(float(t[i, g]) ** 2 * y[i][g] * y[i][g] for i in range(N))
-            return lhs >= 0.5 * (load * load + sq)
-
-        self.model.rl_quadratic = pyo.Constraint(self.model.GPUS, rule=rule)
-
     # -- values -----------------------------------------------------------------------
+    def extract(self, values: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, gpu)`` of the solution loaded into the solved model ``values`` (this
+        builder's :attr:`model`): :meth:`starts` and :meth:`assignment` (the relaxations' point)."""
+        if values is not self.model:
+            raise ValueError("extract reads the solution loaded into this builder's own model")
+        return self.starts(), self.assignment()
+
     def starts(self) -> np.ndarray:
         """Start times ``x`` of the loaded solution."""
         return np.array([v.value if v.value is not None else np.nan for v in self.x], dtype=float)

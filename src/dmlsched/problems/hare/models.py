@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import dataclasses as dc
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -37,7 +38,9 @@ from .formulation import (
     build_estimate,
     disjunctive_pairs,
     identical_gpu_pairs,
+    linear_expression,
     model_size,
+    no_overlap_index,
     round_groups,
 )
 from .instance import HareInstance
@@ -53,20 +56,119 @@ from .relaxcheck import check_relaxed, queyranne_violation
 from .solution import HareSchedule, evaluate, weighted_flow
 
 __all__ = [
-    "Horizon", "heuristic_incumbent", "horizon", "build_exact", "schedule_from_model", "solve_exact",
+    "Horizon", "heuristic_incumbent", "horizon", "HareExactMip", "build_exact", "schedule_from_model", "solve_exact",
     "RelaxationResult", "build_relaxation_master", "build_rl_miqcp", "check_relaxed", "queyranne_violation",
     "solve_relaxation", "fixed_assignment_point", "separate", "disjunctive_pairs", "identical_gpu_pairs",
     "round_groups", "model_size",
 ]
 
 
+class HareExactMip(HareFormulation):
+    """The exact MIP of Hare_Sched (4)-(8) (``models/hare.md`` section 4): the shared
+    formulation (:class:`~.formulation.HareFormulation`) with the order binaries and the
+    big-M disjunctions of (8).  Parameters as :class:`~.formulation.HareFormulation`.
+
+    Attributes
+    ----------
+    pairs
+        ``(free, fixed)`` from :func:`~.formulation.disjunctive_pairs`, once built.
+    """
+
+    #: the constraint families of (8), added after the shared ones
+    OWN: ClassVar[tuple[str, ...]] = ("no_overlap", "no_overlap_rev")
+    CONSTRAINTS: ClassVar[tuple[str, ...]] = HareFormulation.CONSTRAINTS + OWN
+
+    def __init__(self, inst: HareInstance, box: Horizon, *, gpu_symmetry: bool = True, flow: bool = False):
+        super().__init__(inst, box, gpu_symmetry=gpu_symmetry, flow=flow)
+        self.pairs: tuple[np.ndarray, np.ndarray] | None = None
+        self._rows_of_8: tuple[np.ndarray, ...] = ()
+
+    def build(self) -> Any:
+        """Create :attr:`model`: the shared part (:meth:`~.formulation.HareFormulation.build_shared`:
+        variables, objective, (4)-(7), symmetry breaking), then the order binaries and (8)."""
+        self.build_shared()
+        self.add_order_variables()
+        self.add_constraints(self.OWN)
+        return self.model
+
+    def add_order_variables(self) -> None:
+        """``order[p]`` (binary; 1: the pair's first task ``i`` before ``j``) per free pair
+        ``p = (i, j)`` of :func:`~.formulation.disjunctive_pairs` (tasks of different jobs),
+        and the index arrays of the rows of (8) (:func:`~.formulation.no_overlap_index`)."""
+        pyo = self.pyo
+        mdl = self.model
+        self._rows_of_8 = no_overlap_index(self.inst, self.box)
+        free, fixed = self._rows_of_8[:2]
+        self.pairs = (free, fixed)
+        nf = len(free)
+        mdl.PAIRS = pyo.RangeSet(0, nf - 1) if nf else pyo.Set(initialize=[])
+        mdl.order = pyo.Var(mdl.PAIRS, domain=pyo.Binary)
+
+    def add_no_overlap(self) -> None:
+        """(8) ``|x_i - x_j| >= y_{k,m} T^c_{k,m}`` for tasks ``i, j`` on GPU ``m``, ``k`` the earlier,
+        forward side (``no_overlap``): per pair ``p = (i, j)`` and GPU ``m``
+
+        ``x_j >= x_i + T^c_{i,m} - M_{ijm} (3 - order_p - y_im - y_jm)``
+
+        for a free pair; for a fixed pair (same round, order 1 by ``sym_task_order``)
+        with ``(2 - y_im - y_jm)``.  ``M_{ijm} = U_i + T^c_{i,m} - L_j`` (the box of
+        :func:`~.box.horizon`); a row with ``M <= 0`` always holds in the box and is skipped.
+        """
+        mdl = self.model
+        free, fixed, fp, fg, fM = self._rows_of_8[:5]
+        nf = len(free)
+        order = [mdl.order[p] for p in range(nf)]
+        allp = np.concatenate([free, fixed]) if len(fixed) else free
+        tc = self.task_tc
+        x, y = self.x, self.y
+        fwd = []
+        for p, g, big in zip(fp.tolist(), fg.tolist(), fM.tolist()):
+            i, j = int(allp[p, 0]), int(allp[p, 1])
+            t = float(tc[i, g])
+            if p < nf:  # x_j - x_i - M o - M y_i - M y_j >= T - 3M
+                fwd.append((t - 3 * big, linear_expression([1.0, -1.0, -big, -big, -big],
+                                                           [x[j], x[i], order[p], y[i][g], y[j][g]]), None))
+            else:  # x_j - x_i - M y_i - M y_j >= T - 2M
+                fwd.append((t - 2 * big, linear_expression([1.0, -1.0, -big, -big],
+                                                           [x[j], x[i], y[i][g], y[j][g]]), None))
+        self._rows("no_overlap", fwd)
+
+    def add_no_overlap_rev(self) -> None:
+        """(8), reverse side of a free pair ``p = (i, j)`` (``no_overlap_rev``): per GPU ``m``
+
+        ``x_i >= x_j + T^c_{j,m} - M_{jim} (2 + order_p - y_im - y_jm)``
+
+        with ``M_{jim} = U_j + T^c_{j,m} - L_i``; rows with ``M <= 0`` skipped (see
+        :meth:`add_no_overlap`)."""
+        mdl = self.model
+        free = self._rows_of_8[0]
+        rp, rg, rM = self._rows_of_8[5:]
+        order = [mdl.order[p] for p in range(len(free))]
+        tc = self.task_tc
+        x, y = self.x, self.y
+        rev = []
+        for p, g, big in zip(rp.tolist(), rg.tolist(), rM.tolist()):
+            i, j = int(free[p, 0]), int(free[p, 1])
+            t = float(tc[j, g])  # x_i - x_j + M o - M y_i - M y_j >= T - 2M
+            rev.append((t - 2 * big, linear_expression([1.0, -1.0, big, -big, -big],
+                                                       [x[i], x[j], order[p], y[i][g], y[j][g]]), None))
+        self._rows("no_overlap_rev", rev)
+
+    def extract(self, values: Any) -> HareSchedule | None:
+        """The incumbent loaded into the solved model ``values`` (this builder's :attr:`model`),
+        re-timed by left shifting (:func:`schedule_from_model`)."""
+        if values is not self.model:
+            raise ValueError("extract reads the solution loaded into this builder's own model")
+        return schedule_from_model(self)
+
+
 def build_exact(inst: HareInstance, hz: Horizon | None = None, *, gpu_symmetry: bool = True,
-                flow: bool = False) -> HareFormulation:
-    """The exact MIP of Hare_Sched (4)-(8); returns the builder (``.model`` is the Pyomo model).
-    ``flow``: minimise the weighted flow time (the same schedules, an offset-free objective)."""
-    hz = hz or horizon(inst)
-    f = HareFormulation(inst, hz, gpu_symmetry=gpu_symmetry, flow=flow)
-    f.add_no_overlap()
+                flow: bool = False) -> HareExactMip:
+    """The exact MIP of Hare_Sched (4)-(8) built (:class:`HareExactMip`); returns the builder
+    (``.model`` is the Pyomo model).  ``flow``: minimise the weighted flow time (the same
+    schedules, an offset-free objective)."""
+    f = HareExactMip(inst, hz or horizon(inst), gpu_symmetry=gpu_symmetry, flow=flow)
+    f.build()
     return f
 
 

@@ -33,7 +33,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from ...tolerance import TOL
 from . import decomposition as dec
 from . import gpupoint
 from .box import Horizon, horizon
-from .formulation import HareFormulation, model_size
+from .formulation import HareFormulation, initial_cut_loads, linear_expression, model_size
 from .instance import HareInstance, to_dict
 from .relaxcheck import check_relaxed
 
@@ -155,33 +155,178 @@ class RelaxationResult:
 # models
 
 
-def build_relaxation_master(inst: HareInstance, hz: Horizon | None = None, *, gpu_symmetry: bool = True,
-                            initial_cuts: int = 8) -> HareFormulation:
-    """Outer-approximation master of Hare_Sched_RL / Queyranne (a MILP).
+class HareRelaxationMaster(HareFormulation):
+    """Outer-approximation master of Hare_Sched_RL / Queyranne (a MILP; ``models/hare.md`` section 5):
+    the shared formulation (:class:`~.formulation.HareFormulation`), the McCormick products
+    ``z = y x`` and the ``oa_cuts`` list of tangent cuts of (9)/(Queyranne).
 
-    Base model ((4)-(7), symmetry breaking), McCormick ``z = y x``, and the
-    ``oa_cuts`` list of tangent cuts of (9)/(Queyranne)
-    (:meth:`~.formulation.HareFormulation.tangent_cut`), initialised with
-    ``initial_cuts`` tangents of (9) per GPU at evenly spaced loads and at the
-    box incumbent's load.  Returns the builder (``.model`` is the Pyomo model).
+    Parameters
+    ----------
+    inst, box, gpu_symmetry
+        As :class:`~.formulation.HareFormulation`.
+    initial_cuts
+        Tangents of (9) per GPU at evenly spaced loads (plus the box incumbent's load)
+        that ``oa_cuts`` starts with.
+
+    Attributes
+    ----------
+    z
+        ``z[i][m]``: the product variables, once built.
+    cut_keys
+        ``(gpu, subset, load)`` of every cut in ``oa_cuts`` (:meth:`tangent_cut` adds none twice).
+    initial_cuts
+        Number of cuts ``oa_cuts`` held when built.
     """
-    hz = hz or horizon(inst)
-    f = HareFormulation(inst, hz, gpu_symmetry=gpu_symmetry)
-    f.add_mccormick()
-    f.add_cut_list(initial_cuts)
+
+    #: the constraint families of the master, added after the shared ones
+    OWN: ClassVar[tuple[str, ...]] = ("mc_lo_y", "mc_up_y", "mc_lo_x", "mc_up_x", "oa_cuts")
+    CONSTRAINTS: ClassVar[tuple[str, ...]] = HareFormulation.CONSTRAINTS + OWN
+
+    def __init__(self, inst: HareInstance, box: Horizon, *, gpu_symmetry: bool = True, initial_cuts: int = 8):
+        super().__init__(inst, box, gpu_symmetry=gpu_symmetry)
+        self.cuts_per_gpu = initial_cuts
+        self.z: list[list[Any]] = []
+        self.cut_keys: set[tuple] = set()
+        self.initial_cuts = 0
+
+    def build(self) -> Any:
+        """Create :attr:`model`: the shared part (:meth:`~.formulation.HareFormulation.build_shared`),
+        the product variables ``z``, then the McCormick rows and ``oa_cuts``."""
+        self.build_shared()
+        self.add_product_variables()
+        self.add_constraints(self.OWN)
+        return self.model
+
+    def add_product_variables(self) -> None:
+        """``z[i,m] >= 0``, the product ``y_{i,m} x_i`` of (9) (made exact by the McCormick rows)."""
+        pyo = self.pyo
+        mdl = self.model
+        N, M = self.inst.num_tasks, self.inst.num_gpus
+        mdl.z = pyo.Var(mdl.TASKS, mdl.GPUS, within=pyo.NonNegativeReals)
+        self.z = [[mdl.z[i, g] for g in range(M)] for i in range(N)]
+
+    def _mccormick(self, name: str, row: Any) -> None:
+        """Constraint ``name`` with ``row(i, m)`` for every task ``i`` and GPU ``m`` (task-major)."""
+        N, M = self.inst.num_tasks, self.inst.num_gpus
+        self._rows(name, [row(i, g) for i in range(N) for g in range(M)])
+
+    def add_mc_lo_y(self) -> None:
+        """McCormick row of the products ``y_{i,m} x_i`` of (9) (``models/hare.md`` section 5):
+        ``mc_lo_y``: ``z >= L_i y`` (with the other three, ``z = y x`` exactly for binary ``y``
+        and ``L_i <= x_i <= U_i``)."""
+        L = self.box.lower.tolist()
+        y, z = self.y, self.z
+        self._mccormick("mc_lo_y", lambda i, g: (0.0, linear_expression([1.0, -L[i]], [z[i][g], y[i][g]]), None))
+
+    def add_mc_up_y(self) -> None:
+        """McCormick row of the products of (9): ``mc_up_y``: ``z <= U_i y``."""
+        U = self.box.upper.tolist()
+        y, z = self.y, self.z
+        self._mccormick("mc_up_y", lambda i, g: (None, linear_expression([1.0, -U[i]], [z[i][g], y[i][g]]), 0.0))
+
+    def add_mc_lo_x(self) -> None:
+        """McCormick row of the products of (9): ``mc_lo_x``: ``z >= x_i - U_i (1 - y)``."""
+        U = self.box.upper.tolist()
+        x, y, z = self.x, self.y, self.z
+        self._mccormick("mc_lo_x", lambda i, g: (
+            -U[i], linear_expression([1.0, -1.0, -U[i]], [z[i][g], x[i], y[i][g]]), None))
+
+    def add_mc_up_x(self) -> None:
+        """McCormick row of the products of (9): ``mc_up_x``: ``z <= x_i - L_i (1 - y)``."""
+        L = self.box.lower.tolist()
+        x, y, z = self.x, self.y, self.z
+        self._mccormick("mc_up_x", lambda i, g: (
+            None, linear_expression([1.0, -1.0, -L[i]], [z[i][g], x[i], y[i][g]]), -L[i]))
+
+    def add_oa_cuts(self) -> None:
+        """``oa_cuts``: tangent cuts of (9) per GPU at ``initial_cuts`` evenly spaced loads and
+        at the box incumbent's load (see :meth:`tangent_cut`); separation adds more."""
+        pyo = self.pyo
+        self.model.oa_cuts = pyo.ConstraintList()
+        all_tasks = list(range(self.inst.num_tasks))
+        for g, s0 in initial_cut_loads(self.inst, self.box, self.cuts_per_gpu):
+            self.tangent_cut(g, all_tasks, s0)
+        self.initial_cuts = len(self.model.oa_cuts)
+
+    def tangent_cut(self, g: int, subset: list[int], s0: float) -> bool:
+        """Tangent cut of the subset inequality on GPU ``g`` at load ``s0`` ((9) when
+        ``subset`` is every task):
+
+        ``sum_{i in S} T_ig z_ig + 1/2 sum_{i in S} T_ig^2 y_ig >= s0 sum_{i in S} T_ig y_ig - s0^2 / 2``
+
+        valid because ``(sum_S T y)^2 >= 2 s0 sum_S T y - s0^2`` and the subset
+        inequality reads ``sum_S T z + 1/2 sum_S T^2 y >= 1/2 (sum_S T y)^2`` (with
+        ``y^2 = y``); exact at ``sum_S T y = s0``.  Returns False if already present.
+        """
+        key = (g, tuple(subset), round(s0, 12))
+        if key in self.cut_keys:
+            return False
+        self.cut_keys.add(key)
+        t = self.task_tc[:, g]
+        coefs, vs = [], []
+        for i in subset:
+            ti = float(t[i])
+            coefs += [ti, 0.5 * ti * ti - s0 * ti]
+            vs += [self.z[i][g], self.y[i][g]]
+        self.model.oa_cuts.add((-0.5 * s0 * s0, linear_expression(coefs, vs), None))
+        return True
+
+
+class HareRlMiqcp(HareFormulation):
+    """Hare_Sched_RL with (9) as the paper writes it (``models/hare.md`` section 5): the shared
+    formulation (:class:`~.formulation.HareFormulation`) and ``rl_quadratic[m]``, a non-convex
+    quadratic constraint (bilinear ``y x``) for Gurobi's MIQCP.  Parameters as the base class."""
+
+    #: the constraint family of (9), added after the shared ones
+    OWN: ClassVar[tuple[str, ...]] = ("rl_quadratic",)
+    CONSTRAINTS: ClassVar[tuple[str, ...]] = HareFormulation.CONSTRAINTS + OWN
+
+    def build(self) -> Any:
+        """Create :attr:`model`: the shared part, then ``rl_quadratic``."""
+        self.build_shared()
+        self.add_constraints(self.OWN)
+        return self.model
+
+    def add_rl_quadratic(self) -> None:
+        """(9) ``sum_i y_im T^c_im (x_i + T^c_im) >= 1/2 [(sum_i y_im T^c_im)^2 + sum_i (y_im T^c_im)^2]``
+        per GPU ``m``, verbatim (quadratic; for Gurobi)."""
+        pyo = self.pyo
+        t = self.task_tc
+        N = self.inst.num_tasks
+        x, y = self.x, self.y
+
+        def rule(m, g):
+            load = sum(float(t[i, g]) * y[i][g] for i in range(N))
+            lhs = sum(float(t[i, g]) * y[i][g] * (x[i] + float(t[i, g])) for i in range(N))
+            sq = sum(float(t[i, g]) ** 2 * y[i][g] * y[i][g] for i in range(N))
+            return lhs >= 0.5 * (load * load + sq)
+
+        self.model.rl_quadratic = pyo.Constraint(self.model.GPUS, rule=rule)
+
+
+def build_relaxation_master(inst: HareInstance, hz: Horizon | None = None, *, gpu_symmetry: bool = True,
+                            initial_cuts: int = 8) -> HareRelaxationMaster:
+    """Outer-approximation master of Hare_Sched_RL / Queyranne (a MILP), built
+    (:class:`HareRelaxationMaster`): base model ((4)-(7), symmetry breaking), McCormick
+    ``z = y x``, and the ``oa_cuts`` list of tangent cuts of (9)/(Queyranne)
+    (:meth:`HareRelaxationMaster.tangent_cut`), initialised with ``initial_cuts``
+    tangents of (9) per GPU at evenly spaced loads and at the box incumbent's load.
+    Returns the builder (``.model`` is the Pyomo model).
+    """
+    f = HareRelaxationMaster(inst, hz or horizon(inst), gpu_symmetry=gpu_symmetry, initial_cuts=initial_cuts)
+    f.build()
     return f
 
 
-def build_rl_miqcp(inst: HareInstance, hz: Horizon | None = None, *, gpu_symmetry: bool = True) -> HareFormulation:
-    """Hare_Sched_RL with (9) as the paper writes it (``rl_quadratic[m]``, a
-    non-convex quadratic constraint: bilinear ``y x``), for Gurobi's MIQCP."""
-    hz = hz or horizon(inst)
-    f = HareFormulation(inst, hz, gpu_symmetry=gpu_symmetry)
-    f.add_rl_quadratic()
+def build_rl_miqcp(inst: HareInstance, hz: Horizon | None = None, *, gpu_symmetry: bool = True) -> HareRlMiqcp:
+    """Hare_Sched_RL with (9) as the paper writes it, built (:class:`HareRlMiqcp`);
+    returns the builder."""
+    f = HareRlMiqcp(inst, hz or horizon(inst), gpu_symmetry=gpu_symmetry)
+    f.build()
     return f
 
 
-def separate(f: HareFormulation, kind: str, x: np.ndarray, gpu: np.ndarray, tol: float) -> tuple[int, int, float]:
+def separate(f: HareRelaxationMaster, kind: str, x: np.ndarray, gpu: np.ndarray, tol: float) -> tuple[int, int, float]:
     """Add violated cuts at the master's point; returns (cuts added, duplicates, max rel. violation)."""
     inst = f.inst
     nj = inst.task_job
