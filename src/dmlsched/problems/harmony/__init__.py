@@ -4,14 +4,14 @@ maximise cluster utilisation (4.1)-(4.4).
 
 Files: ``instance.py``, ``solution.py`` (validator, evaluator: utilisation
 (4.4)), ``heuristics.py`` (``harmony``: Algorithms 1-2), ``baselines.py``
-(``oracle``: the dissertation's Oracle at scale, Section 4.4.7), ``isolated.py``
-(``isolated``: the dissertation's isolated baseline, Section 4.4.1),
+(``oracle``: the dissertation's Oracle at scale, Section 4.4.7; ``isolated``:
+the dissertation's isolated baseline, Section 4.4.1),
 ``bruteforce.py`` (``brute-force``: every grouping, tiny instances),
 ``models.py`` (``exact``: MILP), ``bounds.py`` (the Fig. 4.17 claim as a
 ratio), ``simulator.py`` (the execution model's simulation: with
 ``simulate=True``, average JCT, makespan and utilisation over the run; the
 run's validator and metrics are in ``solution.py``, the policies beside their
-methods in ``heuristics.py``, ``baselines.py`` and ``isolated.py``; Gantt bars:
+methods in ``heuristics.py`` and ``baselines.py``; Gantt bars:
 ``solution.gantt_bars``),
 ``sample.py`` (random small instances and the hunt's caps), ``generate.py`` (the
 evaluation workloads), ``strategies.py`` (hypothesis),
@@ -42,7 +42,7 @@ FAMILY = register_family(Family(
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
-from . import baselines, bruteforce, heuristics, isolated, models  # noqa: E402,F401  (register the methods)
+from . import baselines, bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
 
 __all__ = [
     "FIG_4_17_RATIO",

@@ -239,7 +239,7 @@ def judge_fig_4_10(records: list[dict], scale: Scale) -> Judgement:
                              f"{fmt(prs[1].ceiling_value(), 'factor')}",
                      caveat="workload modelled (Fig. 4.9 not in the text)", rows=rows,
                      caveats=["Isolated (Section 4.4.1): every job alone in its group, the prefix of jobs and the "
-                              "machine split with the highest utilisation at every event (harmony/isolated.py).",
+                              "machine split with the highest utilisation at every event (harmony/baselines.py).",
                               "Ceilings: mean W(isolated) / mean LB with the contention-free bounds of every run of "
                               "the execution model (each job alone on all machines; the machine time of all CPU "
                               "work). No ceiling on the utilisation factor is computed.",
@@ -370,7 +370,7 @@ CLAIMS = [
                "than the isolated approach."),
         claimed="2.11x average JCT, 1.60x makespan and 1.65x utilisation against the isolated baseline",
         setup=("the 80-job, 100-machine evaluation workload, seeds 0-9; Harmony and the isolated baseline "
-               "(harmony/isolated.py) in the execution model"),
+               "(harmony/baselines.py) in the execution model"),
         suite=_suite_fig_4_10, judge=judge_fig_4_10, readings=DEFAULT_READINGS, full_time="about 5 min",
         parts=PARTS_4_10, setups=(SETUP,), default_reason=DEFAULT_REASON,
         ceiling=("*", "details.avg_jct_bound", "details.avg_jct"),
