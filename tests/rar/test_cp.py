@@ -226,30 +226,39 @@ def test_heuristic_stop_is_reported_and_no_model_is_built(monkeypatch):
     assert r.details["model"].startswith("not built: the deadline passed")
 
 
+class _Late(dmlsched.budget.Budget):
+    """A budget that says stop only once ``late`` is set (no wall clock)."""
+
+    late = False
+
+    def stop(self) -> bool:
+        return self.late
+
+    __call__ = stop
+    expired = stop
+
+
+def _late_after(monkeypatch, module, name: str) -> _Late:
+    """Every run's budget is one :class:`_Late`, made late when ``module.name`` returns."""
+    budget = _Late(None)
+    real = getattr(module, name)
+
+    def then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        budget.late = True
+        return out
+
+    monkeypatch.setattr(module, name, then_late)
+    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    return budget
+
+
 def test_a_deadline_passing_after_the_heuristics_is_a_cut_of_the_cp_sat_phases(monkeypatch):
     """The incumbent heuristics ran to their end (not stopped: no cut of theirs), then the
     deadline passed: no model is built, and the result, which depends on the wall clock, is
     recorded as a cut (not reproducible)."""
 
-    class Late(dmlsched.budget.Budget):
-        late = False
-
-        def stop(self) -> bool:
-            return self.late
-
-        __call__ = stop
-        expired = stop
-
-    budget = Late(None)
-    real = cp.best_heuristic_schedule
-
-    def heuristics_then_late(*args, **kwargs):
-        out = real(*args, **kwargs)
-        budget.late = True
-        return out
-
-    monkeypatch.setattr(cp, "best_heuristic_schedule", heuristics_then_late)
-    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    budget = _late_after(monkeypatch, cp, "best_heuristic_schedule")
     inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
     r = dmlsched.solve(inst, "exact-cp", time_limit=5)
     assert budget.late and r.status == Status.FEASIBLE and not r.reproducible
@@ -262,25 +271,7 @@ def test_exact_dp_tells_its_state_limit_from_a_deadline_by_the_dp_s_own_flag(mon
     passed only afterwards: the result says max_states, with no cut (it used to ask the
     clock again and record a cut of the dynamic program)."""
 
-    class Late(dmlsched.budget.Budget):
-        late = False
-
-        def stop(self) -> bool:
-            return self.late
-
-        __call__ = stop
-        expired = stop
-
-    budget = Late(None)
-    real = dp.solve_dp
-
-    def dp_then_late(*args, **kwargs):
-        out = real(*args, **kwargs)
-        budget.late = True
-        return out
-
-    monkeypatch.setattr(dp, "solve_dp", dp_then_late)
-    monkeypatch.setattr(kit, "Budget", lambda seconds, start=None, **kw: budget)
+    budget = _late_after(monkeypatch, dp, "solve_dp")
     inst = small(horizon=400, num_jobs=4, servers=(2, 2), seed=1)
     r = dmlsched.solve(inst, "exact-dp", time_limit=5, max_states=1)
     assert budget.late and r.details["stopped"].startswith("max_states") and r.reproducible
