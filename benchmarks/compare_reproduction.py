@@ -6,7 +6,8 @@ Usage::
 
 Records are matched by run key (instance hash, method, seed, solver, limit, options
 context and version), so a behaviour-preserving change keeps every key.  When a
-file holds a key more than once (a resumed run), its last record counts.
+file holds a key more than once (a resumed run), its newest record counts
+(``bench.store.latest_records``, the store's own reading).
 
 For a key present in both files:
 
@@ -28,12 +29,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import math
 import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from dmlsched.bench.store import latest_records
 
 #: details keys that hold times, memory or machine-dependent handoff data
 TIMING = frozenset({
@@ -56,19 +58,10 @@ MASKS = (
 
 
 def load(path: Path) -> dict[str, dict]:
-    """The records of ``path`` by key (the last one of a repeated key)."""
-    out: dict[str, dict] = {}
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"{path}:{n}: not JSON ({e})") from None
-            out[rec["key"]] = rec
-    return out
+    """The records of ``path`` by key (the newest of a repeated key, as the store reads them)."""
+    if not path.is_file():
+        raise SystemExit(f"{path}: no such results file")
+    return {rec["key"]: rec for rec in latest_records([path])}
 
 
 def strip(value: Any) -> Any:

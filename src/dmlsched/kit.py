@@ -824,8 +824,7 @@ def _call(spec: Any, kind: str, body: Callable[[Any, Run], Result], instance: An
         res.details["reproducible"] = False
     res.problem, res.method, res.sense = problem, name, spec.sense
     res.details.setdefault("reproducible", run.details.get("reproducible", True))
-    if run.details.get("renamed_options"):
-        res.details["renamed_options"] = dict(run.details["renamed_options"])
+    record_renamed(res, run.details)
     res.runtime_s = res.runtime_s or deadline.elapsed()
     return res
 
