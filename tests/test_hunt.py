@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import sys
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from dmlsched import registry
 from dmlsched.cli import main
 from dmlsched.draws import RngDraws
 from dmlsched.errors import InvalidSolutionError
+from dmlsched.family import Ref
 from dmlsched.hunt.space import _Spaces
 from dmlsched.io import Reader
 from dmlsched.kit import Run, method
@@ -143,6 +146,53 @@ def test_bad_requests_are_clean_errors(planted):
         H.hunt(planted, "scan", strategy="guided", max_evals=5)
     with pytest.raises(dmlsched.UnknownMethodError):
         H.hunt(planted, "nosuch", max_evals=5)
+
+
+def _marking_strategy(ctx: H.Context) -> None:
+    """A guided strategy for the planted family: random sampling, marked in the notes."""
+    ctx.notes["planted_guided"] = ctx.evaluator.method
+    H.search.random_sampling(ctx)
+
+
+def test_a_family_declares_its_guided_strategy_for_every_method(planted, monkeypatch):
+    """``Family.guided = {"*": Ref(...)}`` serves every method of the family; the hunt resolves
+    the ``Ref`` (importing its module) only when a guided hunt starts."""
+    mod = ModuleType("planted_guided")
+    mod.strategy = _marking_strategy
+    monkeypatch.setitem(sys.modules, "planted_guided", mod)
+    register_problem(dataclasses.replace(registry.family(planted), guided={"*": Ref("planted_guided:strategy")}))
+    assert H.search.guided_strategy(planted, "exact") is _marking_strategy
+    r = H.hunt(planted, "scan", strategy="guided", budget=None, max_evals=20, seed=1)
+    assert r.notes["planted_guided"] == "scan" and r.evaluations == 20
+    rnd = H.hunt(planted, "scan", strategy="random", budget=None, max_evals=20, seed=1)
+    assert [h[1:] for h in r.history] == [h[1:] for h in rnd.history]  # the same search, found through Family.guided
+    register_problem(dataclasses.replace(registry.family(planted), guided={"*": Ref("planted_guided:nothing")}))
+    with pytest.raises(ImportError, match="no attribute 'nothing'"):
+        H.hunt(planted, "scan", strategy="guided", max_evals=5)
+
+
+def test_a_plugin_adds_a_guided_strategy_with_register_guided(planted, monkeypatch):
+    """A plugin adding a method to a family it does not declare (here the planted family,
+    registered in the older form, without ``guided``) registers its strategy; the error
+    for a method without one names every family/method that has one."""
+    monkeypatch.setattr(H.search, "_ADDED_GUIDED", {})
+    with pytest.raises(H.HuntError, match=r"no solver-guided strategy for planted/scan; "
+                                          r"available: hare/list, hare/list-queyranne$"):
+        H.hunt(planted, "scan", strategy="guided", max_evals=5)
+    H.search.register_guided(planted, "scan", _marking_strategy)
+    r = H.hunt(planted, "scan", strategy="guided", budget=None, max_evals=10, seed=1)
+    assert r.notes["planted_guided"] == "scan"
+    with pytest.raises(H.HuntError, match=r"no solver-guided strategy for planted/exact; "
+                                          r"available: hare/list, hare/list-queyranne, planted/scan$"):
+        H.search.guided_strategy(planted, "exact")
+    with pytest.raises(H.HuntError, match="exists; pass replace=True"):
+        H.search.register_guided(planted, "scan", H.search.random_sampling)
+    with pytest.raises(H.HuntError, match="exists; pass replace=True"):  # Hare declares its own
+        H.search.register_guided("hare", "list", _marking_strategy)
+    with pytest.raises(H.HuntError, match="planted has no method 'nope'"):
+        H.search.register_guided(planted, "nope", _marking_strategy)
+    H.search.register_guided(planted, "scan", H.search.random_sampling, replace=True)
+    assert H.search.guided_strategy(planted, "scan") is H.search.random_sampling
 
 
 @pytest.mark.parametrize("problem", sorted(H.SPACES))

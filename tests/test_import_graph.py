@@ -24,12 +24,22 @@ The rules (PLAN-22 section 8.1; step A1 made them ratchets, step G1 strict):
 5. one dynamic loader: only :data:`DYNAMIC_LOADERS` (the registry's family
    loader and the lazy resolver :class:`dmlsched.family.Ref`) call
    ``importlib.import_module``, ``__import__``, ``importlib.util.find_spec``
-   or load a module from a file; everything else goes through them.
+   or load a module from a file; everything else goes through them;
+6. a family's ``guided.py`` (its solver-guided hunt strategy,
+   :data:`GUIDED_PLUGINS`) is a plug-in of the hunt, at the hunt's layer 8:
+   it builds on the hunt's generic guided search, which scores through the
+   hunt's evaluator (``dmlsched.solve``, the bench engines), so moving that
+   search below the families would drag the hunt under them.  No module
+   imports it: the hunt finds it through the ``Ref`` in ``Family.guided``.
+   Rule 4 already forbids every import of it from below layer 8 (the family's
+   own modules and the API included); rule 6 also forbids the hunt's modules
+   a static import (one way to find it).
 
 The checker functions are also run on packages written to ``tmp_path`` with
 a planted circle, a library module importing ``pkg.cli``, a function-level
 import, an upward import, an undeclared cross-family import, a module with no
-layer and a dynamic import, where each check must fail.
+layer, a dynamic import and imports of a family's ``guided.py``, where each
+check must fail.
 """
 
 from __future__ import annotations
@@ -80,6 +90,10 @@ LAYERS: dict[str, int] = {
 #: Hare's instances and schedules and groups its GPUs with gpu-grouping.  ``Family`` has no field
 #: for it (no ``uses``), so the list is here
 CROSS_FAMILY: dict[str, frozenset[str]] = {"hlas": frozenset({"hare", "gpugrouping"})}
+
+#: a family's solver-guided hunt strategy: a plug-in of the hunt (layer 8, :data:`LAYERS`) that no
+#: module imports (the hunt resolves the ``Ref`` of ``Family.guided``)
+GUIDED_PLUGINS = "dmlsched.problems.*.guided"
 
 #: the functions that may import a module by name (``module``, ``qualified function name``): the
 #: registry's family loader and the lazy resolver of family parts, user plugins and suite references
@@ -346,6 +360,13 @@ def stray_loaders(calls: list[tuple[str, str, str]], allowed: frozenset[tuple[st
     return [f"{qual} in {module} ({where})" for module, qual, where in calls if (module, qual) not in allowed]
 
 
+def importers_of(edges: list[Edge], pattern: str) -> list[str]:
+    """Runtime import statements of a module matching ``pattern`` (an :mod:`fnmatch` pattern over
+    module names), each with its file:line (package edges of a deeper target count too)."""
+    return sorted({f"{e.source} -> {e.target} at {e.path}:{e.line}" for e in edges
+                   if e.where != "type_checking" and fnmatch.fnmatchcase(e.target, pattern)})
+
+
 # --------------------------------------------------------------------------- the rules on dmlsched
 
 EDGES = import_edges(SRC, "dmlsched")
@@ -383,6 +404,18 @@ def test_no_import_goes_up_a_layer():
 def test_families_import_each_other_only_as_declared():
     bad = cross_family_imports(EDGES, "dmlsched.problems", CROSS_FAMILY)
     assert not bad, "imports between families not in CROSS_FAMILY:\n" + "\n".join(bad)
+
+
+def test_no_module_imports_a_familys_guided_strategy():
+    """Rule 6: ``problems/<family>/guided.py`` sits at layer 8 and no module imports it, so nothing
+    below the hunt depends on it (rule 4 alone forbids that: see the planted case) and the hunt
+    finds it one way, through ``Family.guided`` (``dmlsched.hunt.search.guided_strategy``)."""
+    plugins = [m for m in MODULES if fnmatch.fnmatchcase(m, GUIDED_PLUGINS)]
+    assert plugins == ["dmlsched.problems.hare.guided"]
+    assert {layer_of(m, LAYERS) for m in plugins} == {8}
+    bad = importers_of(EDGES, GUIDED_PLUGINS)
+    assert not bad, ("imports of a family's guided.py (name it in Family.guided; the hunt resolves it):\n"
+                     + "\n".join(bad))
 
 
 def test_cross_family_table_is_what_the_families_declare():
@@ -485,6 +518,39 @@ def test_planted_layer_problems_are_caught(tmp_path):
     # one layer lower for the API is an upward import from the families
     assert upward_imports(edges, {**layers, "pkg.fams.*.plug": 6}) == [
         "pkg.fams.c.plug (L6) -> pkg.api (L7) at pkg/fams/c/plug.py:1", "pkg.low (L1) -> pkg.api (L7) at pkg/low.py:1"]
+
+
+def test_planted_imports_of_a_guided_strategy_are_caught(tmp_path):
+    """A family module and the API (layers 6 and 7) importing a family's ``guided.py`` are upward
+    imports (rule 4 implies rule 6 below layer 8); rule 6 also catches a hunt module's import.
+    The plug-in's own import of the hunt is allowed."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/api.py": "from .problems.fam import guided\n",
+        "pkg/hunt/__init__.py": "",
+        "pkg/hunt/search.py": "",
+        "pkg/hunt/pool.py": "from ..problems.fam.guided import strategy\n",
+        "pkg/problems/__init__.py": "",
+        "pkg/problems/fam/__init__.py": "from . import models\n",
+        "pkg/problems/fam/models.py": "from .guided import strategy\n",
+        "pkg/problems/fam/guided.py": "from ...hunt import search\ndef strategy(ctx):\n    pass\n",
+    })
+    layers = {"pkg": 7, "pkg.api": 7, "pkg.hunt": 8, "pkg.hunt.*": 8, "pkg.problems": 6, "pkg.problems.*": 6,
+              "pkg.problems.*.guided": 8}
+    edges = import_edges(tmp_path, "pkg")
+    assert unmapped(list(module_names(tmp_path, "pkg")), layers) == []
+    assert upward_imports(edges, layers) == [
+        "pkg.api (L7) -> pkg.problems.fam.guided (L8) at pkg/api.py:1",
+        "pkg.problems.fam.models (L6) -> pkg.problems.fam.guided (L8) at pkg/problems/fam/models.py:1",
+    ]
+    assert importers_of(edges, "pkg.problems.*.guided") == [
+        "pkg.api -> pkg.problems.fam.guided at pkg/api.py:1",
+        "pkg.hunt.pool -> pkg.problems.fam.guided at pkg/hunt/pool.py:1",
+        "pkg.problems.fam.models -> pkg.problems.fam.guided at pkg/problems/fam/models.py:1",
+    ]
+    _write(tmp_path, {"pkg/api.py": "", "pkg/hunt/pool.py": "", "pkg/problems/fam/models.py": ""})
+    edges = import_edges(tmp_path, "pkg")
+    assert upward_imports(edges, layers) == [] and importers_of(edges, "pkg.problems.*.guided") == []
 
 
 def test_planted_dynamic_imports_are_caught(tmp_path):

@@ -403,6 +403,76 @@ def test_all_claims_reads_every_family_in_the_bundled_order():
     assert {f for f in fams} == {f.name for f in registry.bundled_families() if f.claims is not None}
 
 
+def _guided_problems(spec: Family, folder: Path) -> list[str]:
+    """What is wrong with ``spec.guided`` (PLAN-22 8.2): every key is a registered method of
+    the family or ``"*"``; every value is a :class:`Ref` into the family's ``guided.py`` (the
+    module role of a solver-guided hunt strategy) that resolves to a callable; and a
+    ``guided.py`` is named there (nothing else loads it: importing it registers nothing)."""
+    where = spec.package
+    out = []
+    has_module = (folder / "guided.py").is_file()
+    if bool(spec.guided) != has_module:
+        out.append(f"{where}: FAMILY.guided is {dict(spec.guided)}, and the family "
+                   f"{'has' if has_module else 'has no'} guided.py")
+    names = {m.name for m in registry.methods(spec.name)}
+    for key, ref in spec.guided.items():
+        if key != "*" and key not in names:
+            out.append(f"{where}: FAMILY.guided key {key!r} is not a method of {spec.name} (nor '*')")
+        if not isinstance(ref, Ref):
+            out.append(f"{where}: FAMILY.guided[{key!r}] is {ref!r}, not a Ref")
+            continue
+        if ref.target.partition(":")[0] != f"{where}.guided":
+            out.append(f"{where}: FAMILY.guided[{key!r}] is {ref.target}, outside {where}.guided")
+            continue
+        try:
+            fn = ref.get()
+        except ImportError as e:
+            out.append(f"{where}: FAMILY.guided[{key!r}] does not resolve: {e}")
+            continue
+        if not callable(fn):
+            out.append(f"{where}: FAMILY.guided[{key!r}] = {ref.target} is not callable")
+    return out
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_guided_strategies_are_in_its_guided_module(family):
+    pkg = importlib.import_module(f"dmlsched.problems.{family}")
+    assert _guided_problems(pkg.FAMILY, Path(pkg.__file__).parent) == []
+
+
+def test_template_guided_strategies(template):
+    assert _guided_problems(template.FAMILY, TEMPLATE) == []
+
+
+def test_hare_declares_its_guided_strategies():
+    """Hare's ``list`` and ``list-queyranne`` (Algorithm 1) have the solver-guided strategy."""
+    ref = Ref("dmlsched.problems.hare.guided:hare_guided")
+    assert dict(hare.FAMILY.guided) == {"list": ref, "list-queyranne": ref}
+
+
+def test_guided_check_can_fail():
+    """A key that is no method, a Ref outside ``guided.py``, one naming a module (not callable)
+    or a missing name, a value that is no Ref, and a ``guided.py`` no declaration names: each
+    is reported."""
+    folder = Path(hare.__file__).parent
+    mod = "dmlsched.problems.hare.guided"
+    bad = dataclasses.replace(hare.FAMILY, guided={
+        "nope": Ref(f"{mod}:hare_guided"),
+        "list": Ref("dmlsched.hunt.guided:guided_search"),
+        "list-eft": Ref(mod),
+        "smith-eft": Ref(f"{mod}:nothing"),
+        "*": hare.FAMILY.guided["list"].get(),
+    })
+    found = _guided_problems(bad, folder)
+    assert len(found) == 5, found
+    for needle in ("key 'nope' is not a method of hare", "['list'] is dmlsched.hunt.guided:guided_search, outside",
+                   f"['list-eft'] = {mod} is not callable", "['smith-eft'] does not resolve",
+                   "['*'] is <function hare_guided"):
+        assert any(needle in f for f in found), (needle, found)
+    assert _guided_problems(dataclasses.replace(hare.FAMILY, guided={}), folder) == [
+        "dmlsched.problems.hare: FAMILY.guided is {}, and the family has guided.py"]
+
+
 def _smallest_instance(name: str) -> Path:
     files = sorted((ROOT / "instances" / name).glob("*.json"), key=lambda p: (p.stat().st_size, p.name))
     assert files, f"{name}: no bundled instance"

@@ -198,6 +198,18 @@ class Family:
         strategies); its keyword defaults are the hunt's caps ``hunt.default_size``.
     hunt
         The :class:`HuntSpace` of the hunt (``sample.HUNT``); ``None``: no hunt space.
+    guided
+        The family's solver-guided hunt strategies (``dmlsched hunt --strategy
+        guided``): a registered method's name, or ``"*"`` for every method, ->
+        a :class:`Ref` to the strategy ``fn(ctx)``, in the family's ``guided.py``
+        (``{"list": Ref("dmlsched.problems.hare.guided:hare_guided"), ...}``).
+        That module is a plug-in of :mod:`dmlsched.hunt` kept in the family's
+        folder: it builds on the hunt's generic guided search, which scores
+        candidates through the hunt's evaluator (``dmlsched.solve``, the bench
+        engines), so it sits in the hunt's layer, above the families; no
+        family module imports it, and only the hunt resolves the :class:`Ref`
+        (:func:`dmlsched.hunt.search.guided_strategy`).  Empty (the default):
+        none.
     generators
         The paper's setups: setup name -> ``f(*, seed=0, **params) -> instance``
         (``generate.py``; every argument keyword-only, ``seed`` seeding every
@@ -238,6 +250,7 @@ class Family:
     no_gantt: str | None = None
     sample: Callable[..., dict] | None = None
     hunt: HuntSpace | None = None
+    guided: Mapping[str, Ref] = field(default_factory=dict)
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     uses: tuple[str, ...] = ()
 

@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 
 import dmlsched
 import dmlsched.hunt as H
+from dmlsched import registry
 from dmlsched.cli import main
+from dmlsched.family import Ref
 from dmlsched.hunt import search
 from dmlsched.problems.hare import guided as G
 from dmlsched.problems.hare.bounds import alpha
@@ -238,8 +240,16 @@ def test_cli_guided_json_is_one_json_object(capfd):
     assert rec["best"]["violation"] is True  # the bundled counterexample, scored first
 
 
-def test_the_hunt_finds_hares_strategy_by_its_module_role():
-    """``problems/hare/guided.py`` registers Hare's strategy for ``list`` and ``list-queyranne``;
-    the hunt's lookup imports it (the module role of a solver-guided strategy)."""
-    table = search.guided_strategies()
-    assert table[("hare", "list")] is G.hare_guided and table[("hare", "list-queyranne")] is G.hare_guided
+def test_the_hunt_finds_hares_strategy_through_its_family():
+    """Hare's ``FAMILY.guided`` names its strategy for ``list`` and ``list-queyranne`` (a ``Ref``
+    into ``guided.py``, the module role of a solver-guided strategy); the hunt resolves it there.
+    Importing ``guided.py`` registers nothing, and a method with no strategy is refused with the
+    families/methods that have one."""
+    ref = Ref("dmlsched.problems.hare.guided:hare_guided")
+    assert dict(registry.family("hare").guided) == {"list": ref, "list-queyranne": ref}
+    assert search.guided_strategy("hare", "list") is G.hare_guided
+    assert search.guided_strategy("hare", "list-queyranne") is G.hare_guided
+    assert not [k for k in search._ADDED_GUIDED if k[0] == "hare"]
+    with pytest.raises(H.HuntError, match=r"no solver-guided strategy for hare/exact; available: .*"
+                                          r"hare/list, hare/list-queyranne"):
+        search.guided_strategy("hare", "exact")

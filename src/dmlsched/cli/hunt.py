@@ -28,7 +28,7 @@ from .. import progress as live
 from ..bench.engines import check_dask_available
 from ..errors import UnknownMethodError
 from ..hunt import STRATEGIES, get_space, hunt, plot_progress
-from ..hunt.search import guided_strategies
+from ..hunt.search import guided_strategy
 from ..hunt.space import HuntError
 from ..registry import get_method, get_problem, problem_of
 from .args import _int_in, _option, _positive, _seed
@@ -122,11 +122,10 @@ def cli_hunt(args: argparse.Namespace) -> int:
     if args.strategy not in STRATEGIES:
         raise HuntError(f"--strategy: unknown strategy {args.strategy!r}; known: {', '.join(STRATEGIES)}")
     if args.strategy == "guided":
-        table = guided_strategies()
-        if (args.problem, args.method) not in table and (args.problem, "*") not in table:
-            have = ", ".join(f"{p}/{m}" for p, m in sorted(table)) or "none"
-            raise HuntError(f"--strategy guided: no solver-guided strategy for {args.problem}/{args.method}; "
-                            f"available: {have}")
+        try:
+            guided_strategy(args.problem, args.method)
+        except HuntError as e:
+            raise HuntError(f"--strategy guided: {e}") from None
     try:
         space = get_space(args.problem)
     except HuntError as e:

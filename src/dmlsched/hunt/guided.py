@@ -10,11 +10,18 @@ and an LP chooses new instance data; the data is then re-evaluated for real.
 This module is the generic part: :func:`guided_search` alternates a family's
 LP steps (``lp_step(ctx, scored) -> LPStep``) with simulated annealing, and
 :class:`LinearProgram`, :func:`lin` and :func:`lin_sub` write the small LPs.
-A family's strategy lives in its package's ``guided.py`` (PLAN-22 5.4; Hare's:
-:mod:`dmlsched.problems.hare.guided`, Algorithm 1's decision trace) and is
-registered with :func:`dmlsched.hunt.search.register_guided`; the ``guided``
-strategy of :mod:`dmlsched.hunt.search` finds it there
-(:func:`~dmlsched.hunt.search.guided_strategies`).
+A family's strategy (its LP step, and ``fn(ctx)`` calling :func:`guided_search`
+with it) lives in its package's ``guided.py`` (Hare's:
+:mod:`dmlsched.problems.hare.guided`, Algorithm 1's decision trace).  That
+module imports this one, so it is a plug-in of the hunt kept in the family's
+folder, at the hunt's layer (8) above the families (6): the search scores
+every candidate through the hunt's evaluator (``dmlsched.solve``, the bench
+engines), which cannot sit below the families.  The family names the strategy
+in :attr:`Family.guided <dmlsched.family.Family.guided>` (method or ``"*"`` ->
+a :class:`~dmlsched.family.Ref`); the ``guided`` strategy of
+:mod:`dmlsched.hunt.search` finds it there
+(:func:`~dmlsched.hunt.search.guided_strategy`), the only place that module
+is imported.
 
 The strategy alternates: an LP step on the best instance whenever it changed
 (and every ``lp_period`` annealing batches on the chain's current state), and

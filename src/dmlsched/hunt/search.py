@@ -19,10 +19,26 @@ Strategies (pluggable: :data:`STRATEGIES`, :func:`register_strategy`):
     simulated annealing on the logarithm of the score, cooling by
     evaluation count, with restarts from the best;
 ``guided``
-    the family's solver-guided strategy where one exists (its package's
-    ``guided.py``, found by :func:`guided_strategies`; the generic search is
-    :mod:`dmlsched.hunt.guided`), otherwise an error naming the families
-    that have one.
+    the family's solver-guided strategy for the hunted method, where it has
+    one (:func:`guided_strategy`), otherwise an error naming the
+    families/methods that have one.
+
+Where a solver-guided strategy lives, and how it is found.  The generic search
+(:func:`dmlsched.hunt.guided.guided_search`: annealing batches alternated with
+LP steps) is the hunt's; a family's part (the LP step that freezes its
+heuristic's decisions, e.g. Hare's Algorithm 1) is in its folder, in
+``problems/<family>/guided.py``.  That module is a plug-in of the hunt, at the
+hunt's layer (8), not the families' (6): it builds on the generic search,
+which scores every candidate through the hunt's
+:class:`~dmlsched.hunt.evaluate.Evaluator` (``dmlsched.solve``, the bench
+engines), so moving the search below the families would drag the hunt under
+them.  No family module imports it; the family names it in
+:attr:`Family.guided <dmlsched.family.Family.guided>` (a registered method, or
+``"*"`` for every method, -> a :class:`~dmlsched.family.Ref`), and
+:func:`guided_strategy` reads ``family(p).guided.get(method) or .get("*")``
+and resolves it (the only import of the module, when a guided hunt starts).
+A plugin that adds a method to a family it does not declare adds its strategy
+with :func:`register_guided`.
 
 Batches.  Every strategy proposes ``ctx.batch`` candidates at a time
 (:meth:`Context.score_many`): independent samples (``random``), or
@@ -47,7 +63,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..family import Ref
-from ..registry import families
+from ..registry import families, family, methods
 from .evaluate import Evaluator, Scored
 from .space import HuntError, Space
 
@@ -259,47 +275,76 @@ def _log(v: float) -> float:
     return math.log(v) if v > 0 and math.isfinite(v) else -math.inf
 
 
-GUIDED: dict[tuple[str, str], Callable[[Context], None]] = {}
-"""``(family, method) -> strategy``; ``(family, "*")`` serves every method of the family."""
+_ADDED_GUIDED: dict[tuple[str, str], Callable[[Context], None]] = {}
+"""Strategies added by :func:`register_guided`: ``(family, method or "*") -> strategy``."""
 
 
 def register_guided(problem: str, method: str, fn: Callable[[Context], None], *, replace: bool = False) -> None:
-    """Register the solver-guided strategy of ``problem``/``method`` (``"*"``: every method)."""
-    if (problem, method) in GUIDED and not replace:
-        raise HuntError(f"a guided strategy for {problem}/{method} exists; pass replace=True")
-    GUIDED[(problem, method)] = fn
+    """Add a solver-guided strategy ``fn(ctx)`` for ``problem``/``method`` (``"*"``: every method)
+    from a plugin: for a method a plugin adds to a family it does not declare, or a family
+    registered in the older keyword form.  A family declares its own strategies in
+    :attr:`Family.guided <dmlsched.family.Family.guided>` instead (as it declares
+    ``Family.hunt`` rather than calling :func:`~dmlsched.hunt.space.register_space`).
+
+    Raises
+    ------
+    HuntError
+        If the method is not registered for the family (and is not ``"*"``), or a strategy
+        for ``problem``/``method`` exists (the family's or an added one) and ``replace`` is false.
+    UnknownMethodError
+        If no family is named ``problem``.
+    """
+    name = family(problem).name
+    if method != "*" and method not in {m.name for m in methods(name)}:
+        raise HuntError(f"register_guided: {name} has no method {method!r} (give a registered method or '*')")
+    if (name, method) in guided_strategies() and not replace:
+        raise HuntError(f"a guided strategy for {name}/{method} exists; pass replace=True")
+    _ADDED_GUIDED[(name, method)] = fn
 
 
-_GUIDED_LOADED: list[bool] = []
+def guided_strategies() -> dict[tuple[str, str], Ref | Callable[[Context], None]]:
+    """Every solver-guided strategy, by ``(family, method or "*")``: the :class:`Ref` a family
+    declares in :attr:`Family.guided <dmlsched.family.Family.guided>` (not imported here), or
+    the callable a plugin added with :func:`register_guided` (which takes precedence)."""
+    table: dict[tuple[str, str], Ref | Callable[[Context], None]] = {
+        (fam.name, key): ref for fam in families() for key, ref in fam.guided.items()
+    }
+    table.update(_ADDED_GUIDED)
+    return table
 
 
-def guided_strategies() -> dict[tuple[str, str], Callable[[Context], None]]:
-    """:data:`GUIDED`, after importing every family's ``guided.py`` where it has one (the module
-    role of a solver-guided strategy, PLAN-22 5.4: ``problems/<family>/guided.py`` registers its
-    strategies when imported).  The interim lookup until the family description names it."""
-    if not _GUIDED_LOADED:
-        _GUIDED_LOADED.append(True)
-        for spec in families():
-            if not spec.package:
-                continue
-            try:
-                Ref(spec.package + ".guided").get()
-            except ModuleNotFoundError as e:  # no guided.py (or a plugin family that is a module)
-                if e.name != spec.package + ".guided":
-                    raise
-    return GUIDED
+def guided_strategy(problem: str, method: str) -> Callable[[Context], None]:
+    """The solver-guided strategy of ``problem``/``method``: ``family(problem).guided.get(method)
+    or .get("*")``, resolved (its module, the family's ``guided.py``, is imported now, and only
+    here), or what a plugin added for that key with :func:`register_guided`.
+
+    Raises
+    ------
+    HuntError
+        If the family has none for the method (naming every family/method that has one), or
+        the strategy it names is not callable.
+    UnknownMethodError
+        If no family is named ``problem``.
+    ImportError
+        If the module the :class:`Ref` names cannot be imported or lacks the name.
+    """
+    fam = family(problem)
+    for key in (method, "*"):
+        fn = _ADDED_GUIDED.get((fam.name, key))
+        if fn is None and key in fam.guided:
+            fn = fam.guided[key].get()
+            if not callable(fn):
+                raise HuntError(f"{fam.name}: Family.guided[{key!r}] = {fam.guided[key].target} is not callable")
+        if fn is not None:
+            return fn
+    have = ", ".join(f"{p}/{m}" for p, m in sorted(guided_strategies())) or "none"
+    raise HuntError(f"no solver-guided strategy for {problem}/{method}; available: {have}")
 
 
 def guided(ctx: Context) -> None:
-    """The family's solver-guided strategy (:func:`guided_strategies`; generic part:
-    :mod:`dmlsched.hunt.guided`)."""
-    table = guided_strategies()
-    fn = table.get((ctx.evaluator.problem, ctx.evaluator.method)) or table.get((ctx.evaluator.problem, "*"))
-    if fn is None:
-        have = ", ".join(f"{p}/{m}" for p, m in sorted(table)) or "none"
-        raise HuntError(f"no solver-guided strategy for {ctx.evaluator.problem}/{ctx.evaluator.method}; "
-                        f"available: {have}")
-    fn(ctx)
+    """The family's solver-guided strategy (:func:`guided_strategy`; the generic search it
+    builds on: :mod:`dmlsched.hunt.guided`)."""
+    guided_strategy(ctx.evaluator.problem, ctx.evaluator.method)(ctx)
 
 
 STRATEGIES: dict[str, Strategy] = {

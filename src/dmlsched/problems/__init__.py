@@ -40,7 +40,9 @@ OPTIONAL_MODULES = {
     "baselines": "the baselines the paper compares with",
     "policies": "online policies' decision rules",
     "simulator": "the execution model that runs online policies",
-    "guided": "the solver-guided hunt strategy (registered when dmlsched.hunt looks it up)",
+    "guided": "the solver-guided hunt strategy (Family.guided: method or '*' -> Ref to fn(ctx)); a plug-in "
+              "of dmlsched.hunt at the hunt's layer 8 (it scores through the hunt), imported only when the "
+              "hunt resolves that Ref and by no module of the family",
     "sample": "the seeded builder of small random instances (random_instance) and the hunt's caps (HUNT)",
     "generate": "the paper's evaluation setups (Family.generators: f(*, seed=0, **params) -> instance); "
                 "public paths dmlsched.generate.<family>:<setup>",

@@ -19,7 +19,10 @@ and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
 ``generate.py`` (the paper's setups: ``generate``, ``testbed``, ``simulation``, and the
 Table 2 job types HLAS's setups share);
 ``claims.py`` (the paper's claims); ``guided.py`` (the solver-guided hunt
-strategy of ``list`` and ``list-queyranne``, loaded by ``dmlsched.hunt``).
+strategy of ``list`` and ``list-queyranne``: a plug-in of ``dmlsched.hunt``,
+in the hunt's layer because it scores through the hunt; named in
+``FAMILY.guided`` by a ``Ref`` that only the hunt resolves, and imported by no
+module of this family).
 """
 
 from ...family import Family, Ref
@@ -38,6 +41,8 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
+    guided={"list": Ref(f"{__name__}.guided:hare_guided"),
+            "list-queyranne": Ref(f"{__name__}.guided:hare_guided")},
     generators={
         "generate": generate.generate,
         "testbed": generate.testbed,

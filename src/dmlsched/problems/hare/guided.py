@@ -93,9 +93,14 @@ the wall clock, a family change) the LP step is skipped and counted
 (``notes["guided"]["trace_mismatch"]``).
 
 :func:`hare_guided` alternates these LP steps with annealing
-(:func:`dmlsched.hunt.guided.guided_search`); it is registered for ``list``
-and ``list-queyranne`` (:func:`dmlsched.hunt.search.register_guided`) when the
-hunt first looks up Hare's strategy (this module's role, PLAN-22 5.4).
+(:func:`dmlsched.hunt.guided.guided_search`).  Hare's ``FAMILY.guided`` names
+it for ``list`` and ``list-queyranne`` (``Ref("dmlsched.problems.hare.guided:hare_guided")``);
+the hunt imports this module when a guided hunt of either starts
+(:func:`dmlsched.hunt.search.guided_strategy`).  Importing it registers
+nothing.  It is a plug-in of the hunt kept in Hare's folder: it builds on the
+hunt's generic search, which scores through the hunt's evaluator, so it sits
+at the hunt's layer (8), above the families (6), and no module of the family
+imports it (``tests/test_import_graph.py``).
 """
 
 from __future__ import annotations
@@ -109,7 +114,7 @@ import numpy as np
 
 from ...hunt.evaluate import Scored
 from ...hunt.guided import LinearProgram, LPStep, guided_search, lin, lin_sub
-from ...hunt.search import Context, register_guided
+from ...hunt.search import Context
 from ...io import from_dict
 from ...kit import OptionError, Run
 from .bounds import alpha as alpha_of
@@ -522,7 +527,3 @@ def hare_guided(ctx: Context, lp_period: int = 8, t0: float = 0.05, cooling: flo
     """Alternate LP refinements (:func:`hare_lp_step`) with annealing batches
     (:func:`~dmlsched.hunt.guided.guided_search`)."""
     guided_search(ctx, hare_lp_step, lp_period=lp_period, t0=t0, cooling=cooling, reheat=reheat)
-
-
-register_guided("hare", "list", hare_guided)
-register_guided("hare", "list-queyranne", hare_guided)
