@@ -176,6 +176,7 @@ def test_a_plugin_adds_a_guided_strategy_with_register_guided(planted, monkeypat
     registered in the older form, without ``guided``) registers its strategy; the error
     for a method without one names every family/method that has one."""
     monkeypatch.setattr(H.search, "_ADDED_GUIDED", {})
+    assert H.register_guided is H.search.register_guided and H.guided_strategy is H.search.guided_strategy
     with pytest.raises(H.HuntError, match=r"no solver-guided strategy for planted/scan; "
                                           r"available: hare/list, hare/list-queyranne$"):
         H.hunt(planted, "scan", strategy="guided", max_evals=5)

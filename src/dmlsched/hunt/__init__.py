@@ -38,7 +38,7 @@ from ..registry import get_method, get_problem
 from ..suites import instance_hash
 from .evaluate import Evaluator, Scored
 from .pool import EnginePool
-from .search import STRATEGIES, Context, register_strategy, run_strategy, shrink
+from .search import STRATEGIES, Context, guided_strategy, register_guided, register_strategy, run_strategy, shrink
 from .space import SPACES, HuntError, Space, get_space, register_space
 
 
@@ -409,5 +409,6 @@ def plot_progress(results: list[HuntResult], path: str | Path, title: str | None
 
 __all__ = [
     "Context", "EnginePool", "Evaluator", "HuntError", "HuntResult", "SPACES", "STRATEGIES", "Scored", "Space",
-    "get_space", "hunt", "instance_hash", "plot_progress", "register_space", "register_strategy", "write",
+    "get_space", "guided_strategy", "hunt", "instance_hash", "plot_progress", "register_guided", "register_space",
+    "register_strategy", "write",
 ]
