@@ -12,19 +12,25 @@
   ``models.py``, a simulator through the policies it runs); a file per module
   would be an empty shell or a renamed copy.  The modules without one are
   listed by :func:`modules_without_tests` (42 of 99 when this test was written).
+* ``__init__.py`` files register and re-export only: no package ``__init__.py``
+  under ``src/dmlsched`` defines a function or a class (read with :mod:`ast`),
+  except those on :data:`INIT_DEFINES`, each with its reason.
 
-The checks run on the repository and on a tree written to ``tmp_path`` with a
-planted test file that names no module, where they must fail.
+The checks run on the repository and on trees written to ``tmp_path`` with a
+planted test file that names no module and a planted ``__init__.py`` that
+defines a function and a class, where they must fail.
 """
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEMS = ROOT / "src" / "dmlsched" / "problems"
 TESTS = ROOT / "tests"
+SRC = ROOT / "src"
 
 #: test files of a family that test no single module of it (a pattern over
 #: ``<family dir>/<file>`` under ``tests/``) -> why
@@ -40,6 +46,13 @@ CROSS_CUTTING: dict[str, str] = {
                                        "whole-space bound carried in its record (bench and the family together)",
     "moldable/test_reference_scope.py": "api.compare's reference-space rule, shown on the family whose exact "
                                         "MIP is optimal over non-preemptive schedules only",
+}
+
+#: package ``__init__.py`` files (relative to ``src/``) allowed to define functions or classes -> why
+INIT_DEFINES: dict[str, str] = {
+    "dmlsched/traces/__init__.py": "the module __getattr__ (PEP 562) that resolves the moldable converters' "
+                                   "former paths for one release; another step of issue 22 removes it "
+                                   "(then this entry goes: test_init_allowlist_is_not_stale says so)",
 }
 
 
@@ -83,6 +96,23 @@ def modules_without_tests(problems: Path, tests: Path) -> list[str]:
     return out
 
 
+def init_definitions(src: Path, package: str) -> list[str]:
+    """``<file>:<line> <name>`` of every function or class defined in an ``__init__.py`` of
+    ``package`` under ``src`` (at any depth of the file)."""
+    out = []
+    for path in sorted((src / package).rglob("__init__.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.append(f"{path.relative_to(src).as_posix()}:{node.lineno} {node.name}")
+    return out
+
+
+def init_violations(src: Path, package: str, allow: dict[str, str]) -> list[str]:
+    """:func:`init_definitions` outside the files of ``allow``."""
+    return [d for d in init_definitions(src, package) if d.split(":", 1)[0] not in allow]
+
+
 def test_family_test_files_name_a_module():
     assert unnamed_test_files(PROBLEMS, TESTS, CROSS_CUTTING) == []
 
@@ -113,3 +143,21 @@ def test_planted_test_file_that_names_no_module_fails(tmp_path):
     assert modules_without_tests(problems, tests) == []
     (tests / "fam" / "test_cp.py").unlink()
     assert modules_without_tests(problems, tests) == ["fam.cp"]
+
+
+def test_package_inits_register_and_re_export_only():
+    assert init_violations(SRC, "dmlsched", INIT_DEFINES) == []
+
+
+def test_init_allowlist_is_not_stale():
+    defining = {d.split(":", 1)[0] for d in init_definitions(SRC, "dmlsched")}
+    assert sorted(set(INIT_DEFINES) - defining) == []
+
+
+def test_planted_init_that_defines_things_fails(tmp_path):
+    _write(tmp_path / "pkg" / "__init__.py", "from .a import f\n\n\ndef helper():\n    return f()\n")
+    _write(tmp_path / "pkg" / "a.py", "def f():\n    return 1\n\n\nclass A:\n    pass\n")
+    _write(tmp_path / "pkg" / "sub" / "__init__.py", "if True:\n    class Hidden:\n        pass\n")
+    _write(tmp_path / "pkg" / "ok" / "__init__.py", "from ..a import A\n\n__all__ = ['A']\n")
+    assert init_violations(tmp_path, "pkg", {}) == ["pkg/__init__.py:4 helper", "pkg/sub/__init__.py:2 Hidden"]
+    assert init_violations(tmp_path, "pkg", {"pkg/__init__.py": "r", "pkg/sub/__init__.py": "r"}) == []
