@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 import dmlsched
+from dmlsched.draws import RngDraws
 from dmlsched.problems.gpugrouping import GroupingInstance, brute_force_grouping
 from dmlsched.problems.gpugrouping.heuristics import deal
+from dmlsched.problems.gpugrouping.sample import random_instance
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,8 +29,8 @@ def test_greedy_gap_on_random_instances_is_small():
     rng = np.random.default_rng(5)
     ratios = []
     for _ in range(20):
-        sp = tuple(tuple(float(x) for x in rng.integers(1, 20, size=7) / 4) for _ in range(3))
-        inst = GroupingInstance(speeds=sp, groups=3)
+        inst = dmlsched.from_dict(random_instance(RngDraws(rng), gpus=7, min_gpus=7, jobs=3, min_jobs=3,
+                                                  max_speed=4.75, step=0.25, max_groups=3, min_groups=3))
         _, v, _ = brute_force_grouping(inst)
         g = dmlsched.solve(inst, "greedy").objective
         ratios.append(1.0 if v == 0 and g == 0 else g / v)
