@@ -13,7 +13,7 @@ import numpy as np
 from ...errors import NotApplicable
 from ...kit import Run, method
 from ...result import Result, Status
-from .heuristics import role_candidates
+from .baselines import role_candidates
 from .instance import CruiseInstance
 
 
