@@ -41,6 +41,7 @@ FAMILY = register_family(Family(
         "typed_cluster": generate.typed_cluster,
         "random_homogeneous": generate.random_homogeneous,
     },
+    baselines=("proportional", "static"),  # Sec. 3.4.2 (the grid-search ground truth), Secs. 3.4.3, 3.4.5
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

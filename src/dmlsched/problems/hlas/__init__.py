@@ -31,6 +31,7 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     generators={"generate": generate.generate},
+    baselines=("fifo", "sched-homo", "sched-allo", "2d-las"),  # Sec. VI-D: "four other algorithms"
     uses=("hare", "gpu-grouping"),
 ))
 SPEC = FAMILY  # the former name, kept for one release

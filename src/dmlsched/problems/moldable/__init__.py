@@ -43,6 +43,7 @@ FAMILY = register_family(Family(
         "openb": generate.openb,
         "batch": generate.batch,
     },
+    baselines=("rigid-fcfs", "rigid-shortest"),  # Sec. V-B: "As a baseline for comparison"
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
