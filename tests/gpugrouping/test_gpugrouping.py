@@ -27,7 +27,7 @@ from dmlsched.problems.gpugrouping.strategies import grouping_instances
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted((ROOT / "instances" / "gpu-grouping").glob("*.json"))
 EXACT = [("exact", {}), ("exact", {"formulation": "binary"}), ("exact-cp", {}), ("exact-cp", {"hint": False}),
-         ("brute-force", {}), ("brute-force", {"typed": False})]
+         ("brute-force", {}), ("brute-force", {"space": "gpus"})]
 
 
 def _stirling2(n: int, k: int) -> int:
