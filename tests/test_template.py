@@ -782,7 +782,7 @@ def test_role_check_can_fail(tmp_path):
 # method such a module registers is listed; every other heuristic or policy is in ``heuristics.py``
 
 #: a baseline module other than ``baselines.py``, as the family's ``__init__`` docstring names it
-BASELINE_MODULE = re.compile(r"``(\w+)\.py`` \(baseline\b")
+BASELINE_MODULE = re.compile(r"``(\w+)\.py``\s+\(baseline\b")
 
 
 def _baseline_modules(doc: str) -> set[str]:
