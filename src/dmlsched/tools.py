@@ -6,11 +6,14 @@ moldable instance file); and the lookup of a schedule kept in a results file
 Kept apart from :mod:`dmlsched.cli` (which only wires them in) so that they
 move as they are when the command line becomes a package.
 
-``generate FAMILY SETUP [--seed N] [KEY=VALUE]... --out FILE``: ``SETUP`` is a
-function of :mod:`dmlsched.generate.<FAMILY>` taking keyword arguments only
-(with ``seed``); ``KEY=VALUE`` are its arguments, values read as JSON when
-they parse (``rounds=[2,5]``, ``heterogeneity=low``).  ``dmlsched generate``
-lists the families, ``dmlsched generate FAMILY`` its setups with their
+``generate FAMILY SETUP [--seed N] [KEY=VALUE]... --out FILE``: ``SETUP`` is
+one of the setups the family declares (:attr:`dmlsched.family.Family.generators`,
+found through the registry: a bundled family or a plugin, no list here), a
+function taking keyword arguments only (with ``seed``; its public path is
+``dmlsched.generate.<module>:<setup>``); ``KEY=VALUE`` are its arguments,
+values read as JSON when they parse (``rounds=[2,5]``,
+``heterogeneity=low``).  ``dmlsched generate`` lists the families that
+declare setups, ``dmlsched generate FAMILY`` its setups with their
 arguments.  ``--out -`` prints the instance on standard output.
 
 ``convert-trace FORMAT TRACE [KEY=VALUE]... --out FILE``: ``FORMAT`` ``swf``
@@ -31,18 +34,15 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from . import io, traces
+from . import io, registry, traces
 from .bench.store import latest_records
-from .errors import DmlschedError
+from .errors import DmlschedError, UnknownMethodError
 from .family import Ref
 from .formats import FAMILIES, schema
 from .io import from_dict, to_dict
 from .registry import problem_of
 from .suites import instance_hash
 from .traces import traces_dir
-
-#: generator modules of :mod:`dmlsched.generate`, by family
-GENERATOR_FAMILIES = ("cruise", "hare", "harmony", "hlas", "moldable", "rar")
 
 #: trace formats: (converter, reader, folder inside the shared traces folder)
 TRACE_FORMATS = {
@@ -81,21 +81,28 @@ def parse_params(pairs: list[str], where: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------
 # generate
+def generator_families() -> list[str]:
+    """The registered families that declare setups (:attr:`~dmlsched.family.Family.generators`
+    not empty), by name: every bundled family, and any plugin's."""
+    return [f.name for f in registry.families() if f.generators]
+
+
 def setups(family: str) -> dict[str, Callable[..., Any]]:
-    """The instance generators of ``dmlsched.generate.<family>``: functions of
-    its ``__all__`` whose every parameter is keyword-only, ``seed`` among them."""
-    if family not in GENERATOR_FAMILIES:
-        raise ToolError(f"generate: unknown family {family!r} (choose from {', '.join(GENERATOR_FAMILIES)})")
-    mod = Ref(f"dmlsched.generate.{family}").get()
-    out = {}
-    for name, fn in inspect.getmembers(mod, inspect.isfunction):
-        if name not in mod.__all__:
-            continue
-        params = inspect.signature(fn).parameters.values()
-        if "seed" in inspect.signature(fn).parameters and all(
-                p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in params):
-            out[name.replace("_", "-")] = fn
-    return out
+    """The setups ``family`` declares (:attr:`~dmlsched.family.Family.generators`), by
+    their command-line name (``paper-grouping`` for ``paper_grouping``), in name order.
+
+    Raises
+    ------
+    ToolError
+        ``family`` is not a registered family, or declares no setup.
+    """
+    try:
+        spec = registry.family(family)
+    except UnknownMethodError:
+        spec = None
+    if spec is None or not spec.generators:
+        raise ToolError(f"generate: unknown family {family!r} (choose from {', '.join(generator_families())})")
+    return {name.replace("_", "-"): spec.generators[name] for name in sorted(spec.generators)}
 
 
 def _signature_text(fn: Callable[..., Any]) -> str:
@@ -114,11 +121,15 @@ def list_setups(family: str | None) -> str:
     """The text ``dmlsched generate [FAMILY]`` prints."""
     if family is None:
         lines = ["families (dmlsched generate FAMILY lists its setups):"]
-        for fam in GENERATOR_FAMILIES:
-            lines.append(f"  {fam:<9} {', '.join(setups(fam))}")
+        names = generator_families()
+        width = max(map(len, names), default=0)
+        for fam in names:
+            lines.append(f"  {fam:<{width}} {', '.join(setups(fam))}")
         return "\n".join(lines)
+    found = setups(family)
+    family = registry.family(family).name
     lines = [f"setups of {family} (dmlsched generate {family} SETUP [--seed N] [KEY=VALUE]... --out FILE):"]
-    for name, fn in setups(family).items():
+    for name, fn in found.items():
         doc = (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
         lines.append(f"  {name}: {doc}")
         lines.append(f"      {_signature_text(fn)}")
@@ -218,8 +229,7 @@ def _describe(inst: Any) -> str:
 
 def add_generate_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``dmlsched generate``."""
-    p.add_argument("family", nargs="?", help=f"generator family: {', '.join(GENERATOR_FAMILIES)} "
-                                             "(none: list them)")
+    p.add_argument("family", nargs="?", help="a family that declares setups (none: list them with their setups)")
     p.add_argument("setup", nargs="?", help="the setup (a generator function; none: list the family's)")
     p.add_argument("params", nargs="*", metavar="KEY=VALUE",
                    help="generator arguments, values read as JSON when they parse (num_jobs=20 rounds=[2,5])")
