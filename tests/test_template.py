@@ -232,6 +232,11 @@ def test_template_errors_name_the_field_and_the_constraint(template):
         dmlsched.validate(inst, sched((-1.0, 3.0, 8.0, 9.0)))
     dmlsched.validate(inst, sched((1.0, 8.0, 0.0, 4.0)))  # c, a, d, b: Smith's order
     assert dmlsched.evaluate(inst, sched((1.0, 8.0, 0.0, 4.0))) == 38.0
+    data = json.loads(json.dumps(template.solution.to_json(inst, sched((1.0, 8.0, 0.0, 4.0)))))
+    assert template.FAMILY.solution_from_json(inst, data) == sched((1.0, 8.0, 0.0, 4.0))
+    del data["start"]["a"]
+    with pytest.raises(InstanceError, match=r"start\.a: missing"):
+        template.FAMILY.solution_from_json(inst, data)
 
 
 # ---------------------------------------------------------------------------
@@ -264,10 +269,13 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
     assert registry.family(spec.package_name) is spec, f"{where}: the package name does not find FAMILY"
     wired = {"from_dict": inst_mod.from_dict, "to_dict": inst_mod.to_dict, "size": inst_mod.size,
              "validate": sol_mod.validate, "evaluate": sol_mod.evaluate, "solution_to_json": sol_mod.to_json,
-             "key_count": getattr(inst_mod, "key_count", None)}
+             "key_count": getattr(inst_mod, "key_count", None),
+             "solution_from_json": getattr(sol_mod, "from_json", None)}
     for field, fn in wired.items():
         assert getattr(spec, field) is fn, (
             f"{where}: FAMILY.{field} is not {getattr(fn, '__module__', '')}.{getattr(fn, '__name__', fn)}")
+    assert (spec.solution_from_json is None) == bool(spec.no_solution_from_json), (
+        f"{where}: FAMILY.solution_from_json is None without a no_solution_from_json reason (or both given)")
     has_claims = (folder / "claims.py").is_file()
     assert (spec.claims is not None) == has_claims, (
         f"{where}: FAMILY.claims is {spec.claims}, and the family {'has' if has_claims else 'has no'} claims.py")

@@ -190,6 +190,16 @@ class Family:
         are the ``"tasks"`` of the solution's JSON.
     no_gantt
         Why the family's solutions cannot be drawn, when :attr:`gantt` is ``None``.
+    solution_from_json
+        ``solution_from_json(instance, data) -> solution``: the inverse of
+        :attr:`solution_to_json` (``solution.from_json``), raising
+        :class:`~dmlsched.errors.InstanceError` naming the field on bad input;
+        ``dmlsched gantt --results`` rebuilds a recorded schedule with it, and
+        the family's validator checks it.  ``None``: the family cannot read its
+        solutions back, and :attr:`no_solution_from_json` says why.
+    no_solution_from_json
+        Why the family's solutions cannot be read back, when
+        :attr:`solution_from_json` is ``None``.
     sample
         ``sample(draws, **size) -> dict``: the family's one builder of random
         instances (JSON form; ``sample.random_instance``), drawing through a
@@ -236,6 +246,8 @@ class Family:
     strategies: Ref | None = None
     gantt: Callable[[Any, Any], GanttChart] | None = None
     no_gantt: str | None = None
+    solution_from_json: Callable[[Any, Any], Any] | None = None
+    no_solution_from_json: str | None = None
     sample: Callable[..., dict] | None = None
     hunt: HuntSpace | None = None
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)

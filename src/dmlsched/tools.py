@@ -37,7 +37,6 @@ from typing import Any, Callable
 from . import io, registry, traces
 from .bench.store import latest_records
 from .errors import DmlschedError, UnknownMethodError
-from .family import Ref
 from .formats import FAMILIES, schema
 from .io import from_dict, to_dict
 from .registry import problem_of
@@ -293,14 +292,10 @@ def cli_convert_trace(args: argparse.Namespace) -> int:
 # schedules kept in results files
 def solution_from_json(instance: Any, data: Any) -> Any:
     """Rebuild a solution from its JSON form with the family's
-    ``solution.from_json``; ``None`` when the family has none."""
+    :attr:`~dmlsched.family.Family.solution_from_json`; ``None`` when the family
+    has none (:attr:`~dmlsched.family.Family.no_solution_from_json` says why)."""
     spec = problem_of(instance)
-    try:
-        mod = Ref(f"dmlsched.problems.{spec.name.replace('-', '')}.solution").get()
-    except ImportError:
-        return None
-    fn = getattr(mod, "from_json", None)
-    return None if fn is None else fn(instance, data)
+    return None if spec.solution_from_json is None else spec.solution_from_json(instance, data)
 
 
 def recorded_run(results: str, instance: Any, method: str, seed: int | None = None) -> dict:

@@ -22,6 +22,7 @@ FAMILY = register_family(Family(
     name="gpu-grouping", package=__name__, instance_type=GroupingInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    solution_from_json=solution.from_json,
     sense="min", objective_name="max over jobs of p_max - p_min", default_reference="exact-cp",
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
