@@ -467,8 +467,6 @@ def test_family_sample_loads_and_keeps_within_the_caps(family):
 SETUP_ARGS = {("moldable", "gpu_workload"): {"num_tasks": 20, "num_jobs": 4}}
 TRACE_SETUPS = {("moldable", "swf"), ("moldable", "openb")}
 SETUPS = [(f, s) for f in FAMILIES for s in registry.family(f).generators]
-#: setups a family takes from a family it uses (``Family.uses``): the public path is the other family's function
-DELEGATED_SETUPS = {("gpugrouping", "paper_grouping")}
 
 
 def test_every_family_but_the_template_has_setups():
@@ -477,9 +475,9 @@ def test_every_family_but_the_template_has_setups():
 
 @pytest.mark.parametrize("family, setup", SETUPS, ids=[f"{f}.{s}" for f, s in SETUPS])
 def test_family_generators_give_the_familys_instances(family, setup):
-    """``Family.generators[setup](seed=0, ...)`` builds an instance of the family,
-    the same one for the same seed (the public path ``dmlsched.generate.<f>:<setup>``
-    is the same function)."""
+    """``Family.generators[setup](seed=0, ...)`` builds an instance of the family (or
+    of a family it uses: HLAS's ``paper_grouping`` is gpu-grouping's), the same one for
+    the same seed (the public path ``dmlsched.generate.<f>:<setup>`` is the same function)."""
     spec = registry.family(family)
     fn = spec.generators[setup]
     public = "hlas" if family == "gpugrouping" else family  # the grouping setups' public module (generate/hlas.py)
@@ -489,13 +487,9 @@ def test_family_generators_give_the_familys_instances(family, setup):
     except TracesNotFound as e:
         assert (family, setup) in TRACE_SETUPS
         pytest.skip(f"needs the shared traces: {e}")
-    assert isinstance(inst, spec.instance_type), type(inst)
+    assert dmlsched.problem_of(inst).name in (spec.name, *spec.uses), type(inst)
     assert dmlsched.to_dict(fn(seed=0, **kw)) == dmlsched.to_dict(inst)
-    if (family, setup) in DELEGATED_SETUPS:  # built by a family it uses: the same instance as the public path
-        assert dmlsched.to_dict(resolve_callable(f"dmlsched.generate.{public}:{setup}")(seed=0, **kw)) \
-            == dmlsched.to_dict(inst)
-    else:
-        assert resolve_callable(f"dmlsched.generate.{public}:{setup}") is fn
+    assert resolve_callable(f"dmlsched.generate.{public}:{setup}") is fn
 
 
 def _reached_families(package: str, files: dict[str, str]) -> dict[str, list[str]]:
@@ -555,12 +549,11 @@ def test_family_imports_only_the_families_it_uses(family):
 
 def test_family_uses_are_declared_where_measured():
     """The dependencies between the bundled families, as declared (HLAS's instances
-    are Hare's, it groups GPUs with gpu-grouping; gpu-grouping's paper setup is
-    built by HLAS's generator); every other family stands alone."""
+    are Hare's, it groups GPUs with gpu-grouping, whose paper instance is an HLAS
+    setup); every other family stands alone."""
     uses = {f.name: set(f.uses) for f in registry.bundled_families()}
     assert uses["hlas"] == {"hare", "gpu-grouping"}
-    assert uses["gpu-grouping"] == {"hlas"}
-    assert not any(uses[f] for f in uses if f not in ("hlas", "gpu-grouping"))
+    assert not any(uses[f] for f in uses if f != "hlas")
 
 
 def test_uses_check_can_fail():

@@ -58,8 +58,9 @@ def _listed(text: str) -> dict[str, list[str]]:
 
 
 def _setups_of(text: str) -> list[str]:
-    """``dmlsched generate FAMILY``'s listing: the setups."""
+    """``dmlsched generate FAMILY``'s listing: the setups (up to the setups of other families)."""
     lines = text.splitlines()[1:]
+    lines = lines[:next((k for k, ln in enumerate(lines) if not ln.startswith(" ")), len(lines))]
     return [ln.split(":")[0].strip() for ln in lines if ln.startswith("  ") and not ln.startswith("   ")]
 
 
@@ -74,6 +75,11 @@ def test_generate_lists_what_the_families_declare(capsys):
     for fam, names in declared.items():
         assert main(["generate", fam]) == 0
         assert _setups_of(capsys.readouterr().out) == names, fam
+    # gpu-grouping's paper instance is HLAS's setup (HLAS uses gpu-grouping): named after its own setups
+    assert main(["generate", "gpu-grouping"]) == 0
+    o = capsys.readouterr().out
+    assert o.splitlines()[-2:][0] == "gpu-grouping instances from setups of the families that use it:"
+    assert o.splitlines()[-1].startswith("  dmlsched generate hlas paper-grouping: The GPU_Grouping instance")
     assert main(["generate", "gpu-grouping", "grouping", "num_jobs=2", "num_gpus=3", "num_groups=2",
                  "--out", "-"]) == 0
     out, err = capsys.readouterr()

@@ -211,16 +211,18 @@ class Family:
     generators
         The paper's setups: setup name -> ``f(*, seed=0, **params) -> instance``
         (``generate.py``; every argument keyword-only, ``seed`` seeding every
-        random draw; public paths ``dmlsched.generate.<family>:<setup>``).  Empty
-        (the default): the family declares none.
+        random draw; public paths ``dmlsched.generate.<family>:<setup>``), listed
+        and run by ``dmlsched generate``.  A setup writes an instance of the
+        family or of a family it uses (HLAS's ``paper_grouping``: the
+        GPU_Grouping instance of its own setup).  Empty (the default): the
+        family declares none.
     uses
         The other families this one depends on (their registry names): the only
         families whose modules the family's modules may import, or name in a
-        :class:`Ref` (checked by ``tests/test_template.py``).  HLAS uses Hare (its
-        instances and schedules are Hare's) and gpu-grouping (its grouping step);
-        gpu-grouping uses HLAS for its paper setup only, through a :class:`Ref`
-        resolved on call (HLAS imports gpu-grouping when it loads, so the reverse
-        stays lazy and the import graph has no circle).  Empty: none.
+        :class:`Ref` (checked by ``tests/test_template.py``; a :class:`Ref` is an
+        import edge like any other, so two families never use each other).  HLAS
+        uses Hare (its instances and schedules are Hare's) and gpu-grouping (its
+        grouping step).  Empty: none.
     strategies
         The family's hypothesis strategies: a :class:`Ref` to its
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),

@@ -31,6 +31,7 @@ import inspect
 import json
 import math
 import sys
+import typing
 from pathlib import Path
 from typing import Any, Callable
 
@@ -126,13 +127,30 @@ def list_setups(family: str | None) -> str:
             lines.append(f"  {fam:<{width}} {', '.join(setups(fam))}")
         return "\n".join(lines)
     found = setups(family)
-    family = registry.family(family).name
+    spec = registry.family(family)
+    family = spec.name
     lines = [f"setups of {family} (dmlsched generate {family} SETUP [--seed N] [KEY=VALUE]... --out FILE):"]
     for name, fn in found.items():
-        doc = (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
-        lines.append(f"  {name}: {doc}")
-        lines.append(f"      {_signature_text(fn)}")
+        lines += [f"  {name}: {_summary(fn)}", f"      {_signature_text(fn)}"]
+    also = [(g.name, name, fn) for g in registry.families() if spec.name in g.uses and g.generators
+            for name, fn in setups(g.name).items() if _returns(fn) is spec.instance_type]
+    if also:
+        lines.append(f"{family} instances from setups of the families that use it:")
+        lines += [f"  dmlsched generate {g} {name}: {_summary(fn)}" for g, name, fn in also]
     return "\n".join(lines)
+
+
+def _summary(fn: Callable[..., Any]) -> str:
+    """The first paragraph of a setup's docstring, on one line."""
+    return (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
+
+
+def _returns(fn: Callable[..., Any]) -> Any:
+    """The type a setup's return annotation names (``None`` if it names none or does not resolve)."""
+    try:
+        return typing.get_type_hints(fn).get("return")
+    except (NameError, TypeError, AttributeError):
+        return None
 
 
 def generate(family: str, setup: str, seed: int, params: dict[str, Any]) -> Any:

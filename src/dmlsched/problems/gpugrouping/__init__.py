@@ -5,8 +5,8 @@ Files: ``instance.py`` (speeds, GPU types), ``solution.py`` (validator,
 evaluator), ``models.py`` (the MILP ``exact``), ``cp.py`` (the typed CP-SAT
 model ``exact-cp``), ``heuristics.py`` (``greedy``), ``bruteforce.py``
 (``brute-force``), ``sample.py`` (random small instances and the hunt's
-caps), ``generate.py`` (random instances, ``grouping``; the paper's instance,
-``paper_grouping``, built by HLAS's generator), ``strategies.py``
+caps), ``generate.py`` (random instances, ``grouping``; the paper's instance
+is HLAS's setup ``paper_grouping``), ``strategies.py``
 (hypothesis).  The paper claims no bound
 and no number for the grouping, so the family has no ``bounds.py`` and no
 ``claims.py`` (Fig. 24, the number of groups, is an HLAS claim).
@@ -27,8 +27,7 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=sample.HUNT,
-    generators={"grouping": generate.grouping, "paper_grouping": generate.paper_grouping},
-    uses=("hlas",),
+    generators={"grouping": generate.grouping},
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

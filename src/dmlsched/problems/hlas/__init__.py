@@ -31,7 +31,7 @@ FAMILY = register_family(Family(
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
-    generators={"generate": generate.generate},
+    generators={"generate": generate.generate, "paper_grouping": generate.paper_grouping},
     uses=("hare", "gpu-grouping"),
 ))
 SPEC = FAMILY  # the former name, kept for one release
