@@ -17,8 +17,8 @@ declare setups, ``dmlsched generate FAMILY`` its setups with their
 arguments.  ``--out -`` prints the instance on standard output.
 
 ``convert-trace FORMAT TRACE [KEY=VALUE]... --out FILE``: ``FORMAT`` ``swf``
-(Standard Workload Format, :func:`dmlsched.traces.swf_to_moldable`) or
-``openb`` (Alibaba GPU pods, :func:`dmlsched.traces.openb_to_moldable`);
+(Standard Workload Format, :func:`dmlsched.problems.moldable.traces.swf_to_moldable`) or
+``openb`` (Alibaba GPU pods, :func:`dmlsched.problems.moldable.traces.openb_to_moldable`);
 ``TRACE`` a file, or a file name inside the shared traces folder
 (:func:`dmlsched.traces.traces_dir`); ``KEY=VALUE`` the converter's
 arguments (``gpus=64 limit=500``).
@@ -35,19 +35,21 @@ import typing
 from pathlib import Path
 from typing import Any, Callable
 
-from . import io, registry, traces
+from . import io, registry
 from .bench.store import latest_records
 from .errors import DmlschedError, UnknownMethodError
+from .family import Ref
 from .formats import FAMILIES, schema
 from .io import from_dict, to_dict
 from .registry import problem_of
 from .suites import instance_hash
-from .traces import traces_dir
+from .traces import read_openb, read_swf, traces_dir
 
-#: trace formats: (converter, reader, folder inside the shared traces folder)
+#: trace formats: (converter, reader, folder inside the shared traces folder); the converters are the
+#: moldable family's, imported on first use (the command line loads no family when it starts)
 TRACE_FORMATS = {
-    "swf": ("swf_to_moldable", "read_swf", "swf"),
-    "openb": ("openb_to_moldable", "read_openb", "alibaba-openb"),
+    "swf": (Ref("dmlsched.problems.moldable.traces:swf_to_moldable"), read_swf, "swf"),
+    "openb": (Ref("dmlsched.problems.moldable.traces:openb_to_moldable"), read_openb, "alibaba-openb"),
 }
 
 
@@ -208,15 +210,16 @@ def convert_trace(fmt: str, path: str, params: dict[str, Any], *, skip_bad: bool
     """
     if fmt not in TRACE_FORMATS:
         raise ToolError(f"convert-trace: unknown format {fmt!r} (choose from {', '.join(TRACE_FORMATS)})")
-    conv_name, read_name, _ = TRACE_FORMATS[fmt]
-    conv = getattr(traces, conv_name)
+    ref, read, _ = TRACE_FORMATS[fmt]
+    conv = ref.get()
+    conv_name = conv.__name__
     sig = inspect.signature(conv).parameters
     allowed = [n for n, p in sig.items() if p.kind is p.KEYWORD_ONLY]
     for k in params:
         if k not in allowed:
             raise ToolError(f"convert-trace {fmt}: {k}: not an argument of {conv_name} "
                             f"(its arguments: {', '.join(allowed)})")
-    trace = getattr(traces, read_name)(trace_file(fmt, path), skip_bad=skip_bad)
+    trace = read(trace_file(fmt, path), skip_bad=skip_bad)
     if isinstance(params.get("speedup"), list):
         params = {**params, "speedup": tuple(tuple(x) for x in params["speedup"])}
     try:
