@@ -110,8 +110,7 @@ def register_family(
     instance_type=..., ...)`` is kept for plugins: ``instance_module`` provides
     ``from_dict``, ``to_dict``, ``size`` (and ``key_count`` if it has one);
     ``solution_module`` provides ``validate``, ``evaluate`` and ``to_json`` (and
-``from_json`` if it has one);
-    the package is the instance module's (``infeasible``: see
+    ``from_json`` if it has one); the package is the instance module's (``infeasible``: see
     :class:`~dmlsched.family.Family`).
 
     Raises
