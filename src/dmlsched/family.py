@@ -205,7 +205,8 @@ class Family:
         instances (JSON form; ``sample.random_instance``), drawing through a
         :class:`~dmlsched.draws.Draws` (``RngDraws(np.random.default_rng(seed))``
         for a seeded instance, :class:`~dmlsched.fuzz.HypothesisDraws` in the
-        strategies); its keyword defaults are the hunt's caps ``hunt.default_size``.
+        strategies); its keyword defaults are the hunt's caps ``hunt.default_size``
+        (when the family has a hunt space).
     hunt
         The :class:`HuntSpace` of the hunt (``sample.HUNT``); ``None``: no hunt space.
     generators

@@ -47,7 +47,8 @@ class CommLp(ModelBuilder):
         return mdl
 
     def add_model_total(self) -> None:
-        """``sum_j m_j = M`` (``relax_model_total``: the whole model on the servers)."""
+        """``sum_j m_j = M`` (``relax_model_total``: the whole model on the servers;
+        models/cruise.md, "Continuous relaxation")."""
         import pyomo.environ as pyo
 
         mdl = self.model
@@ -98,7 +99,7 @@ class EpochLp(ModelBuilder):
         return mdl
 
     def add_data_total(self) -> None:
-        """``sum_i d_i = D`` (``relax_data_total``)."""
+        """``sum_i d_i = D`` (``relax_data_total``; models/cruise.md, "Continuous relaxation")."""
         import pyomo.environ as pyo
 
         mdl = self.model

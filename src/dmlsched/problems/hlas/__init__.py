@@ -10,13 +10,13 @@ evaluator: average JCT), ``policies.py`` (priority rules), ``simulator.py``
 online, with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
 (the contention-free ``lower-bound``: ours, the paper proves no bound for
 HLAS), ``generate.py`` (the paper's setup, and its GPU_Grouping instance
-``paper_grouping``), ``sample.py`` (the one random builder; no hunt space),
+``paper_grouping``), ``sample.py`` (the one random builder, ``FAMILY.sample``; no hunt space),
 ``strategies.py`` (hypothesis, through ``sample.py``), ``claims.py`` (the paper's claims).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import generate, instance, solution
+from . import generate, instance, sample, solution
 from .instance import HlasInstance, HlasJob
 from .solution import HlasRun, completion_times, jcts, metrics
 
@@ -31,6 +31,7 @@ FAMILY = register_family(Family(
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=None,
     generators={"generate": generate.generate, "paper_grouping": generate.paper_grouping},
     uses=("hare", "gpu-grouping"),
 ))

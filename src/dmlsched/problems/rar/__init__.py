@@ -10,6 +10,8 @@ the placement rules), ``baselines.py`` (the paper's baselines ``ff``, ``ls``,
 (``exact-dp``), ``counts.py`` (count-vector schedules shared by the
 formulations, bounds, heuristics, exact-cp and exact-dp), ``bounds.py``
 (Theorem 5's ratio, the solver-free lower bounds, ``lower-bound``),
+``horizon.py`` (the load bound, energetic reasoning and the family's
+``infeasible`` check: no schedule within the horizon),
 ``sample.py`` (random small instances and the hunt's caps),
 ``generate.py`` (the paper's setups),
 ``strategies.py`` (hypothesis), ``claims.py`` (the paper's claims).
@@ -19,15 +21,9 @@ Specification: ``models/rar.md``.
 from ...family import Family, Ref
 from ...registry import register_family
 from . import generate, instance, sample, solution
+from .horizon import horizon_infeasible
 from .instance import RarInstance, RarJob
 from .solution import RarSchedule, average_jct, completion_times
-
-
-def _horizon_infeasible(inst: RarInstance) -> str | None:
-    """:func:`.bounds.horizon_infeasible`, looked up when called: ``bounds`` registers the
-    method ``lower-bound``, so it is imported after the family is."""
-    return bounds.horizon_infeasible(inst)
-
 
 FAMILY = register_family(Family(
     name="rar", package=__name__, instance_type=RarInstance,
@@ -35,7 +31,7 @@ FAMILY = register_family(Family(
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
     solution_from_json=solution.from_json,
     sense="min", objective_name="makespan (slots)", default_reference="exact-cp",
-    infeasible=_horizon_infeasible,
+    infeasible=horizon_infeasible,
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
@@ -51,13 +47,13 @@ SPEC = FAMILY  # the former name, kept for one release
 
 from . import (  # noqa: E402  (each module registers its methods on import)
     baselines,  # noqa: F401  (registers ff, ls, rand)
-    bounds,  # registers lower-bound; used by horizon_infeasible above
+    bounds,  # noqa: F401  (registers lower-bound)
     cp,  # noqa: F401  (registers exact-cp)
     dp,  # noqa: F401  (registers exact-dp)
     heuristics,  # noqa: F401  (registers methods)
     models,  # noqa: F401  (registers methods)
 )
-from .bounds import horizon_infeasible, l_u, phi, rho_hat, theorem5_ratio  # noqa: E402,F401
+from .bounds import l_u, phi, rho_hat, theorem5_ratio  # noqa: E402,F401
 
 __all__ = ["RarInstance", "RarJob", "RarSchedule", "average_jct", "completion_times", "l_u", "phi",
            "rho_hat", "theorem5_ratio"]
