@@ -30,10 +30,10 @@ from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...normalize import SOLVER_RESOLUTION, pow2
 from ...result import Result, Status
+from .baselines import proportional
 from .bounds import lower_bound_for_workers
 from .bruteforce import has_repeated_types
 from .formulation import CONSTRAINT_NAMES, VARIABLE_NAMES, build_model, comm_upper_bound, extract_config
-from .heuristics import proportional
 from .instance import CruiseInstance
 from .solution import CruiseConfig, evaluate
 from .typemodel import (

@@ -15,7 +15,7 @@ from ...errors import NotApplicable
 from ...kit import Run, method
 from ...modeling import ModelBuilder
 from ...result import Result, Status
-from .heuristics import role_candidates
+from .baselines import role_candidates
 from .instance import CruiseInstance
 
 

@@ -3,11 +3,13 @@ baselines simulated on the shared discrete-event engine.
 
 Files: ``instance.py``, ``solution.py`` (validator: a feasible Hare schedule;
 evaluator: average JCT), ``policies.py`` (priority rules), ``simulator.py``
-(the execution model), ``heuristics.py`` (the policies as methods),
+(the execution model), ``heuristics.py`` (the policies as methods: ``hlas``,
+``hlas-p``, ``hlas-l`` and the clairvoyant ceiling ``srtf``),
 ``cp.py`` (the clairvoyant offline optimum on CP-SAT, ``offline-exact``),
 ``models.py`` (the same on Hare's MIP, ``offline-mip``), ``bruteforce.py``
-(``brute-force``), ``baselines.py`` (the paper's Sched_Homo and Sched_Allo
-online, with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
+(``brute-force``), ``baselines.py`` (the paper's baselines, ``Family.baselines``:
+``fifo`` and ``2d-las`` on the execution model, Sched_Homo and Sched_Allo online
+with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
 (the contention-free ``lower-bound``: ours, the paper proves no bound for
 HLAS), ``generate.py`` (the paper's setup, and its GPU_Grouping instance
 ``paper_grouping``), ``sample.py`` (the one random builder, ``FAMILY.sample``; no hunt space),
@@ -33,6 +35,7 @@ FAMILY = register_family(Family(
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=None,
     generators={"generate": generate.generate, "paper_grouping": generate.paper_grouping},
+    baselines=("fifo", "sched-homo", "sched-allo", "2d-las"),  # Sec. VI-D: "four other algorithms"
     uses=("hare", "gpu-grouping"),
 ))
 SPEC = FAMILY  # the former name, kept for one release

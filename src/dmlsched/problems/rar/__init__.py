@@ -4,7 +4,7 @@ bound and the ILP (10)-(13) over enumerated schedule sets.
 
 Files: ``instance.py``, ``solution.py`` (validator, evaluator: makespan in
 slots), ``heuristics.py`` (``sjf-bco``, ``greedy``; the list dispatcher and
-the placement rules), ``baselines.py`` (the paper's baselines ``ff``, ``ls``,
+the placement rules), ``baselines.py`` (the paper's baselines, ``Family.baselines``: ``ff``, ``ls``,
 ``rand``), ``models.py`` (``exact``, ``exact-nd``: ILP (10)-(13);
 ``ilp-bound``: ILP (14)-(16)), ``cp.py`` (``exact-cp``), ``dp.py``
 (``exact-dp``), ``counts.py`` (count-vector schedules shared by the
@@ -42,6 +42,7 @@ FAMILY = register_family(Family(
         "paper_instance": generate.paper_instance,
         "servers_sweep": generate.servers_sweep,
     },
+    baselines=("ff", "ls", "rand"),  # Sec. 7, "Baselines for Comparison"
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
