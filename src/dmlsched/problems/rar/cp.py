@@ -378,7 +378,10 @@ class CpRar(ModelBuilder):
                       for n in ns}
             rmax = max(max(tb) for tb in tables.values())
             row = {n: i for i, n in enumerate(ns)}
-            nidx = sum(row[nv[k]] * zj[k] for k in range(len(vs)))
+            nidx: Any = 0
+            if len(ns) > 1:  # one variable for the row: each element's index has two terms, not one per vector
+                nidx = m.new_int_var(0, len(ns) - 1, f"nrow[{j}]")
+                m.add(nidx == sum(row[nv[k]] * zj[k] for k in range(len(vs)) if row[nv[k]]))
             flat = [x for n in ns for x in tables[n]]
             for t in ts:
                 p = m.new_int_var(0, P, f"p[{j},{t}]")
