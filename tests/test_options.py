@@ -14,7 +14,7 @@ import pytest
 import dmlsched
 from dmlsched.cli import main
 from dmlsched.kit import Run
-from dmlsched.options import DISTINCT, RENAMED, RENAMES, OptionError, _bell
+from dmlsched.options import DISTINCT, PER_FAMILY_VALUES, RENAMED, RENAMES, OptionError, _bell
 from dmlsched.problems.harmony.bruteforce import bell
 from dmlsched.registry import load_families, methods
 
@@ -172,3 +172,42 @@ def test_the_distinct_check_can_fail(monkeypatch):
     monkeypatch.setattr(__name__ + ".DISTINCT", (replace(d, type=str),))
     with pytest.raises(AssertionError):
         test_the_names_kept_apart_are_declared_as_the_table_says()
+
+
+def _declarations() -> dict[str, dict[str, tuple]]:
+    """option name -> {"problem/method": (type, choices)} over every registered method."""
+    load_families()
+    out: dict[str, dict[str, tuple]] = {}
+    for m in methods():
+        for o in m.options:
+            out.setdefault(o.name, {})[f"{m.problem}/{m.name}"] = (o.type, tuple(o.choices or ()))
+    return out
+
+
+def _one_name_one_meaning(decl: dict[str, dict[str, tuple]], per_family: dict[str, str]) -> list[str]:
+    """What breaks "one name per concept": a name of two types, or of different choices
+    on two methods without a reason in ``per_family``; and stale ``per_family`` entries."""
+    bad = []
+    for name, by_method in sorted(decl.items()):
+        types = {t for t, _ in by_method.values()}
+        if len(types) > 1:
+            bad.append(f"{name}: declared as {sorted(t.__name__ for t in types)}")
+        varies = len({c for _, c in by_method.values()}) > 1
+        if varies and name not in per_family:
+            bad.append(f"{name}: different choices on {sorted(by_method)} and not in PER_FAMILY_VALUES")
+        if not varies and name in per_family:
+            bad.append(f"{name}: in PER_FAMILY_VALUES but its choices are the same everywhere")
+    return bad
+
+
+def test_one_option_name_has_one_type_and_its_values_vary_only_with_a_reason():
+    assert _one_name_one_meaning(_declarations(), PER_FAMILY_VALUES) == []
+
+
+def test_the_one_name_check_can_fail():
+    decl = _declarations()
+    planted = {**decl, "placement": {**decl["placement"], "moldable/equi": (bool, ())}}
+    assert any("placement: declared as" in b for b in _one_name_one_meaning(planted, PER_FAMILY_VALUES))
+    without = {k: v for k, v in PER_FAMILY_VALUES.items() if k != "placement"}
+    assert any(b.startswith("placement: different choices") for b in _one_name_one_meaning(decl, without))
+    assert any("the same everywhere" in b for b in _one_name_one_meaning(decl, {**PER_FAMILY_VALUES, "symmetry": "x"}))

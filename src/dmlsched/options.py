@@ -328,6 +328,19 @@ DISTINCT: tuple[Distinct, ...] = (
 )
 
 
+#: option names that are one concept everywhere but whose allowed values are each
+#: family's own readings (checked by ``tests/test_options.py``: a name declared with
+#: different choices on two methods must be here; a name's type is the same everywhere)
+PER_FAMILY_VALUES: dict[str, str] = {
+    "placement": "which GPU a task or job is placed on: Hare's two readings of Algorithm 1's "
+                 "line 12 (earliest-start, the proof's step (21); earliest-available, as "
+                 "printed); HLAS's idle group (the fastest for the job, or heterogeneity-"
+                 "oblivious, drawn at random)",
+    "formulation": "the model a solver is given (DISTINCT): per family, the models it has",
+    "space": "what an enumeration visits (DISTINCT): per family, what it enumerates",
+}
+
+
 #: old option name -> current name, for every old name still accepted (for one
 #: release) by the methods that declared it; :func:`check_options` maps them and
 #: the result records ``details["renamed_options"]`` (``{old: new}``)
