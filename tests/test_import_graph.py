@@ -18,7 +18,7 @@ The graph is read from the source with :mod:`ast` (nothing is imported):
   own ``guided.py``, rule 6); a ``Ref`` of a computed target (a user's suite
   reference) cannot be read and is not an edge.
 
-The rules (PLAN-22 section 8.1; step A1 made them ratchets, step G1 strict):
+The rules (issue 22; docs/architecture.rst, "Layers"):
 
 1. no strongly connected component (a circle of imports);
 2. no module imports ``dmlsched.cli`` except the CLI's own modules and
@@ -26,7 +26,7 @@ The rules (PLAN-22 section 8.1; step A1 made them ratchets, step G1 strict):
 3. no import of a ``dmlsched`` module inside a function (all at the top of
    the file; heavy third-party packages stay lazy inside the modules that use
    them, which ``tests/test_template.py`` checks);
-4. the layer map of PLAN-22 section 2 (:data:`LAYERS`): a module imports only
+4. the layer map of docs/architecture.rst (:data:`LAYERS`): a module imports only
    modules of its own or a lower layer, and a family imports another family
    only along :data:`CROSS_FAMILY`;
 5. one dynamic loader: only :data:`DYNAMIC_LOADERS` (the registry's family
@@ -64,7 +64,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-#: PLAN-22 section 2: the layer of each module (L0 lowest).  A key is a module name or an
+#: docs/architecture.rst, "Layers": the layer of each module (L0 lowest).  A key is a module name or an
 #: :mod:`fnmatch` pattern over module names; a module takes the layer of its most specific match
 #: (the longest key), so ``dmlsched.problems.*.guided`` (a family's hunt plug-in, loaded only by
 #: the hunt) overrides ``dmlsched.problems.*``.  Every module must have a layer.
@@ -491,7 +491,7 @@ def test_no_function_level_import():
 
 def test_every_module_has_a_layer():
     bad = unmapped(MODULES, LAYERS)
-    assert not bad, f"modules with no layer (add them to LAYERS, PLAN-22 section 2): {bad}"
+    assert not bad, f"modules with no layer (add them to LAYERS and docs/architecture.rst): {bad}"
 
 
 def test_no_import_goes_up_a_layer():

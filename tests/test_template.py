@@ -418,7 +418,7 @@ def test_all_claims_reads_every_family_in_the_bundled_order():
 
 
 def _guided_problems(spec: Family, folder: Path) -> list[str]:
-    """What is wrong with ``spec.guided`` (PLAN-22 8.2): every key is a registered method of
+    """What is wrong with ``spec.guided`` (issue 22): every key is a registered method of
     the family or ``"*"``; every value is a :class:`Ref` into the family's ``guided.py`` (the
     module role of a solver-guided hunt strategy) that resolves to a callable; and a
     ``guided.py`` is named there (nothing else loads it: importing it registers nothing)."""
