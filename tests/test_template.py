@@ -700,7 +700,7 @@ def test_loading_every_family_imports_nothing_heavy():
 
 
 # ---------------------------------------------------------------------------
-# (c) module roles (PLAN-22 5.4): a method is registered in the module of the
+# (c) module roles (docs/architecture.rst, "A family's folder"): a method is registered in the module of the
 # technique that computes it
 
 #: the module of each canonical method role (a method named so has that role)
@@ -801,7 +801,7 @@ def test_role_check_can_fail(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# (d) the paper's baselines (PLAN-22 3.2 and 8.2 "Names in Family.baselines live in baselines"):
+# (d) the paper's baselines (issue 22: "Names in Family.baselines live in baselines"):
 # a method listed in ``Family.baselines`` is registered in ``baselines.py``, or in a module whose
 # entry in the family's ``__init__`` docstring opens with "(baseline" (hare's ``allox.py``); every
 # method such a module registers is listed; every other heuristic or policy is in ``heuristics.py``
@@ -904,7 +904,7 @@ def test_baseline_check_can_fail(tmp_path, template):
 
 
 # ---------------------------------------------------------------------------
-# (e) one model shape (issue 22, PLAN-22 5.2 and 8.2 "Model shape")
+# (e) one model shape (issue 22; docs/architecture.rst, "Models")
 
 #: families whose Pyomo and CP-SAT models are all ModelBuilder classes (issue 22, step F3)
 BUILDER_FAMILIES = ("gpu-grouping", "cruise", "rar", "moldable", "hlas", "harmony", "hare")
@@ -1026,7 +1026,7 @@ def test_model_shape_check_can_fail():
 
 
 # ---------------------------------------------------------------------------
-# (f) one option name per concept (issue 22, PLAN-22 5.3 and 8.2 "Option names")
+# (f) one option name per concept (issue 22; docs/architecture.rst, "Methods, runs and budgets")
 
 #: no method declares an old name (the aliases of dmlsched.options.RENAMED map them)
 FORBIDDEN = frozenset(RENAMED)
@@ -1120,7 +1120,7 @@ def _choice_refusals(problem: str) -> list[str]:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_value_outside_the_choices_is_refused_before_the_body(family):
-    """The kit refuses it, so no method re-checks ``choices`` inside (PLAN-22 5.3)."""
+    """The kit refuses it, so no method re-checks ``choices`` inside (issue 22)."""
     pkg = importlib.import_module(f"dmlsched.problems.{family}")
     assert _choice_refusals(pkg.SPEC.name) == []
     assert any(o.choices for m in registry.methods(pkg.SPEC.name) for o in m.options) or family == "gpu-grouping"
