@@ -45,6 +45,7 @@ from typing import Any
 
 import dmlsched
 from dmlsched.registry import get_problem, methods
+from dmlsched.stdio import command_stdout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,4 +140,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with command_stdout(display=True):  # what a solver prints from C goes to standard error
+        code = main()
+    sys.exit(code)

@@ -38,6 +38,7 @@ from typing import Any, Callable
 import dmlsched
 from dmlsched import cpsat, solvers
 from dmlsched.registry import methods
+from dmlsched.stdio import command_stdout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from behaviour_digest import ROOT, _options, _skip_reason, instance_files  # noqa: E402
@@ -142,4 +143,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with command_stdout(display=True):  # what a solver prints from C goes to standard error
+        code = main()
+    sys.exit(code)

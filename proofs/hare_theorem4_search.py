@@ -256,6 +256,18 @@ def more_families(rng, quick):
             yield "two-types", inst
 
 
+def search_instances(seed: int, quick: bool = False, max_tasks: int = 6):
+    """The (family, instance) pairs the family search studies (``--seed``, ``--quick``, ``--max-tasks``).
+
+    Generation only, no solving: ``tests/hare/test_theorem4_search.py`` pins the counts that
+    ``proofs/hare-theorem-4.md`` records for ``--seed 2`` and a digest of the instances.
+    """
+    rng = np.random.default_rng(seed)
+    for fam, inst in itertools.chain(families(rng, quick), more_families(rng, quick)):
+        if inst.num_tasks <= max_tasks:
+            yield fam, inst
+
+
 def lemma3_hunt(seed: int, trials: int) -> tuple[int, int]:
     """(14) with x_hat that satisfies only (4) and (7) for a random assignment.
 
@@ -299,7 +311,6 @@ def main(argv=None):
     args = ap.parse_args(argv)
     global PLACEMENT
     PLACEMENT = args.placement
-    rng = np.random.default_rng(args.seed)
     if args.stored:
         return stored()
     if args.lemma3:
@@ -319,9 +330,7 @@ def main(argv=None):
     first: dict[str, Finding] = {}
     count = 0
     print(f"placement: {PLACEMENT}")
-    for fam, inst in itertools.chain(families(rng, args.quick), more_families(rng, args.quick)):
-        if inst.num_tasks > args.max_tasks:
-            continue
+    for fam, inst in search_instances(args.seed, args.quick, args.max_tasks):
         f = study(inst, fam)
         count += 1
         tol = 1e-6

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ortools.sat.python import cp_model
 
 import dmlsched
 import dmlsched.api
+import dmlsched.cpsat
 from dmlsched import InvalidSolutionError, registry
 from dmlsched.generate.hlas import generate
 from dmlsched.incumbents import incumbent_sink
@@ -180,3 +182,41 @@ def test_hlas_no_longer_reenters_the_public_api(monkeypatch):
     monkeypatch.setattr(dmlsched.api, "solve", broken)
     for m, value in expected.items():
         assert dmlsched.get_method("hlas", m).fn(g).objective == pytest.approx(value)
+
+
+def test_standalone_puts_the_work_limit_option_in_its_budget_as_the_decorator_does(scratch, inst, monkeypatch):
+    """A method that declares ``work_limit``: its value is the run's work whether the run is made
+    by the decorator or by Run.standalone, so an inner algorithm that asks the budget (here
+    Run.solve_cpsat, which gives CP-SAT ``work_left()`` as its deterministic limit) obeys it."""
+    given: list = []
+    real = dmlsched.cpsat.solve_cpsat
+
+    def spy(model, **kw):
+        given.append(kw["work_limit"])
+        return real(model, **kw)
+
+    monkeypatch.setattr(dmlsched.cpsat, "solve_cpsat", spy)
+    mdl = cp_model.CpModel()
+    x = mdl.new_int_var(0, 3, "x")
+    mdl.minimize(x)
+
+    @method("hare", "kit-work", kind="exact", options=[Option("work_limit", float, None, "work")])
+    def work(instance, run: Run):
+        run.solve_cpsat(mdl)
+        return run.result(solution=_greedy(instance))
+
+    dmlsched.solve(inst, "kit-work", work_limit=2.5)
+    alone = Run.standalone("hare", "kit-work", instance=inst, options={"work_limit": 2.5})
+    assert alone.budget.work == 2.5 and alone.budget.work_left() == 2.5
+    alone.solve_cpsat(mdl)
+    assert given == [2.5, 2.5]
+    # a given budget (the run's own, e.g. a share of an outer one): the option caps its work
+    outer = Run.standalone("hare", "kit-work", options={"work_limit": 8.0}).budget
+    capped = Run.standalone("hare", "kit-work", budget=outer.share(0.5), options={"work_limit": 1.0})
+    assert capped.budget.work_left() == 1.0
+    capped.budget.spend(0.25)
+    assert outer.work_left() == 7.75  # the share's work is charged to the outer budget
+    assert Run.standalone("hare", "kit-work", budget=outer.share(0.5)).budget.work_left() == 3.875
+    # no option, no work limit; a library call without a method keeps work_limit as a plain option
+    assert Run.standalone("hare", "kit-work").budget.work_left() is None
+    assert Run.standalone("hare", options={"work_limit": 1.0}).budget.work_left() is None

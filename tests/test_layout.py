@@ -44,6 +44,8 @@ CROSS_CUTTING: dict[str, str] = {
                                     "the policies and the replay together",
     "harmony/test_counterexample_search.py": "the proofs script proofs/harmony_cex_search.py and the counts "
                                              "proofs/harmony.md gives",
+    "hare/test_theorem4_search.py": "the proofs script proofs/hare_theorem4_search.py and the --seed 2 "
+                                    "instances proofs/hare-theorem-4.md gives",
     "moldable/test_bench_verdicts.py": "the bench engine's verdict for a malleable policy, with exact-cp's "
                                        "whole-space bound carried in its record (bench and the family together)",
     "moldable/test_reference_scope.py": "api.compare's reference-space rule, shown on the family whose exact "

@@ -80,7 +80,13 @@ def test_display_sends_the_solver_log_to_stderr():
     assert r.returncode == 0, r.stderr
     doc = _one_json_document(r.stdout)
     assert doc["status"] == "optimal"
-    assert "Running HiGHS" in r.stderr and "CP-SAT" in r.stderr
+    assert "CP-SAT" in r.stderr
+    # HiGHS's log, written from C, through Pyomo (exact-cp's own HiGHS, its fluid-LP bound's, is
+    # quiet: solvers.quiet_highs, output off, no banner)
+    r = _run("solve", "instances/hare/tiny.json", "-m", "exact", "--json", "--display")
+    assert r.returncode == 0, r.stderr
+    assert _one_json_document(r.stdout)["status"] == "optimal"
+    assert "Running HiGHS" in r.stderr
 
 
 def test_plain_output_has_no_solver_banner():
@@ -89,3 +95,35 @@ def test_plain_output_has_no_solver_banner():
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0].split() == ["problem", "hare"]
     assert "HiGHS" not in r.stdout
+
+
+def test_solver_calls_script_prints_only_its_lines(tmp_path):
+    """benchmarks/solver_calls.py promises two header lines and one tab-separated line per
+    solver call on standard output: nothing a solver prints from C (HiGHS's banner, made by
+    the first ``highspy.Highs`` of the process: here Hare's fluid-LP bound in exact-cp)."""
+    (tmp_path / "hare").mkdir()
+    (tmp_path / "hare" / "tiny.json").write_text((ROOT / "instances" / "hare" / "tiny.json").read_text())
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "solver_calls.py"), "--instances", str(tmp_path),
+                        "--family", "hare", "--method", "exact-cp"],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:2] == ["# solver calls: seed 0, the behaviour digest's options; wall-clock arguments left out",
+                         "# columns: family instance method call# function arguments"], r.stdout[:500]
+    assert len(lines) > 2 and r.stdout.endswith("\n")
+    for i, line in enumerate(lines[2:]):
+        family, inst, method, call, fn, args = line.split("\t")
+        assert (family, inst, method, call) == ("hare", "hare/tiny.json", "exact-cp", str(i)), line
+        assert fn in ("cpsat.solve_cpsat", "solvers.solve_model") and isinstance(json.loads(args), dict)
+
+
+def test_every_highs_of_the_library_is_made_quiet():
+    """A ``highspy.Highs`` made anywhere but :func:`dmlsched.solvers.quiet_highs` prints HiGHS's
+    banner on descriptor 1 when it is the first of the process (a library caller's or a
+    script's standard output)."""
+    made = {p.relative_to(ROOT).as_posix() for p in (ROOT / "src").rglob("*.py") if "Highs()" in p.read_text()}
+    assert made == {"src/dmlsched/solvers.py"}
+    text = (ROOT / "src" / "dmlsched" / "solvers.py").read_text()
+    body = text.split("def quiet_highs(")[1].split("\ndef ")[0]
+    assert text.count("Highs()") == body.count("Highs()") > 0

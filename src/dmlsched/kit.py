@@ -439,8 +439,11 @@ class Run:
         solver, seed
             As for :func:`dmlsched.solve`.
         time_limit, budget
-            The run's deadline: ``budget`` if given, else one of ``time_limit``
-            seconds starting now.
+            The run's deadline: ``budget`` if given (the run's own from then on:
+            its cuts are the run's), else one of ``time_limit`` seconds starting
+            now.  When ``method`` declares a ``work_limit`` option, its value is
+            the budget's work, as the decorator's wrapper makes it (or caps the
+            work of the given ``budget``).
 
         The run streams no incumbents of its own (no method is running).
         """
@@ -449,7 +452,8 @@ class Run:
         if method is not None:
             m = get_method(problem, method)
             run = cls._make(spec, method, m.kind, m.options, given, solver=solver, seed=seed, instance=instance,
-                            budget=budget, time_limit=time_limit)
+                            budget=budget, time_limit=time_limit,
+                            work_option=any(o.name == "work_limit" for o in m.options))
         else:
             names = {o.name for o in COMMON_OPTIONS}
             run = cls._make(spec, "(library call)", "heuristic", (), {k: v for k, v in given.items() if k in names},

@@ -129,3 +129,19 @@ def test_readings_and_variants_agree():
     assert all(r.quote for r in C.READINGS)
     for c in all_claims(["harmony"]):  # every claim declares the default readings it runs
         assert {r.name for r in c.readings if r.default} == {"per-job", "first-stop"}, c.key
+
+
+def test_a_claim_without_a_ceiling_says_why_in_the_summary_cell():
+    """The Summary's ceiling column ("a proven bound on what any schedule could achieve against the
+    baseline") gives a reason where a claim has none: Fig. 4.17 is an upper limit on the loss to the
+    Oracle (attained by the Oracle itself), Section 4.4.3 and Fig. 4.18 have no baseline."""
+    d = dict(run_utilisation_cpu=0.92, run_utilisation_net=0.85, mean_running_jobs=27.0, mean_groups=7.0)
+    cells = {
+        "4.17": C.judge_fig_4_17([rec("a", "oracle", 0.98, **run(0.80, 100.0, 200.0)),
+                                  rec("a", "harmony", 0.97, **run(0.79, 101.0, 203.0))], "full").ceiling,
+        "4.4.3": C.judge_utilisation([rec("a", "harmony", 0.9, **d)], "full").ceiling,
+        "4.18": C.judge_fig_4_18([rec("a", "harmony", 0.9, runtime_s=0.3, size={"jobs": 8000, "machines": 10000})],
+                                 "full").ceiling,
+    }
+    assert cells == {"4.17": "- ('at most 2% worse' than the Oracle: always attainable)",
+                     "4.4.3": "- (stated values, no baseline)", "4.18": "- (a running time, no baseline)"}

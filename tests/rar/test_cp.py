@@ -276,3 +276,59 @@ def test_exact_dp_tells_its_state_limit_from_a_deadline_by_the_dp_s_own_flag(mon
     r = dmlsched.solve(inst, "exact-dp", time_limit=5, max_states=1)
     assert budget.late and r.details["stopped"].startswith("max_states") and r.reproducible
     assert "deadline_cut" not in r.details
+
+
+@pytest.mark.parametrize("late_after, what", [("model_size", "the CP-SAT relaxation's build"),
+                                              ("progress_scale", "the CP-SAT model's build")])
+def test_a_deadline_passing_while_a_model_is_built_stops_the_build(monkeypatch, late_after, what):
+    """The model's build asks the budget before each job's (and server's) part: a deadline that
+    passes just before the relaxation's build (after ``model_size``) or the exact model's (after
+    ``progress_scale``) stops it at its first question, with the incumbent kept and a cut
+    recorded.  (A model of 200,000 variables took 11-21 s to build at load 6-9, unbudgeted.)"""
+    budget = _late_after(monkeypatch, cp, late_after)
+    budget.work = 0.2  # CP-SAT's deterministic limit for the relaxation (the budget's stop() ignores it)
+    built: list = []
+    real = cp.CpRar.build
+
+    def spy(self):
+        built.append(self.relax)
+        return real(self)
+
+    monkeypatch.setattr(cp.CpRar, "build", spy)
+    inst = small(horizon=400, num_jobs=8, servers=(2, 2, 4), seed=2)
+    r = dmlsched.solve(inst, "exact-cp", time_limit=5, dp=False)
+    assert budget.late and r.status == Status.FEASIBLE and not r.reproducible
+    assert r.details["deadline_cut"] == [what]
+    assert r.details["model"].startswith("not built: the deadline passed during")
+    assert built == ([True] if late_after == "model_size" else [True, False])
+    assert r.objective == r.details["incumbent_heuristic"] or late_after == "progress_scale"
+
+
+def test_sjf_bco_s_first_probe_asks_the_budget_once_it_has_a_schedule():
+    """A budget already spent: SJF-BCO's first probe completes its first schedule (the incumbent
+    it returns) and then stops, instead of running every kappa at that theta."""
+    inst = small(horizon=800, num_jobs=16, servers=(4, 4, 8), seed=1)
+    kappas = heuristics.kappa_representatives(inst)
+    spent = _Late(None)
+    spent.late = True
+    b = heuristics.sjf_bco_search(inst, budget=spent)
+    assert len(kappas) == 4 and b["cut"] and b["sched"] is not None and len(b["trail"]) == 1
+    assert b["runs"] < len(kappas)
+    free = heuristics.sjf_bco_search(inst)  # the same first probe, run to its end
+    assert free["trail"][0][0] == b["trail"][0][0] and free["runs"] > b["runs"]
+    # the FF and LS baselines' probes are one run each: the first is completed, then it stops
+    ff = heuristics.bisection(inst, lambda theta: [lambda j, c=heuristics.first_fit(theta): c],
+                              heuristics.job_order(inst, "sjf"), heuristics.rho_hat(inst), budget=spent)
+    assert ff["cut"] and ff["runs"] == 1
+
+
+def test_each_element_index_of_the_exact_model_has_two_terms():
+    """The rate's element constraint is indexed by ``p[j, t] + (P+1) nrow[j]``, one variable for
+    the table's row: an index summing all of the job's count vectors made CP-SAT's import
+    (``ExpandNonAffineExpressions``, which asks no time limit) take 230 s on a 208k-variable
+    model given 0.01 s (benchmarks/rar.md); the row variable keeps each index at two terms."""
+    inst = small(horizon=400, num_jobs=8, servers=(2, 2, 4), seed=2)  # jobs with many multi-server vectors
+    model = build_cp(inst, 124, scale=1)
+    elements = [c.element for c in model.model.proto.constraints if len(c.element.exprs)]
+    assert len(elements) == len(model.timed) * model.H > 0
+    assert max(len(e.linear_index.vars) for e in elements) == 2

@@ -51,6 +51,7 @@ from ...budget import Budget
 from ...kit import Option, Run, method
 from ...modeling import ModelBuilder
 from ...result import Result, Status
+from ...solvers import quiet_highs
 from .box import chain_horizon, list_incumbent, type_tables
 from .instance import HareInstance
 
@@ -356,8 +357,7 @@ def _solve_ipm(lp: FluidLP, iteration_limit: int,
     ``(duals, primal, info)``."""
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()  # output off, and no banner on descriptor 1 (standard output)
     h.setOptionValue("threads", 1)
     h.setOptionValue("solver", "ipm")
     h.setOptionValue("run_crossover", "off")

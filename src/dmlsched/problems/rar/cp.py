@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ...budget import Budget
 from ...cpsat import grid_scale, to_int
 from ...kit import Option, ResourceLimit, Run, fmt_count, method
 from ...modeling import ModelBuilder
@@ -145,6 +146,11 @@ def _identical_jobs(inst: RarInstance) -> list[list[int]]:
     return [g for g in by.values() if len(g) > 1]
 
 
+class BuildStopped(Exception):
+    """The budget said stop while a model was built or hinted (:attr:`CpRar.budget`): what was
+    built is dropped; ``exact-cp`` records a cut and returns its incumbent and bound."""
+
+
 class CpRar(ModelBuilder):
     """The time-indexed CP-SAT model with makespan ``<= H`` and its variables (state lives
     here, not on the model); ``models/rar.md``, "exact-cp", and the module docstring.
@@ -190,7 +196,14 @@ class CpRar(ModelBuilder):
         The rates are exact (floor mode, or set by the caller from :func:`progress_scale`).
     size
         Variables and constraints of the built model.
+    budget
+        When set (by :func:`build_cp`), asked before each job's (and each server's) share of
+        the build and of :meth:`hint`, which raise :class:`BuildStopped` when it says stop: a
+        model of millions of variables takes minutes to build, and must not pass the deadline
+        by more than one job's part.
     """
+
+    budget: Budget | None = None
 
     CONSTRAINTS = ("placement", "capacity", "total_capacity", "progress", "contention", "fluid_cuts",
                    "sym_servers", "sym_jobs", "first_at_zero", "makespan")
@@ -221,6 +234,11 @@ class CpRar(ModelBuilder):
         self.r: dict[tuple[int, int], Any] = {}
         self.size: dict[str, int] = {}
         self.unit: dict[int, int] = {}
+
+    def _check(self) -> None:
+        """Raise :class:`BuildStopped` when :attr:`budget` says stop."""
+        if self.budget is not None and self.budget.stop():
+            raise BuildStopped
 
     def build(self) -> Any:
         """The model: ``placement``, ``capacity``, ``total_capacity``, ``progress``, ``contention``,
@@ -256,6 +274,7 @@ class CpRar(ModelBuilder):
         self.intervals: list[Any] = []
         self.d1 = d1 = [single_duration(inst, j) for j in range(J)]
         for j in range(J):
+            self._check()
             dmin = {1: d1[j]}  # least duration by number of servers, each computed once
             vs, ns = [], []
             for v in count_vectors(inst, j):
@@ -325,6 +344,7 @@ class CpRar(ModelBuilder):
         ts = range(H)
         self.u: dict[tuple[int, int], Any] = {}
         for j in self.timed:
+            self._check()
             vs, zj = self.vecs[j], self.z[j]
             for t in ts:
                 self.s[j, t] = m.new_bool_var(f"s[{j},{t}]")
@@ -358,7 +378,10 @@ class CpRar(ModelBuilder):
                       for n in ns}
             rmax = max(max(tb) for tb in tables.values())
             row = {n: i for i, n in enumerate(ns)}
-            nidx = sum(row[nv[k]] * zj[k] for k in range(len(vs)))
+            nidx: Any = 0
+            if len(ns) > 1:  # one variable for the row: each element's index has two terms, not one per vector
+                nidx = m.new_int_var(0, len(ns) - 1, f"nrow[{j}]")
+                m.add(nidx == sum(row[nv[k]] * zj[k] for k in range(len(vs)) if row[nv[k]]))
             flat = [x for n in ns for x in tables[n]]
             for t in ts:
                 p = m.new_int_var(0, P, f"p[{j},{t}]")
@@ -379,6 +402,7 @@ class CpRar(ModelBuilder):
             on = [j for j in self.timed if (j, s) in self.u]
             if len(on) < 1:
                 continue
+            self._check()
             for t in range(self.H):
                 cnt = sum(self.w[j, s, t] for j in on)
                 for j in on:
@@ -443,6 +467,7 @@ class CpRar(ModelBuilder):
         eng.run()
         split = {j for j in range(inst.num_jobs) if sum(1 for y in vecs[j] if y > 0) > 1}
         for j in self.timed:
+            self._check()
             a, e = int(starts[j]), int(T[j])
             for t in range(self.H):
                 m.add_hint(self.s[j, t], int(t == a))
@@ -472,10 +497,13 @@ class CpRar(ModelBuilder):
 
 
 def build_cp(inst: RarInstance, H: int, *, lb: int = 0, scale: int = 1000, symmetry: bool = True,
-             first_at_zero: bool = True, relax: bool = False, duals: list | None = None) -> CpRar:
-    """The CP-SAT model with makespan ``<= H``: a built :class:`CpRar` (its parameters)."""
+             first_at_zero: bool = True, relax: bool = False, duals: list | None = None,
+             budget: Budget | None = None) -> CpRar:
+    """The CP-SAT model with makespan ``<= H``: a built :class:`CpRar` (its parameters); with
+    ``budget``, its build and hint stop when the budget says stop (:class:`BuildStopped`)."""
     cp = CpRar(inst, H, lb=lb, scale=scale, symmetry=symmetry, first_at_zero=first_at_zero, relax=relax,
                duals=duals)
+    cp.budget = budget
     cp.build()
     return cp
 
@@ -577,10 +605,14 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
         return run.result(bound=lb, model=f"not built: {e}", **details)
     wl = run.budget.work  # the original work allowance (the work_limit option)
     # phase 1: the contention-free relaxation (every placement at its fastest rate)
-    with run.stage("build"):
-        rx = build_cp(inst, H, lb=lb, symmetry=run.options["symmetry"], relax=True)
-        if inc is not None:
-            hint(rx, inst, inc[1].start.tolist(), counts_of(inst, inc[1]), completion(inst, inc[1]))
+    try:
+        with run.stage("build"):
+            rx = build_cp(inst, H, lb=lb, symmetry=run.options["symmetry"], relax=True, budget=run.budget)
+            if inc is not None:
+                hint(rx, inst, inc[1].start.tolist(), counts_of(inst, inc[1]), completion(inst, inc[1]))
+    except BuildStopped:  # the deadline passed while it was built: the incumbent and the bound stand
+        run.cut("the CP-SAT relaxation's build")
+        return run.result(bound=lb, model="not built: the deadline passed during the relaxation's build", **details)
     relax_work = None if wl is None else wl * RELAX_SHARE
     rout = run.solve_cpsat(rx.model, budget=run.budget.share(RELAX_SHARE, work=relax_work), what="CP-SAT relaxation")
     details["relaxation"] = {"status": rout.message, "objective": rout.objective, "bound": rout.bound}
@@ -614,13 +646,18 @@ def solve_exact_cp(inst: RarInstance, run: Run) -> Result:
             run.cut("dynamic program phase")
         H = int(min(H, run.best_value))
     # phase 3: the exact model, hinted with the best schedule so far
-    with run.stage("build"):
-        scale, exact_rates = progress_scale(inst, run.options["progress_scale"])
-        cp = build_cp(inst, H, lb=lb, scale=scale, symmetry=run.options["symmetry"],
-                      duals=[duals] if (duals is not None and run.options["fluid_cuts"]) else None)
-        cp.exact_rates = exact_rates
-        if run.best is not None:
-            hint(cp, inst, run.best.start.tolist(), counts_of(inst, run.best), completion(inst, run.best))
+    try:
+        with run.stage("build"):
+            scale, exact_rates = progress_scale(inst, run.options["progress_scale"])
+            cp = build_cp(inst, H, lb=lb, scale=scale, symmetry=run.options["symmetry"],
+                          duals=[duals] if (duals is not None and run.options["fluid_cuts"]) else None,
+                          budget=run.budget)
+            cp.exact_rates = exact_rates
+            if run.best is not None:
+                hint(cp, inst, run.best.start.tolist(), counts_of(inst, run.best), completion(inst, run.best))
+    except BuildStopped:  # as after the relaxation's build
+        run.cut("the CP-SAT model's build")
+        return run.result(bound=lb, model="not built: the deadline passed during its build", **details)
     details.update(model=cp.size, exact_rates=cp.exact_rates)
 
     def on_solution(values: Any):

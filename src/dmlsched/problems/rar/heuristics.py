@@ -294,12 +294,14 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
     """Lines 5-31 of Algorithm 1: bisection on integer ``theta_u`` over ``[1, T]``.
 
     ``rules(theta)`` lists the inner runs (one per ``kappa``), or ``inner(theta,
-    m, budget)`` performs them and returns ``(m_theta, schedule, index, T, runs,
+    m, budget, first)`` performs them and returns ``(m_theta, schedule, index, T, runs,
     stopped)``.  A run counts only if it places every job and finishes by the horizon
     (``m <= T``).  ``budget.stop()`` is asked before every probe after the first (the
-    method's deadline), and within those probes before every job (a probe it stops keeps
+    method's deadline), and within the probes before every job (a probe it stops keeps
     only its finished runs, and is the last); when it says stop, ``best["cut"]`` is
-    ``True``.  The first probe always runs to its end.
+    ``True``.  The first probe (``first``) asks only once one of its runs has found a
+    schedule: the search's first schedule is always completed (an incumbent to return),
+    then the deadline holds to one job's placement.
     """
     T = inst.horizon
     left, right = theta_range or (1, T)
@@ -312,14 +314,15 @@ def bisection(inst: RarInstance, rules: Callable[[int], list[Callable[[int], Cho
             break
         theta = (left + right) // 2
         m_theta, y_theta, idx_theta, T_theta = T + 1, None, None, None
-        probe_budget = budget if trail else None  # the first probe runs to its end
+        first = not trail  # the first probe asks the budget once it has a schedule
         stopped = False
         if inner is not None:
-            m_theta, y_theta, idx_theta, T_theta, n, stopped = inner(theta, best["m"], probe_budget)
+            m_theta, y_theta, idx_theta, T_theta, n, stopped = inner(theta, best["m"], budget, first)
             runs += n
         else:
             for idx, choose in enumerate(rules(theta)):
                 runs += 1
+                probe_budget = None if first and y_theta is None else budget
                 out, stopped = _run_list(inst, order, choose, rhat, min(m_theta, best["m"]), probe_budget)
                 if stopped:
                     break
@@ -350,19 +353,20 @@ def sjf_bco_search(inst: RarInstance, kappa: int | None = None, lam: float = 1.0
     order_l = order.tolist()
     T = inst.horizon
 
-    def inner(theta: int, m_best: int, probe_budget: Budget | None):
+    def inner(theta: int, m_best: int, probe_budget: Budget | None, first: bool = False):
         """The kappa loop (lines 8-23) at one theta, sharing work between kappas.
 
         Jobs come in non-decreasing G_j, so the runs for kappa < kappa' place the
         jobs with G_j <= kappa identically (FA-FFP in both, same state): one
         prefix state is advanced with FA-FFP as kappa grows and each run forks it
         for its LBSGF suffix.  Exactly the results of independent runs.
-        ``probe_budget.stop()``, asked before every job, abandons the probe (it keeps
-        what its finished runs found; the last element of the result says so).
+        ``probe_budget.stop()``, asked before every job (in the ``first`` probe only once a
+        run has found a schedule), abandons the probe (it keeps what its finished runs
+        found; the last element of the result says so).
         """
 
         def stopped() -> bool:
-            return probe_budget is not None and probe_budget.stop()
+            return probe_budget is not None and not (first and y_theta is None) and probe_budget.stop()
 
         fa, lb = fa_ffp(theta), lbsgf(theta, lam)
         m_theta, y_theta, idx_theta, T_theta, n = T + 1, None, None, None, 0
@@ -451,8 +455,8 @@ def best_heuristic_schedule(inst: RarInstance, budget: Budget | None = None
     ``greedy``'s rules (the incumbent exact methods start from), ``None`` if none finds
     one within ``T``; and whether ``budget.stop()`` ended the search early (then the
     caller records a cut: the result depends on the wall clock).  SJF-BCO's first
-    probe always runs; every later probe, rule and list-scheduling event asks the
-    budget first.  "Stopped" is what those questions answered (the searches' cut
+    probe runs until it has a schedule; after that every probe, rule and
+    list-scheduling event asks the budget first.  "Stopped" is what those questions answered (the searches' cut
     flags), never the clock asked again after the search."""
     rhat = rho_hat(inst)
     found: list[tuple[int, RarSchedule]] = []
