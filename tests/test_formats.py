@@ -1,5 +1,6 @@
-"""The instance formats of dmlsched.formats against the readers: every bundled
-instance validates against its family's schema, and on mutated instances the
+"""The instance formats each family declares (``Family.schema``, built from the
+blocks of dmlsched.formats) against the readers: every bundled instance
+validates against its family's schema, and on mutated instances the
 schema and the reader agree (whatever the schema refuses, the reader refuses;
 an optional field left out is accepted by both)."""
 
@@ -13,14 +14,17 @@ from typing import Any, Iterator
 import pytest
 
 import dmlsched
+from dmlsched import registry
 from dmlsched.cli import main
 from dmlsched.errors import InstanceError
-from dmlsched.formats import EXAMPLES, FAMILIES, field_rows, schema
+from dmlsched.formats import field_rows
 from dmlsched.registry import _PROBLEMS, load_families
+from dmlsched.tools import INSTANCES, example_path, schema, schema_families
 
 jsonschema = pytest.importorskip("jsonschema")
 
 ROOT = Path(__file__).resolve().parents[1]
+FAMILIES = tuple(schema_families())
 BUNDLED = sorted(p for p in (ROOT / "instances").rglob("*.json"))
 
 
@@ -33,7 +37,18 @@ def _validator(family: str):
 def test_every_registered_family_has_a_format():
     load_families()
     assert set(FAMILIES) == set(_PROBLEMS)
-    assert set(EXAMPLES) == set(FAMILIES)
+    assert FAMILIES == tuple(f.name for f in registry.bundled_families())  # the registry's bundled order
+    for fam in FAMILIES:  # the worked example is a bundled instance of the family
+        path = example_path(fam)
+        assert path is not None and path.is_relative_to(INSTANCES) and path.is_file()
+        assert json.loads(path.read_text())["problem"] == fam
+
+
+def test_schema_is_a_fresh_copy():
+    s = schema("hlas")
+    s["properties"]["gpus"]["minItems"] = 99  # shared with Hare's schema in the family's module
+    assert schema("hlas")["properties"]["gpus"]["minItems"] == 1
+    assert schema("hare")["properties"]["gpus"]["minItems"] == 1
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=[str(p.relative_to(ROOT / "instances")) for p in BUNDLED])
@@ -46,7 +61,7 @@ def test_bundled_instances_validate_against_their_schema(path: Path):
 @pytest.mark.parametrize("family", FAMILIES)
 def test_saved_instances_validate(family: str, tmp_path: Path):
     """What dmlsched.save writes (the worked example, round-tripped) validates."""
-    inst = dmlsched.load(ROOT / "instances" / EXAMPLES[family])
+    inst = dmlsched.load(example_path(family))
     dmlsched.save(inst, tmp_path / "x.json")
     data = json.loads((tmp_path / "x.json").read_text())
     assert not list(_validator(family).iter_errors(data))
@@ -149,7 +164,7 @@ def test_field_table_lists_every_field(family: str):
     rows = field_rows(schema(family))
     paths = [r[0] for r in rows]
     assert len(paths) == len(set(paths))
-    data = json.loads((ROOT / "instances" / EXAMPLES[family]).read_text())
+    data = json.loads(example_path(family).read_text())
     for k in data:  # every top-level key of the worked example is documented
         assert k in paths
     assert all(r[4] for r in rows), "every field has a description"
@@ -158,4 +173,8 @@ def test_field_table_lists_every_field(family: str):
 def test_cli_schema_prints_the_schema(capsys):
     assert main(["schema", "rar"]) == 0
     assert json.loads(capsys.readouterr().out) == schema("rar")
+    assert main(["schema"]) == 0
+    out = capsys.readouterr().out
+    assert out == "families (dmlsched schema FAMILY prints its JSON Schema): " + ", ".join(FAMILIES) + "\n"
     assert main(["schema", "nosuch"]) == 2
+    assert "unknown family 'nosuch'" in capsys.readouterr().err

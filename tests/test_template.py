@@ -53,9 +53,9 @@ from hypothesis import strategies as st
 
 import dmlsched
 import dmlsched.strategies as public
-from dmlsched import fuzz, plot, registry
+from dmlsched import fuzz, plot, registry, tools
 from dmlsched.claims import Claim, all_claims
-from dmlsched.cli import load_plugins
+from dmlsched.cli import load_plugins, main
 from dmlsched.draws import RngDraws
 from dmlsched.errors import InstanceError, InvalidSolutionError, UnknownMethodError
 from dmlsched.family import Family, Ref
@@ -145,6 +145,24 @@ def test_template_registers_as_a_plugin(template):
     assert TEMPLATE_FILES, "the template has a bundled instance"
     inst = dmlsched.load(TEMPLATE_FILES[0])
     assert isinstance(inst, template.TemplateInstance) and dmlsched.problem_of(inst) is spec
+
+
+@pytest.mark.parametrize("path", TEMPLATE_FILES, ids=[p.name for p in TEMPLATE_FILES])
+def test_template_declares_its_instance_schema(template, path, capsys):
+    """The template declares its format (``Family.schema``, the pattern for plugins) and its
+    worked example; ``dmlsched schema`` finds them through the registry, and the schema and
+    the template's reader refuse the same mutated files (the checks of ``tests/test_formats.py``)."""
+    pytest.importorskip("jsonschema")
+    spec = importlib.util.spec_from_file_location("_format_checks", ROOT / "tests" / "test_formats.py")
+    checks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checks)
+    assert template.FAMILY.schema is template.instance.schema
+    assert tools.example_path("template") == TEMPLATE / "example.json"
+    assert "template" in tools.schema_families()
+    checks.test_bundled_instances_validate_against_their_schema(path)
+    checks.test_schema_and_reader_agree_on_mutations(path)
+    assert main(["schema", "template"]) == 0
+    assert json.loads(capsys.readouterr().out) == template.instance.schema()
 
 
 @pytest.mark.parametrize("path", TEMPLATE_FILES, ids=[p.name for p in TEMPLATE_FILES])
@@ -699,7 +717,7 @@ def test_family_lookup_takes_the_registry_and_the_package_name():
     assert [f.name for f in dmlsched.families()] == sorted(f.name for f in dmlsched.families())
 
 
-def test_problem_spec_is_family_and_the_older_registration_works(template):
+def test_problem_spec_is_family_and_the_older_registration_works(template, capsys):
     """``ProblemSpec`` is :class:`Family`, and a plugin's
     ``register_family(name, instance_module, solution_module, instance_type=...)``
     still builds one, with the instance module's package."""
@@ -713,6 +731,12 @@ def test_problem_spec_is_family_and_the_older_registration_works(template):
         assert fam.from_dict is template.instance.from_dict and fam.size is template.instance.size
         assert fam.validate is template.solution.validate
         assert fam.solution_to_json is template.solution.to_json and fam.key_count is None
+        assert fam.schema is None and fam.example is None  # a plugin without a declared format:
+        assert main(["schema"]) == 0  # ``dmlsched schema`` names it
+        assert capsys.readouterr().out.splitlines()[-1] == (
+            f"families without an instance schema (Family.schema): {name}")
+        assert main(["schema", name]) == 2
+        assert f"family {name!r} declares no instance format" in capsys.readouterr().err
         with pytest.raises(RegistryError, match="needs a Family"):
             registry.register_family(name, template.instance, template.solution)
         with pytest.raises(RegistryError, match="takes no other arguments"):

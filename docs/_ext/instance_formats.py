@@ -1,7 +1,8 @@
 """Sphinx directive ``.. instance-format:: FAMILY``: a family's instance format
-rendered from :mod:`dmlsched.formats` (the one source): its description, a
-table of every field, the checks across fields, the worked example (the
-bundled instance of ``dmlsched.formats.EXAMPLES``) and the JSON Schema."""
+rendered from its :class:`~dmlsched.family.Family` (the one source, found through
+the registry): its description, a table of every field (``dmlsched.formats.field_rows``),
+the checks across fields, the worked example (``Family.example``) and the JSON
+Schema (``Family.schema``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def _cell(text: str) -> str:
 
 
 def format_rst(family: str) -> list[str]:
-    from dmlsched.formats import EXAMPLES, field_rows, schema
+    from dmlsched.formats import field_rows
+    from dmlsched.tools import example_path, schema
 
     s = schema(family)
     lines = [_cell(s.get("description", "")), ""]
@@ -34,9 +36,11 @@ def format_rst(family: str) -> list[str]:
     if s.get("x-checks"):
         lines += ["Checked by the reader across fields:", ""]
         lines += [f"* {_cell(c)}" for c in s["x-checks"]] + [""]
-    example = ROOT / "instances" / EXAMPLES[family]
-    lines += [f"Worked example (``instances/{EXAMPLES[family]}``):", "", ".. code-block:: json", ""]
-    lines += ["   " + ln for ln in example.read_text(encoding="utf-8").rstrip().splitlines()] + [""]
+    example = example_path(family)
+    if example is not None:
+        shown = example.relative_to(ROOT) if example.is_relative_to(ROOT) else example
+        lines += [f"Worked example (``{shown.as_posix()}``):", "", ".. code-block:: json", ""]
+        lines += ["   " + ln for ln in example.read_text(encoding="utf-8").rstrip().splitlines()] + [""]
     lines += [f"JSON Schema (``dmlsched schema {family}``):", "", ".. code-block:: json", ""]
     lines += ["   " + ln for ln in json.dumps(s, indent=2).splitlines()] + [""]
     return lines
@@ -49,7 +53,7 @@ class InstanceFormat(Directive):
     def run(self) -> list[nodes.Node]:
         node = nodes.section()
         node.document = self.state.document
-        self.state.nested_parse(StringList(format_rst(self.arguments[0]), source="dmlsched.formats"),
+        self.state.nested_parse(StringList(format_rst(self.arguments[0]), source="dmlsched.family"),
                                 self.content_offset, node)
         return node.children
 

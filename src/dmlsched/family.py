@@ -251,6 +251,18 @@ class Family:
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
         whose ``__all__`` :mod:`dmlsched.strategies` re-exports; imported only
         when asked for (hypothesis is an optional dependency).
+    schema
+        ``schema() -> dict``: the JSON Schema (draft 2020-12) of the family's
+        instance files, built from :mod:`dmlsched.formats`' blocks
+        (``instance.schema``, :func:`dmlsched.formats.family_schema`): what
+        ``dmlsched schema FAMILY`` prints and the reference documents, checked
+        against :attr:`from_dict` by ``tests/test_formats.py``; a new dict on
+        every call.  ``None``: the family documents no format (``dmlsched
+        schema`` says so, naming it).
+    example
+        The bundled instance shown as the format's worked example: a path
+        relative to the repository's ``instances/`` folder (``"hare/tiny.json"``),
+        or absolute (a plugin's own file); ``None``: none.
     """
 
     name: str
@@ -279,6 +291,8 @@ class Family:
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     baselines: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
+    schema: Callable[[], dict] | None = None
+    example: str | None = None
 
     @property
     def package_name(self) -> str | None:

@@ -22,11 +22,18 @@ arguments.  ``--out -`` prints the instance on standard output.
 ``TRACE`` a file, or a file name inside the shared traces folder
 (:func:`dmlsched.traces.traces_dir`); ``KEY=VALUE`` the converter's
 arguments (``gpus=64 limit=500``).
+
+``schema [FAMILY]``: the JSON Schema of a family's instance files
+(:attr:`dmlsched.family.Family.schema`, found through the registry: a bundled
+family or a plugin's, ``--plugin``); without ``FAMILY``, the families that
+declare one (the bundled ones in the order of :data:`dmlsched.problems.FAMILIES`),
+and those that declare none, by name.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import inspect
 import json
 import math
@@ -38,8 +45,7 @@ from typing import Any, Callable
 from . import io, registry
 from .bench.store import latest_records
 from .errors import DmlschedError, UnknownMethodError
-from .family import Ref
-from .formats import FAMILIES, schema
+from .family import Family, Ref
 from .io import from_dict, to_dict
 from .registry import problem_of
 from .suites import instance_hash
@@ -273,14 +279,63 @@ def add_schema_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("family", nargs="?", help="the family (none: list the families)")
 
 
+#: the bundled instances (``Family.example`` is relative to it)
+INSTANCES = Path(__file__).resolve().parents[2] / "instances"
+
+
+def _families_in_order() -> list[Family]:
+    """Every registered family: the bundled ones in the order of
+    :data:`dmlsched.problems.FAMILIES`, then the plugins' by name."""
+    bundled = registry.bundled_families()
+    names = {f.name for f in bundled}
+    return bundled + [f for f in registry.families() if f.name not in names]
+
+
+def schema_families() -> list[str]:
+    """The registered families that declare an instance format
+    (:attr:`~dmlsched.family.Family.schema`), by name: the bundled ones in the order
+    of :data:`dmlsched.problems.FAMILIES`, then any plugin's by name."""
+    return [f.name for f in _families_in_order() if f.schema is not None]
+
+
+def schema(family: str) -> dict:
+    """The JSON Schema (draft 2020-12) of ``family``'s instance files
+    (:attr:`~dmlsched.family.Family.schema`; a copy).
+
+    Raises
+    ------
+    UnknownMethodError
+        If no family has that name.
+    ToolError
+        If the family declares no instance format.
+    """
+    spec = registry.family(family)
+    if spec.schema is None:
+        raise ToolError(f"schema: family {spec.name!r} declares no instance format (Family.schema)")
+    return copy.deepcopy(spec.schema())
+
+
+def example_path(family: str) -> Path | None:
+    """The worked example of ``family``'s format (:attr:`~dmlsched.family.Family.example`,
+    under :data:`INSTANCES` unless absolute), or ``None`` when it names none."""
+    spec = registry.family(family)
+    return None if spec.example is None else INSTANCES / spec.example
+
+
 def cli_schema(args: argparse.Namespace) -> int:
     """``dmlsched schema FAMILY``: the JSON Schema of the family's instance files."""
+    names = schema_families()
     if args.family is None:
-        print("families (dmlsched schema FAMILY prints its JSON Schema): " + ", ".join(FAMILIES))
+        print("families (dmlsched schema FAMILY prints its JSON Schema): " + ", ".join(names))
+        without = [f.name for f in _families_in_order() if f.schema is None]
+        if without:
+            print("families without an instance schema (Family.schema): " + ", ".join(without))
         return 0
-    if args.family not in FAMILIES:
-        raise ToolError(f"schema: unknown family {args.family!r} (choose from {', '.join(FAMILIES)})")
-    print(json.dumps(schema(args.family), indent=2))
+    try:
+        spec = registry.family(args.family)
+    except UnknownMethodError:
+        raise ToolError(f"schema: unknown family {args.family!r} (choose from {', '.join(names)})") from None
+    print(json.dumps(schema(spec.name), indent=2))
     return 0
 
 

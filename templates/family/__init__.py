@@ -5,7 +5,8 @@ Smith's rule (WSPT) is optimal here, so its claimed ratio 1 can be checked
 against the exact methods.  Every family has the same core files, and the
 same names in them (``tests/test_template.py`` checks every registered family):
 
-* ``instance.py`` -- the instance dataclass; ``from_dict``, ``to_dict``, ``size``;
+* ``instance.py`` -- the instance dataclass; ``from_dict``, ``to_dict``, ``size``,
+  ``schema`` (the JSON Schema of its files, from :mod:`dmlsched.formats`' blocks);
 * ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``,
   ``from_json`` (its inverse), ``gantt_bars`` (the bars ``dmlsched gantt`` draws);
 * ``models.py`` -- exact formulations (``exact``: a Pyomo MIP);
@@ -26,6 +27,8 @@ outside both lists is named in this docstring.  ``example.json`` is a bundled
 instance (a packaged family keeps its instances in ``instances/<family>/``).
 """
 
+from pathlib import Path
+
 from dmlsched.family import Family, Ref
 from dmlsched.registry import register_family
 
@@ -43,6 +46,8 @@ FAMILY = register_family(Family(
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     baselines=("random",),  # the methods the paper compares its algorithm with (baselines.py)
+    schema=instance.schema,  # the JSON Schema of the instance files (dmlsched schema template)
+    example=str(Path(__file__).with_name("example.json")),  # the format's worked example (absolute: a plugin's)
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -8,7 +8,10 @@ file), and ``from_dict`` / ``to_dict`` / ``size``, the three functions
 :func:`dmlsched.registry.register_family` takes from this module.
 ``from_dict`` reads through :class:`dmlsched.io.Reader`, so every bad field
 raises an :class:`~dmlsched.errors.InstanceError` naming its path, e.g.
-``jobs[1].weight: must be > 0, got -1``.
+``jobs[1].weight: must be > 0, got -1``.  ``schema`` is the JSON Schema of the
+family's files (``Family.schema``, what ``dmlsched schema template`` prints),
+built from :mod:`dmlsched.formats`' blocks; ``tests/test_formats.py`` checks it
+against ``from_dict`` on the bundled instances and their mutations.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dmlsched.errors import InstanceError
+from dmlsched.formats import array, family_schema, number, obj, string
 from dmlsched.io import Reader
 
 #: the family's registry name and the ``"problem"`` field of its files (rename here)
@@ -97,3 +101,17 @@ def to_dict(inst: TemplateInstance) -> dict:
 def size(inst: TemplateInstance) -> dict:
     """Size measures recorded by the benchmarks."""
     return {"jobs": inst.num_jobs}
+
+
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "template"`` instance files."""
+    job = obj({"id": string("job id, unique"),
+               "processing": number("processing time p_j", gt=0),
+               "weight": number("weight w_j of the job's completion time", gt=0)},
+              ("id", "processing", "weight"), "one job")
+    return family_schema(
+        PROBLEM, "Template instance (1 || sum_j w_j C_j)",
+        {"jobs": array(job, "the jobs, processed one at a time from time 0", min_items=1)},
+        ("jobs",),
+        "One machine and weighted jobs; objective: total weighted completion time.",
+        ("job ids are unique",))

@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     _verbosity(p)
     p = sub.add_parser("schema", help="print the JSON Schema of a family's instance files")
     tools.add_schema_arguments(p)
+    _plugin(p)
     return parser
 
 

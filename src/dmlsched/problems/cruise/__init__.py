@@ -43,6 +43,7 @@ FAMILY = register_family(Family(
         "random_homogeneous": generate.random_homogeneous,
     },
     baselines=("proportional", "static"),  # Sec. 3.4.2 (the grid-search ground truth), Secs. 3.4.3, 3.4.5
+    schema=instance.schema, example="cruise/heterogeneous-4.json",  # the instance format and its worked example
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

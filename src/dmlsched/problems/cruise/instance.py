@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
+from ...formats import array, family_schema, integer, number, obj, string
 from ...io import Reader
 
 
@@ -279,3 +280,28 @@ def homogeneous(n: int, proc_time: float, bandwidth: float, dataset_size: int, m
         batch_size=int(batch_size),
         name=name,
     )
+
+
+# ---------------------------------------------------------------------------
+# the JSON Schema of the instance files (built from dmlsched.formats' blocks)
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "cruise"`` instance files (``Family.schema``)."""
+    machine = obj({"name": string("machine name (give all machines a name, or none)"),
+                   "proc_time": number("seconds to process one sample as a worker C^i_w.proc", gt=0),
+                   "bandwidth": number("the machine's bandwidth (link i-j: min of both ends); not with a "
+                                       "top-level matrix", gt=0)},
+                  ("proc_time",), "one machine")
+    row = array({"type": ["number", "null"], "exclusiveMinimum": 0,
+                 "description": "bandwidth b_ij from machine i (worker) to machine j (server)"},
+                "a row: bandwidth to each machine (the diagonal may be null)")
+    return family_schema(
+        "cruise", "Cruise instance (Lee, dissertation, Section 3.2)",
+        {"machines": array(machine, "the machines (each a worker or a server)", min_items=2),
+         "bandwidth": array(row, "optional N x N matrix b_ij, exclusive with per-machine bandwidths"),
+         "dataset_size": integer("samples D", ge=1),
+         "model_size": integer("model units M", ge=1),
+         "batch_size": integer("mini-batch samples B", ge=1)},
+        ("machines", "dataset_size", "model_size", "batch_size"),
+        "Machines as workers or parameter servers; objective: epoch time.",
+        ("every machine has a bandwidth, or a top-level N x N matrix is given (not both)",
+         "the matrix has one row and one column per machine, off-diagonal entries > 0"))

@@ -29,6 +29,7 @@ FAMILY = register_family(Family(
     sample=sample.random_instance, hunt=sample.HUNT,
     generators={"grouping": generate.grouping},
     baselines=(),  # the paper compares the grouping with nothing
+    schema=instance.schema, example="gpu-grouping/fig9_10.json",  # the instance format and its worked example
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
+from ...formats import array, family_schema, integer, number
 from ...io import Reader
 
 
@@ -162,3 +163,17 @@ def to_dict(inst: GroupingInstance) -> dict:
 
 def size(inst: GroupingInstance) -> dict:
     return {"jobs": inst.num_jobs, "gpus": inst.num_gpus, "groups": inst.groups}
+
+
+# ---------------------------------------------------------------------------
+# the JSON Schema of the instance files (built from dmlsched.formats' blocks)
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "gpu-grouping"`` instance files (``Family.schema``)."""
+    return family_schema(
+        "gpu-grouping", "GPU_Grouping instance (non-clairvoyant Hare, IEEE TCC 2024, (4)-(6))",
+        {"speeds": array(array(number("training speed s_{n,m}", gt=0), "a job's speed on each GPU", min_items=1),
+                         "one row per job", min_items=1),
+         "groups": integer("number of groups |U|", ge=1)},
+        ("speeds", "groups"),
+        "GPUs split into groups; objective: the largest spread of a job's speed over the groups (minimised).",
+        ("every row has one entry per GPU", "groups <= number of GPUs"))

@@ -51,6 +51,7 @@ FAMILY = register_family(Family(
         "simulation": generate.simulation,
     },
     baselines=("fifo", "srtf", "homo", "allox", "fifo-round", "srtf-round"),  # Sec. 7.1; models/hare-baselines.md
+    schema=instance.schema, example="hare/tiny.json",  # the instance format and its worked example
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

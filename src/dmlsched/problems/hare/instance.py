@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
+from ...formats import array, family_schema, ident, integer, number, number_map, obj, string
 from ...io import MAX_INT, MAX_NUMBER, MIN_NONZERO, Reader, count_keys
 
 
@@ -402,3 +403,39 @@ def to_dict(inst: HareInstance) -> dict:
 
 def size(inst: HareInstance) -> dict:
     return {"jobs": inst.num_jobs, "tasks": inst.num_tasks, "gpus": inst.num_gpus}
+
+
+# ---------------------------------------------------------------------------
+# the JSON Schema of the instance files (built from dmlsched.formats' blocks)
+def job_schema(extra: dict[str, dict] | None = None) -> dict:
+    """The JSON Schema of one job (``extra``: more fields, HLAS's ``predicted_rounds``)."""
+    props = {
+        "id": ident("job id, unique in the instance"),
+        "arrival": number("release time a_n", ge=0, default=0.0),
+        "weight": number("weight w_n of the job's completion time", ge=0, default=1.0),
+        "rounds": integer("training rounds R_n", ge=1),
+        "tasks_per_round": integer("parallel tasks per round K_n", ge=1),
+        "train_time": number_map(number("seconds", gt=0),
+                                 "training time T^c of one task on each GPU type (> 0)"),
+        "sync_time": number_map(number("seconds", ge=0),
+                                "synchronisation time T^s of one task on each GPU type (>= 0)"),
+    }
+    props.update(extra or {})
+    return obj(props, ("id", "rounds", "tasks_per_round", "train_time", "sync_time"), "one job")
+
+
+#: the schema of ``gpus`` (shared with HLAS)
+GPUS_SCHEMA = array(string("GPU type"), "one GPU type per GPU (GPU m has type gpus[m])", min_items=1)
+#: the checks across fields of the jobs' times (shared with HLAS)
+TIME_CHECKS = ("jobs[n].train_time and jobs[n].sync_time name every GPU type of gpus",
+               "job ids are unique")
+
+
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "hare"`` instance files (``Family.schema``)."""
+    return family_schema(
+        "hare", "Hare_Sched instance (Hare, HPDC'22, Section 5.1)",
+        {"gpus": GPUS_SCHEMA, "jobs": array(job_schema(), "the jobs", min_items=1)},
+        ("gpus", "jobs"),
+        "Heterogeneous GPUs and jobs of rounds of parallel tasks; objective: total weighted completion time.",
+        TIME_CHECKS + ("at most 1e8 tasks (rounds x tasks_per_round summed over jobs)",))

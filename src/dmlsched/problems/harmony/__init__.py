@@ -42,6 +42,7 @@ FAMILY = register_family(Family(
         "sample_workload": generate.sample_workload,
     },
     baselines=("isolated", "oracle"),  # Sec. 4.4.1 (isolated; naively co-located is not implemented), Sec. 4.4.7
+    schema=instance.schema, example="harmony/five-jobs.json",  # the instance format and its worked example
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

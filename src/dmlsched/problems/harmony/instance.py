@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
+from ...formats import array, family_schema, ident, integer, number, obj
 from ...io import Reader
 
 #: default scalarisation weights (CPU weighted above network, Section 4.3.2)
@@ -203,3 +204,26 @@ def to_dict(inst: HarmonyInstance) -> dict:
 
 def size(inst: HarmonyInstance) -> dict:
     return {"jobs": inst.num_jobs, "machines": int(inst.machines)}
+
+
+# ---------------------------------------------------------------------------
+# the JSON Schema of the instance files (built from dmlsched.formats' blocks)
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "harmony"`` instance files (``Family.schema``)."""
+    job = obj({"id": ident("job id, unique"),
+               "t_cpu": number("computation time per iteration T_cpu at the reference DoP", gt=0),
+               "t_net": number("communication time per iteration T_net", ge=0),
+               "iterations": {"type": ["integer", "null"], "minimum": 1,
+                              "description": "iterations to convergence (the execution model; null: none)"}},
+              ("id", "t_cpu", "t_net"), "one parameter-server job")
+    return family_schema(
+        "harmony", "Harmony instance (Lee, dissertation, Chapter 4)",
+        {"machines": integer("machines M of the homogeneous cluster", ge=1),
+         "reference_dop": number("reference degree of parallelism c of the profiles", gt=0),
+         "weights": obj({"cpu": number("weight of CPU utilisation", ge=0, default=0.5),
+                         "net": number("weight of network utilisation", ge=0, default=0.5)}, (),
+                        "utilisation weights (cpu + net > 0)"),
+         "jobs": array(job, "the jobs", min_items=1)},
+        ("machines", "reference_dop", "jobs"),
+        "Jobs grouped on machines; objective: cluster utilisation (maximised).",
+        ("job ids are unique", "weights.cpu + weights.net > 0"))

@@ -37,6 +37,7 @@ FAMILY = register_family(Family(
     generators={"generate": generate.generate, "paper_grouping": generate.paper_grouping},
     baselines=("fifo", "sched-homo", "sched-allo", "2d-las"),  # Sec. VI-D: "four other algorithms"
     uses=("hare", "gpu-grouping"),
+    schema=instance.schema, example="hlas/fig12.json",  # the instance format and its worked example
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -26,8 +26,18 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
+from ...formats import array, family_schema, integer, number
 from ...io import Reader
-from ..hare.instance import MAX_TASKS, HareInstance, HareJob, check_type_keys, read_job_fields
+from ..hare.instance import (
+    GPUS_SCHEMA,
+    MAX_TASKS,
+    TIME_CHECKS,
+    HareInstance,
+    HareJob,
+    check_type_keys,
+    job_schema,
+    read_job_fields,
+)
 
 
 @dataclass(frozen=True)
@@ -234,3 +244,29 @@ def to_dict(inst: HlasInstance) -> dict:
 def size(inst: HlasInstance) -> dict:
     return {"jobs": inst.num_jobs, "tasks": inst.num_tasks, "gpus": inst.num_gpus, "groups": inst.num_groups,
             "queues": len(inst.queues)}
+
+
+# ---------------------------------------------------------------------------
+# the JSON Schema of the instance files (built from dmlsched.formats' blocks)
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "hlas"`` instance files (``Family.schema``)."""
+    job = job_schema({"predicted_rounds": {"type": ["integer", "null"], "minimum": 0,
+                                            "description": "conservative prediction HLAS-P may see: the job runs "
+                                                           "at least this many rounds (null: none)"}})
+    queue = {"type": "array", "minItems": 2, "maxItems": 2,
+             "prefixItems": [number("E_k^L, seconds of job size", ge=0),
+                             {"type": ["number", "null"], "exclusiveMinimum": 0,
+                              "description": "E_k^H (null: infinity)"}],
+             "description": "a queue's thresholds [low, high]"}
+    return family_schema(
+        "hlas", "HLAS instance (non-clairvoyant Hare, IEEE TCC 2024, Sections IV-V)",
+        {"gpus": GPUS_SCHEMA, "jobs": array(job, "the jobs (rounds hidden from non-clairvoyant policies)", min_items=1),
+         "queues": array(queue, "thresholds of Q_1..Q_K tiling [0, inf) (default [[0, null]])", min_items=1),
+         "groups": integer("number of GPU groups (the grouping computed by a GPU-grouping method)", ge=1),
+         "grouping": array(array(integer("GPU index", ge=0), "a group", min_items=1),
+                           "explicit GPU groups, every GPU exactly once", min_items=1)},
+        ("gpus", "jobs"),
+        "Online jobs on GPU groups; objective: average job completion time.",
+        TIME_CHECKS + ("queues tile [0, inf): the first low is 0, each high is the next low, the last high "
+                       "is null", "grouping names every GPU exactly once; groups <= number of GPUs",
+                       "groups and grouping are exclusive"))

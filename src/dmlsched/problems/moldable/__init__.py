@@ -45,6 +45,7 @@ FAMILY = register_family(Family(
         "batch": generate.batch,
     },
     baselines=("rigid-fcfs", "rigid-shortest"),  # Sec. V-B: "As a baseline for comparison"
+    schema=instance.schema, example="moldable/sharing-memory.json",  # the instance format and its worked example
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
+from ...formats import array, family_schema, ident, integer, number, obj
 from ...io import Reader
 from ...tolerance import TOL, close
 
@@ -418,3 +419,37 @@ def to_dict(inst: MoldableInstance) -> dict:
 
 def size(inst: MoldableInstance) -> dict:
     return {"tasks": inst.num_tasks, "gpus": inst.gpus}
+
+
+# ---------------------------------------------------------------------------
+# the JSON Schema of the instance files (built from dmlsched.formats' blocks)
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "moldable"`` instance files (``Family.schema``)."""
+    point = {"type": "array", "minItems": 2, "maxItems": 2,
+             "prefixItems": [number("processors p", gt=0), number("speed s(p)", gt=0)],
+             "description": "a point [p, s(p)] of the speedup curve"}
+    task = obj({
+        "id": ident("task id"),
+        "user": ident("the user the task belongs to (default '-')"),
+        "arrival": number("arrival time t^arr", ge=0, default=0.0),
+        "volume": number("volume v: runtime alone on one GPU", gt=0),
+        "p_min": {"type": ["number", "string"], "description": "least processor share p^min = 1/n, n <= 1000, as a "
+                  "number or a string '1/n' (default 1)", "exclusiveMinimum": 0, "maximum": 1,
+                  "pattern": r"^\s*1\s*/\s*[0-9]+\s*$"},
+        "p_max": integer("most dedicated GPUs p^max (default 1; <= gpus)", ge=1, default=1),
+        "p_req": integer("GPUs the user requested p^req (the rigid policies' allocation; <= gpus)", ge=1),
+        "memory": number("device memory m (same unit as gpu_memory; <= gpu_memory)", ge=0, default=0.0),
+    }, ("id", "volume"), "one task")
+    return family_schema(
+        "moldable", "Moldable/malleable GPU scheduling instance (Fujiwara et al., Section III)",
+        {"gpus": integer("identical GPUs G", ge=1, le=100_000),
+         "gpu_memory": number("device memory per GPU", gt=0),
+         "speedup": array(point, "the speedup curve s as points with increasing p", min_items=1),
+         "preemption_overhead": number("seconds lost at each preemption", ge=0, default=0.0),
+         "preemption_min_remaining": number("a task with less remaining time is not preempted", ge=0,
+                                            default=300.0),
+         "tasks": array(task, "the tasks, in file order")},
+        ("gpus", "gpu_memory", "speedup", "tasks"),
+        "Identical GPUs shared by moldable/malleable tasks; objective: average flow time.",
+        ("p_min is a unit fraction 1/n with n <= 1000", "p_max, p_req <= gpus; memory <= gpu_memory",
+         "speedup points have strictly increasing p"))

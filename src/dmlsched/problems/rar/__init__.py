@@ -43,6 +43,7 @@ FAMILY = register_family(Family(
         "servers_sweep": generate.servers_sweep,
     },
     baselines=("ff", "ls", "rand"),  # Sec. 7, "Baselines for Comparison"
+    schema=instance.schema, example="rar/tiny-mixed.json",  # the instance format and its worked example
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

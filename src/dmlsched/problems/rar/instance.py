@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InstanceError
+from ...formats import array, family_schema, ident, integer, number, obj, string
 from ...io import Reader
 
 #: tolerance of ``floor(1/tau)`` against round-off (``floor(1/tau + PHI_EPS)``)
@@ -299,3 +300,36 @@ def to_dict(inst: RarInstance) -> dict:
 def size(inst: RarInstance) -> dict:
     return {"jobs": inst.num_jobs, "servers": inst.num_servers, "gpus": inst.num_gpus,
             "horizon": inst.horizon}
+
+
+# ---------------------------------------------------------------------------
+# the JSON Schema of the instance files (built from dmlsched.formats' blocks)
+def schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``"problem": "rar"`` instance files (``Family.schema``)."""
+    job = obj({
+        "id": ident("job id, unique"),
+        "gpus": integer("GPUs G_j the job asks for", ge=1),
+        "iterations": integer("iterations F_j", ge=1, le=10**12),
+        "grad_size": number("gradient size m_j", ge=0),
+        "fp_time": number("forward-pass time per sample Delta^f_j", ge=0),
+        "batch": number("mini-batch size M_j", ge=0),
+        "bp_time": number("backward-pass time Delta^b_j", ge=0),
+    }, ("id", "gpus", "iterations", "grad_size", "fp_time", "batch", "bp_time"), "one ring-all-reduce job")
+    return family_schema(
+        "rar", "RAR-DDLS instance (MobiHoc'22, Section 4)",
+        {"servers": array(integer("GPUs O_s of a server", ge=1, le=100_000), "the servers", min_items=1),
+         "bandwidth": obj({"intra": number("intra-server bandwidth b^i", gt=0),
+                           "inter": number("inter-server bandwidth b^e", gt=0)}, ("intra", "inter"),
+                          "bandwidths"),
+         "gpu_speed": number("GPU computation speed C", gt=0),
+         "xi1": number("contention factor xi_1", gt=0, le=1),
+         "xi2": number("per-server overhead xi_2", gt=0, le=1),
+         "alpha": number("contention exponent alpha of f(alpha, k)", ge=0),
+         "horizon": integer("time slots T", ge=1, le=10**9),
+         "progress": string("iterations per slot: floor(1/tau) (the paper's (9)) or 1/tau",
+                            enum=("floor", "fractional"), default="floor"),
+         "jobs": array(job, "the jobs", min_items=1)},
+        ("servers", "bandwidth", "gpu_speed", "xi1", "xi2", "alpha", "horizon", "jobs"),
+        "Servers of identical GPUs and ring-all-reduce jobs over T slots; objective: makespan in slots.",
+        ("job ids are unique", "every job fits the cluster (gpus <= the total)",
+         "in floor mode every job's worst per-iteration time is at most one slot", "at most 1e7 GPUs in all"))
