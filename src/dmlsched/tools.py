@@ -1,10 +1,8 @@
-"""Commands that write instances: ``dmlsched generate`` (a paper's seeded
-generator to a file) and ``dmlsched convert-trace`` (a real trace to a
-moldable instance file); and the lookup of a schedule kept in a results file
-(``dmlsched gantt --results``).
-
-Kept apart from :mod:`dmlsched.cli` (which only wires them in) so that they
-move as they are when the command line becomes a package.
+"""What the instance commands do: ``dmlsched generate`` (a paper's seeded
+generator to a file), ``dmlsched convert-trace`` (a real trace to a moldable
+instance file), ``dmlsched schema`` (a family's instance format); and the
+lookup of a schedule kept in a results file (``dmlsched gantt --results``).
+Their arguments and output are the command line's (``dmlsched.cli.tools``).
 
 ``generate FAMILY SETUP [--seed N] [KEY=VALUE]... --out FILE``: ``SETUP`` is
 one of the setups the family declares (:attr:`dmlsched.family.Family.generators`,
@@ -32,7 +30,6 @@ and those that declare none, by name.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import inspect
 import json
@@ -247,38 +244,6 @@ def write_instance(inst: Any, out: str) -> str:
     return f"instance written to {out}"
 
 
-def _describe(inst: Any) -> str:
-    spec = problem_of(inst)
-    size = ", ".join(f"{k} {v}" for k, v in spec.size(inst).items())
-    return f"{spec.name} instance{' ' + repr(inst.name) if getattr(inst, 'name', '') else ''} ({size})"
-
-
-def add_generate_arguments(p: argparse.ArgumentParser) -> None:
-    """Arguments of ``dmlsched generate``."""
-    p.add_argument("family", nargs="?", help="a family that declares setups (none: list them with their setups)")
-    p.add_argument("setup", nargs="?", help="the setup (a generator function; none: list the family's)")
-    p.add_argument("params", nargs="*", metavar="KEY=VALUE",
-                   help="generator arguments, values read as JSON when they parse (num_jobs=20 rounds=[2,5])")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
-    p.add_argument("--out", metavar="FILE", help="instance file to write (atomically); '-': standard output")
-
-
-def add_convert_arguments(p: argparse.ArgumentParser) -> None:
-    """Arguments of ``dmlsched convert-trace``."""
-    p.add_argument("format", choices=sorted(TRACE_FORMATS), help="trace format")
-    p.add_argument("trace", help="trace file (or a file name in the shared traces folder)")
-    p.add_argument("params", nargs="*", metavar="KEY=VALUE",
-                   help="converter arguments, values read as JSON when they parse (gpus=64 limit=500)")
-    p.add_argument("--skip-bad", action="store_true", help="skip malformed rows (counted in the instance's source)")
-    p.add_argument("--out", required=True, metavar="FILE",
-                   help="instance file to write (atomically); '-': standard output")
-
-
-def add_schema_arguments(p: argparse.ArgumentParser) -> None:
-    """Arguments of ``dmlsched schema``."""
-    p.add_argument("family", nargs="?", help="the family (none: list the families)")
-
-
 #: the bundled instances (``Family.example`` is relative to it)
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 
@@ -320,48 +285,6 @@ def example_path(family: str) -> Path | None:
     under :data:`INSTANCES` unless absolute), or ``None`` when it names none."""
     spec = registry.family(family)
     return None if spec.example is None else INSTANCES / spec.example
-
-
-def cli_schema(args: argparse.Namespace) -> int:
-    """``dmlsched schema FAMILY``: the JSON Schema of the family's instance files."""
-    names = schema_families()
-    if args.family is None:
-        print("families (dmlsched schema FAMILY prints its JSON Schema): " + ", ".join(names))
-        without = [f.name for f in _families_in_order() if f.schema is None]
-        if without:
-            print("families without an instance schema (Family.schema): " + ", ".join(without))
-        return 0
-    try:
-        spec = registry.family(args.family)
-    except UnknownMethodError:
-        raise ToolError(f"schema: unknown family {args.family!r} (choose from {', '.join(names)})") from None
-    print(json.dumps(schema(spec.name), indent=2))
-    return 0
-
-
-def cli_generate(args: argparse.Namespace) -> int:
-    """``dmlsched generate``: list families/setups, or write one instance."""
-    if args.family is None or args.setup is None:
-        print(list_setups(args.family))
-        return 0
-    if args.out is None:
-        raise ToolError("generate: --out FILE is required to write an instance ('-': standard output)")
-    if not 0 <= args.seed < 2**63:
-        raise ToolError(f"--seed: must be an integer in [0, 2^63), got {args.seed}")
-    params = parse_params(args.params, f"generate {args.family} {args.setup}")
-    inst = generate(args.family, args.setup, args.seed, params)
-    msg = write_instance(inst, args.out)
-    print(f"generate: {_describe(inst)}: {msg}", file=sys.stderr)
-    return 0
-
-
-def cli_convert_trace(args: argparse.Namespace) -> int:
-    """``dmlsched convert-trace``: a trace to a moldable instance file."""
-    params = parse_params(args.params, f"convert-trace {args.format}")
-    inst = convert_trace(args.format, args.trace, params, skip_bad=args.skip_bad)
-    msg = write_instance(inst, args.out)
-    print(f"convert-trace: {_describe(inst)}: {msg}", file=sys.stderr)
-    return 0
 
 
 # ---------------------------------------------------------------------------

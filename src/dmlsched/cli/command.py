@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
-from .. import interrupt, tools
+from .. import interrupt
 from ..stdio import command_stdout
 from ..version import __version__
+from . import tools
 from .args import _method_args, _Parser, _plugin, _verbosity
 from .bench import (
     add_bench_arguments,
@@ -112,12 +113,8 @@ def cmd_convert_trace(args: argparse.Namespace) -> int:
 HANDLERS = {
     "solve": cmd_solve, "check": cmd_check, "methods": cmd_methods, "gantt": cmd_gantt,
     "bench": cmd_bench, "report": cmd_report, "reproduce": cmd_reproduce, "hunt": cmd_hunt,
-    "generate": cmd_generate, "convert-trace": cmd_convert_trace, "schema": lambda a: _tools().cli_schema(a),
+    "generate": cmd_generate, "convert-trace": cmd_convert_trace, "schema": lambda a: tools.cli_schema(a),
 }
-
-
-def _tools() -> Any:
-    return tools
 
 
 def configure_logging(verbose: int) -> None:
