@@ -164,7 +164,7 @@ def test_highs_and_gurobi_agree(solver):
         inst = dmlsched.load(path)
         for form in ("binary", "typed"):
             try:
-                res = dmlsched.solve(inst, "exact", solver=solver, time_limit=20, formulation=form)
+                res = dmlsched.solve(inst, "exact", solver=solver, formulation=form)
             except SolverLimitError:
                 pytest.skip("model exceeds Gurobi's size-limited licence")
             assert res.status == Status.OPTIMAL
@@ -176,8 +176,8 @@ def test_typed_model_proves_a_paper_setup_instance():
     CP-SAT model prove the same optimum; the binary MILP only bounds it."""
     inst = paper_grouping(num_gpus=30, num_groups=5, gpu_mix={"V100": 8, "T4": 4, "K80": 1, "M60": 2})
     assert inst.gpu_types.counts == (16, 8, 2, 4)
-    cp = dmlsched.solve(inst, "exact-cp", time_limit=30)
-    mip = dmlsched.solve(inst, "exact", time_limit=30)
+    cp = dmlsched.solve(inst, "exact-cp", work_limit=20.0)  # CP-SAT deterministic seconds
+    mip = dmlsched.solve(inst, "exact")
     assert cp.status == mip.status == Status.OPTIMAL
     assert cp.objective == pytest.approx(mip.objective, abs=1e-6)
     assert dmlsched.solve(inst, "greedy").objective >= cp.objective - 1e-9
@@ -189,7 +189,8 @@ def test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound():
     inst = random_grouping(num_jobs=8, num_gpus=24, num_groups=6, seed=4)
     res = dmlsched.solve(inst, "exact-cp", time_limit=1.0)
     assert res.status in (Status.FEASIBLE, Status.OPTIMAL) and res.solution is not None
-    assert res.details["wall_s"] < 10.0  # the deadline plus building and validation
+    # how long past the deadline it returns is measured by benchmarks/deadlines.py (the
+    # gpu-grouping/exact-cp rows of deadlines.md), not asserted here: a busy machine stretches any time
     if res.status == Status.FEASIBLE:
         assert res.reproducible is False and "CP-SAT" in res.details["deadline_cut"]
     assert res.bound is not None and res.bound <= res.objective + 1e-9
@@ -197,8 +198,8 @@ def test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound():
 
 def test_exact_cp_work_limit_is_reproducible():
     inst = random_grouping(num_jobs=8, num_gpus=24, num_groups=6, seed=4)
-    a = dmlsched.solve(inst, "exact-cp", work_limit=0.2, time_limit=60)
-    b = dmlsched.solve(inst, "exact-cp", work_limit=0.2, time_limit=60)
+    a = dmlsched.solve(inst, "exact-cp", work_limit=0.2)
+    b = dmlsched.solve(inst, "exact-cp", work_limit=0.2)
     assert a.reproducible and (a.objective, a.bound) == (b.objective, b.bound)
 
 
