@@ -168,7 +168,7 @@ name = "gen"
 methods = ["first"]
 reference = "exact"
 plugins = ["{toy_plugin}"]
-time_limit = 5
+time_limit = "none"
 [[instances]]
 generator = "{toy_plugin}:generate"
 params = {{ n = 4 }}
