@@ -6,6 +6,7 @@ name on a method that never had it, is an ``OptionError`` naming them."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,9 @@ import pytest
 import dmlsched
 from dmlsched.cli import main
 from dmlsched.kit import Run
-from dmlsched.options import RENAMED, RENAMES, OptionError, _bell
+from dmlsched.options import DISTINCT, PER_FAMILY_VALUES, RENAMED, RENAMES, OptionError, _bell
 from dmlsched.problems.harmony.bruteforce import bell
+from dmlsched.registry import load_families, methods
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
@@ -38,6 +40,8 @@ ALIASES = [
     ("harmony/two-jobs-hand.json", "brute-force", "max_jobs", 9, 21_147),
     ("harmony/two-jobs-hand.json", "brute-force", "max_jobs", 1, 1),
     ("harmony/two-jobs-hand.json", "harmony", "n_groups", 2, 2),
+    ("gpu-grouping/small_2x8_g2.json", "brute-force", "typed", False, "gpus"),
+    ("gpu-grouping/small_2x8_g2.json", "brute-force", "typed", True, "types"),
 ]
 CP_SAT = {("hlas", "offline-exact"), ("moldable", "exact-cp")}
 
@@ -133,3 +137,77 @@ def test_standalone_and_delegated_runs_map_old_names():
     res = parent.delegate("exact", inst, options={"gpu_symmetry": False})
     assert res.details["renamed_options"] == {"gpu_symmetry": "symmetry"}
     assert _outcome(inst, res) == _outcome(inst, dmlsched.solve(inst, "exact", symmetry=False))
+
+
+def test_gpu_grouping_typed_must_be_a_bool():
+    inst = dmlsched.load(INSTANCES / "gpu-grouping/small_2x8_g2.json")
+    with pytest.raises(OptionError, match="'typed'"):
+        dmlsched.solve(inst, "brute-force", typed="gpus")
+    with pytest.raises(OptionError, match="'space'"):
+        dmlsched.solve(inst, "brute-force", space="partitions")
+
+
+def test_the_names_kept_apart_are_declared_as_the_table_says():
+    """:data:`dmlsched.options.DISTINCT` (names that concern one phenomenon but are
+    different readings or different jobs) describes the registered options exactly: each
+    entry's methods declare the option with that type and those choices, and no other
+    method declares it; none of these names is an old name."""
+    load_families()
+    for d in DISTINCT:
+        assert d.option not in RENAMED
+        assert d.reason and d.reading, d.option
+        declared = {f"{m.problem}/{m.name}": o for m in methods() for o in m.options if o.name == d.option}
+        assert set(declared) == set(d.choices), (d.option, sorted(declared))
+        for key, o in declared.items():
+            assert o.type is d.type and tuple(o.choices or ()) == d.choices[key], (key, d.option)
+    groups = {}
+    for d in DISTINCT:
+        groups.setdefault(d.group, []).append(d.option)
+    assert all(len(names) > 1 for names in groups.values()), groups
+
+
+def test_the_distinct_check_can_fail(monkeypatch):
+    """A table entry that no longer matches the registered option fails the check."""
+    d = DISTINCT[0]
+    monkeypatch.setattr(__name__ + ".DISTINCT", (replace(d, type=str),))
+    with pytest.raises(AssertionError):
+        test_the_names_kept_apart_are_declared_as_the_table_says()
+
+
+def _declarations() -> dict[str, dict[str, tuple]]:
+    """option name -> {"problem/method": (type, choices)} over every registered method."""
+    load_families()
+    out: dict[str, dict[str, tuple]] = {}
+    for m in methods():
+        for o in m.options:
+            out.setdefault(o.name, {})[f"{m.problem}/{m.name}"] = (o.type, tuple(o.choices or ()))
+    return out
+
+
+def _one_name_one_meaning(decl: dict[str, dict[str, tuple]], per_family: dict[str, str]) -> list[str]:
+    """What breaks "one name per concept": a name of two types, or of different choices
+    on two methods without a reason in ``per_family``; and stale ``per_family`` entries."""
+    bad = []
+    for name, by_method in sorted(decl.items()):
+        types = {t for t, _ in by_method.values()}
+        if len(types) > 1:
+            bad.append(f"{name}: declared as {sorted(t.__name__ for t in types)}")
+        varies = len({c for _, c in by_method.values()}) > 1
+        if varies and name not in per_family:
+            bad.append(f"{name}: different choices on {sorted(by_method)} and not in PER_FAMILY_VALUES")
+        if not varies and name in per_family:
+            bad.append(f"{name}: in PER_FAMILY_VALUES but its choices are the same everywhere")
+    return bad
+
+
+def test_one_option_name_has_one_type_and_its_values_vary_only_with_a_reason():
+    assert _one_name_one_meaning(_declarations(), PER_FAMILY_VALUES) == []
+
+
+def test_the_one_name_check_can_fail():
+    decl = _declarations()
+    planted = {**decl, "placement": {**decl["placement"], "moldable/equi": (bool, ())}}
+    assert any("placement: declared as" in b for b in _one_name_one_meaning(planted, PER_FAMILY_VALUES))
+    without = {k: v for k, v in PER_FAMILY_VALUES.items() if k != "placement"}
+    assert any(b.startswith("placement: different choices") for b in _one_name_one_meaning(decl, without))
+    assert any("the same everywhere" in b for b in _one_name_one_meaning(decl, {**PER_FAMILY_VALUES, "symmetry": "x"}))

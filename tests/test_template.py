@@ -19,6 +19,10 @@
   ``*_instances``; every other module of a family is named (as ``name.py``) in
   the family's ``__init__`` docstring, and optional modules beyond
   :data:`dmlsched.problems.OPTIONAL_MODULES` are flagged there too.
+* Every method is registered in the module of its role; the paper's baselines
+  (``Family.baselines``) in ``baselines.py`` or a module the ``__init__``
+  docstring names as a baseline module, every method of those modules listed,
+  every other heuristic or policy in ``heuristics.py``.
 * The registry finds a family in one way (``registry.family``, by its name or
   its package's name); ``ProblemSpec`` is ``Family`` and the older keyword
   registration of plugins builds one; a ``Ref`` imports its target on use.
@@ -27,6 +31,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import importlib
 import importlib.util
@@ -38,6 +43,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Callable, Iterator
 
 import numpy as np
 import pyomo.environ as pyo
@@ -275,7 +281,7 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
         assert spec.claims == Ref(f"{where}.claims:CLAIMS"), f"{where}: FAMILY.claims is {spec.claims}"
     if spec.sample is not None or spec.hunt is not None:
         smp = importlib.import_module(f"{where}.sample")
-        assert spec.sample is smp.random_instance and spec.hunt is smp.HUNT, (
+        assert spec.sample is smp.random_instance and spec.hunt is getattr(smp, "HUNT", None), (
             f"{where}: FAMILY.sample/hunt are not sample.random_instance/sample.HUNT")
     if spec.gantt is not None:
         assert spec.gantt is getattr(sol_mod, "gantt_bars", None), (
@@ -677,8 +683,8 @@ ROLE_MODULE = {"exact": "models", "exact-cp": "cp", "exact-dp": "dp", "brute-for
                "relaxation": "relaxation", "lower-bound": "bounds"}
 #: the role of an exact method whose name is not canonical
 ROLES = {("hlas", "offline-exact"): "exact-cp", ("hlas", "offline-mip"): "exact", ("rar", "exact-nd"): "exact"}
-#: the kinds a role module may register; heuristics and policies may also live in a
-#: family's own helper module (named in its ``__init__`` docstring, e.g. hare's ``allox.py``)
+#: the kinds a role module may register; a baseline may also live in a module the family's
+#: ``__init__`` docstring names as a baseline module (hare's ``allox.py``; section (d))
 MODULE_KINDS = {
     "models": {"exact", "bound"}, "cp": {"exact", "bound"}, "dp": {"exact", "bound"},
     "bruteforce": {"exact", "bound"}, "relaxation": {"bound"}, "bounds": {"bound"},
@@ -727,28 +733,23 @@ def test_every_role_module_is_a_listed_module():
     assert set(MODULE_KINDS) <= set(CORE_MODULES) | set(OPTIONAL_MODULES)
 
 
-def test_role_check_can_fail(tmp_path):
-    """A copy of the template with ``exact-cp`` registered in ``models.py`` (and a
-    heuristic registered in ``bounds.py``) fails the role check."""
-    folder = tmp_path / "rolecopy"
+@contextlib.contextmanager
+def _planted_copy(folder: Path, problem: str, edits: dict[str, Callable[[str], str]]) -> Iterator[ModuleType]:
+    """A copy of the template in ``folder``, registered as ``problem`` with ``edits``
+    (file name -> text change) applied, loaded as a plugin into a copy of the registry;
+    the registry and ``sys.modules`` are restored afterwards.  Yields the package."""
     folder.mkdir()
     for p in TEMPLATE.glob("*.py"):
         text = p.read_text()
         if p.name == "instance.py":
-            text = text.replace('PROBLEM = "template"', 'PROBLEM = "template-roles"')
-        elif p.name == "models.py":
-            text = text.replace('@method(PROBLEM, "exact", kind="exact"', '@method(PROBLEM, "exact-cp", kind="exact"')
-        elif p.name == "bounds.py":
-            text = text.replace('"lower-bound", kind="bound"', '"lower-bound", kind="heuristic"')
-        (folder / p.name).write_text(text)
+            text = text.replace('PROBLEM = "template"', f'PROBLEM = "{problem}"')
+        (folder / p.name).write_text(edits.get(p.name, lambda t: t)(text))
     registry.load_families()
     saved = dict(registry._PROBLEMS), dict(registry._METHODS)
     try:
         load_plugins([str(folder / "__init__.py")])
-        assert {m.name for m in registry.methods("template-roles")} >= {"exact-cp", "lower-bound"}
-        bad = _role_problems("template-roles")
-        assert "template-roles/exact-cp (exact-cp) is registered in models.py, not cp.py" in bad
-        assert any("bounds.py registers kind 'heuristic'" in b for b in bad)
+        yield next(mod for mod in list(sys.modules.values())
+                   if str(getattr(mod, "__file__", "") or "") == str(folder / "__init__.py"))
     finally:
         registry._PROBLEMS.clear()
         registry._PROBLEMS.update(saved[0])
@@ -757,6 +758,124 @@ def test_role_check_can_fail(tmp_path):
         for m in [m for m, mod in list(sys.modules.items())
                   if str(getattr(mod, "__file__", "") or "").startswith(str(folder))]:
             del sys.modules[m]
+
+
+def test_role_check_can_fail(tmp_path):
+    """A copy of the template with ``exact-cp`` registered in ``models.py`` (and a
+    heuristic registered in ``bounds.py``) fails the role check."""
+    edits = {
+        "models.py": lambda t: t.replace('@method(PROBLEM, "exact", kind="exact"',
+                                         '@method(PROBLEM, "exact-cp", kind="exact"'),
+        "bounds.py": lambda t: t.replace('"lower-bound", kind="bound"', '"lower-bound", kind="heuristic"'),
+    }
+    with _planted_copy(tmp_path / "rolecopy", "template-roles", edits):
+        assert {m.name for m in registry.methods("template-roles")} >= {"exact-cp", "lower-bound"}
+        bad = _role_problems("template-roles")
+        assert "template-roles/exact-cp (exact-cp) is registered in models.py, not cp.py" in bad
+        assert any("bounds.py registers kind 'heuristic'" in b for b in bad)
+
+
+# ---------------------------------------------------------------------------
+# (d) the paper's baselines (PLAN-22 3.2 and 8.2 "Names in Family.baselines live in baselines"):
+# a method listed in ``Family.baselines`` is registered in ``baselines.py``, or in a module whose
+# entry in the family's ``__init__`` docstring opens with "(baseline" (hare's ``allox.py``); every
+# method such a module registers is listed; every other heuristic or policy is in ``heuristics.py``
+
+#: a baseline module other than ``baselines.py``, as the family's ``__init__`` docstring names it
+BASELINE_MODULE = re.compile(r"``(\w+)\.py``\s+\(baseline\b")
+
+
+def _baseline_modules(doc: str) -> set[str]:
+    """``baselines`` and the modules the ``__init__`` docstring ``doc`` names as baseline modules."""
+    return {"baselines"} | set(BASELINE_MODULE.findall(doc))
+
+
+def _baseline_problems(spec: Family, doc: str) -> list[str]:
+    """What breaks the baseline rule among the registered methods of ``spec`` (whose
+    package's ``__init__`` docstring is ``doc``)."""
+    where = {m.name: (m.fn.__module__.rsplit(".", 1)[1], m.kind) for m in registry.methods(spec.name)}
+    modules = _baseline_modules(doc)
+    bad = [f"{spec.name}: Family.baselines lists {n!r} twice" for n in sorted(set(spec.baselines))
+           if spec.baselines.count(n) > 1]
+    for name in spec.baselines:
+        if name not in where:
+            bad.append(f"{spec.name}: Family.baselines lists {name!r}, which is not a registered method")
+        elif where[name][0] not in modules:
+            bad.append(f"{spec.name}/{name} is listed in Family.baselines but registered in {where[name][0]}.py, "
+                       f"not in baselines.py nor in a baseline module of the __init__ docstring")
+    for name, (mod, kind) in sorted(where.items()):
+        if mod in modules and name not in spec.baselines:
+            bad.append(f"{spec.name}/{name} is registered in {mod}.py but not listed in Family.baselines")
+        elif name not in spec.baselines and kind in ("heuristic", "policy") and mod != "heuristics":
+            bad.append(f"{spec.name}/{name}: a {kind} that is not a baseline is registered in {mod}.py, "
+                       f"not heuristics.py")
+    return bad
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_baselines_live_in_baseline_modules(family):
+    pkg = importlib.import_module(f"dmlsched.problems.{family}")
+    assert _baseline_problems(pkg.FAMILY, pkg.__doc__ or "") == []
+    folder = Path(pkg.__file__).parent
+    assert all((folder / f"{m}.py").is_file() for m in _baseline_modules(pkg.__doc__ or "") - {"baselines"})
+    assert bool(pkg.FAMILY.baselines) == (folder / "baselines.py").is_file()
+
+
+def test_template_baselines_live_in_baselines(template):
+    assert template.FAMILY.baselines == ("random",)
+    assert _baseline_problems(template.FAMILY, template.__doc__ or "") == []
+
+
+def test_family_baselines_are_the_papers():
+    """Each family's baselines, decided from its paper (the sentence is in models/<family>.md):
+    Hare Sec. 7.1 (Gavel_FIFO, SRTF, Sched_Homo, Sched_Allox; the round-level readings of the
+    first two), HLAS Sec. VI-D (FIFO, Sched_Homo, Sched_Allo, 2D-LAS; not ``srtf``, our clairvoyant
+    ceiling, nor ``hlas-l``, HLAS-P with another predictor), RAR Sec. 7 (FF, LS, RAND), Harmony
+    Secs. 4.4.1 and 4.4.7 (isolated, Oracle), Cruise Sec. 3.4.2 (the grid-search ground truth's
+    proportional rule) and 3.4.5 (the static configuration), moldable V-B (Rigid FCFS, Rigid
+    Shortest); the GPU grouping is compared with nothing."""
+    declared = {f.name: set(f.baselines) for f in registry.bundled_families()}
+    assert declared == {
+        "hare": {"fifo", "srtf", "homo", "allox", "fifo-round", "srtf-round"},
+        "hlas": {"fifo", "sched-homo", "sched-allo", "2d-las"},
+        "rar": {"ff", "ls", "rand"},
+        "harmony": {"isolated", "oracle"},
+        "cruise": {"proportional", "static"},
+        "moldable": {"rigid-fcfs", "rigid-shortest"},
+        "gpu-grouping": set(),
+    }
+
+
+def test_baseline_check_can_fail(tmp_path, template):
+    """A copy of the template with its baseline registered in ``heuristics.py`` fails the check,
+    naming the method and the module; so do a baseline registered in ``baselines.py`` but not
+    listed, a listed name no method has, and hare's AlloX once the docstring no longer names
+    ``allox.py`` a baseline module."""
+    planted = (
+        '\n\n@method(PROBLEM, "random", kind="heuristic", description="Baseline: jobs in reverse order")\n'
+        "def solve_random(inst: TemplateInstance, run: Run) -> Result:\n"
+        "    return run.result(solution=from_order(inst, list(range(inst.num_jobs))[::-1]))\n"
+    )
+    edits = {"heuristics.py": lambda t: t + planted,
+             "baselines.py": lambda t: '"""Planted: the baseline is registered in heuristics.py."""\n'}
+    with _planted_copy(tmp_path / "basecopy", "template-baselines", edits) as pkg:
+        assert registry.get_method("template-baselines", "random").fn.__module__.endswith(".heuristics")
+        assert _baseline_problems(pkg.FAMILY, pkg.__doc__) == [
+            "template-baselines/random is listed in Family.baselines but registered in heuristics.py, "
+            "not in baselines.py nor in a baseline module of the __init__ docstring"]
+    bad = _baseline_problems(dataclasses.replace(template.FAMILY, baselines=("nope",)), template.__doc__)
+    assert bad == ["template: Family.baselines lists 'nope', which is not a registered method",
+                   "template/random is registered in baselines.py but not listed in Family.baselines"]
+    assert _baseline_problems(dataclasses.replace(template.FAMILY, baselines=("random", "random")),
+                              template.__doc__) == ["template: Family.baselines lists 'random' twice"]
+    doc = hare.__doc__.replace("``allox.py`` (baseline ``allox``", "``allox.py`` (``allox``")
+    assert doc != hare.__doc__
+    assert _baseline_problems(hare.FAMILY, doc) == [
+        "hare/allox is listed in Family.baselines but registered in allox.py, "
+        "not in baselines.py nor in a baseline module of the __init__ docstring"]
+    unlisted = dataclasses.replace(hare.FAMILY, baselines=tuple(b for b in hare.FAMILY.baselines if b != "allox"))
+    assert _baseline_problems(unlisted, hare.__doc__) == [
+        "hare/allox is registered in allox.py but not listed in Family.baselines"]
 
 
 # ---------------------------------------------------------------------------

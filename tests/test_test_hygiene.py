@@ -56,7 +56,7 @@ ALLOWED: dict[tuple[str, str], str] = {
         "0.0 s: a deadline already spent",
     ("tests/hare/test_decomposition.py", "test_deadline_still_gives_a_checked_point"):
         "1e-3 s: a deadline spent before any solve; a checked point, not reproducible",
-    ("tests/hlas/test_offline.py", "test_offline_exact_returns_by_its_deadline_with_incumbent_and_bound"):
+    ("tests/hlas/test_cp.py", "test_offline_exact_returns_by_its_deadline_with_incumbent_and_bound"):
         "the hint incumbent and the trivial bound are there before any clock check",
     ("tests/cruise/test_models.py", "test_deadline_holds_for_the_whole_method_and_keeps_the_incumbent"):
         "feasible only when cut, and then marked; the incumbent either way",
@@ -64,7 +64,7 @@ ALLOWED: dict[tuple[str, str], str] = {
         "the formulation asserted is chosen before any work; the limit only ends the run",
     ("tests/harmony/test_models.py", "test_milp_time_limit_keeps_incumbent_and_bound"):
         "every status accepted; value and bound checked only when present",
-    ("tests/gpugrouping/test_gpugrouping.py", "test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound"):
+    ("tests/gpugrouping/test_cp.py", "test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound"):
         "the greedy hint before any clock check; feasible only when CP-SAT was cut, and then marked",
     ("tests/moldable/test_cp.py", "test_mip_refuses_when_building_would_eat_the_deadline"):
         "0.5 s: refused by the build's estimate before allocating, whatever the load",

@@ -21,42 +21,14 @@ from .errors import (
     SolverLimitError,
     UnknownMethodError,
 )
-from .io import dumps, from_dict, load, loads, save, to_dict
+from .io import dumps, from_dict, load, loads, save, solution_to_json, to_dict
 from .kit import Option, OptionError
 from .registry import families, get_method, get_problem, methods, problem_of
 from .result import CheckReport, Result, Status, Verdict
+from .verify import evaluate, validate
 from .version import __version__
 
 logging.getLogger("dmlsched").addHandler(logging.NullHandler())
-
-
-def validate(instance, solution) -> None:
-    """Check ``solution`` against every constraint of ``instance``'s model.
-
-    Raises :class:`InvalidSolutionError` naming the violated constraint.
-    """
-    problem_of(instance).validate(instance, solution)
-
-
-def evaluate(instance, solution) -> float:
-    """The objective of ``solution``, recomputed from the solution itself.
-
-    The solution is validated first: one that breaks the model (an index out
-    of range, arrays of the wrong length, a violated constraint) raises
-    :class:`InvalidSolutionError` naming what breaks, as :func:`validate`
-    does, rather than a value computed from nonsense.
-    """
-    spec = problem_of(instance)
-    spec.validate(instance, solution)
-    try:
-        return float(spec.evaluate(instance, solution))
-    except (IndexError, KeyError, ValueError, TypeError) as e:  # defensive: the validator let it through
-        raise InvalidSolutionError(f"the solution does not fit the instance: {type(e).__name__}: {e}") from None
-
-
-def solution_to_json(instance, solution) -> dict:
-    """The JSON form of ``solution`` (as printed by ``dmlsched solve --json``)."""
-    return problem_of(instance).solution_to_json(instance, solution)
 
 
 __all__ = [

@@ -13,6 +13,20 @@ serves every user:
   strategies (``strategies.py``), which keep hypothesis's shrinking (every draw
   shrinks towards its low end, the first element of a choice, and ``False``).
 
+The builder makes *small random* instances (its defaults are the hunt's caps).
+Four kinds of random instances are deliberately drawn elsewhere, each for a reason:
+
+* the paper's setups (``problems/<f>/generate.py``, ``Family.generators``, e.g. cruise's
+  ``random_instance``, a log-uniform cluster calibrated to a communication ratio): each is a
+  distribution the paper describes, at the paper's scale, not a small random instance, and
+  recorded suites (``deadlines.toml``, ``generated.toml``) and claims rest on their streams;
+* the benchmark scripts ``bench_engine.py``, ``hare_list.py`` and ``hare_exact.py``: their
+  recorded numbers rest on their own instances (their ``.md`` files say so); they move to a
+  family generator or this builder when they are next re-recorded, not in a refactor that
+  must keep every recorded number;
+* the exact referee's ``Fraction`` draws and the engine-equivalence tests' generators: an
+  independent check must not share the code it checks.
+
 Imports only numpy.
 """
 

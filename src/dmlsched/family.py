@@ -195,7 +195,8 @@ class Family:
         instances (JSON form; ``sample.random_instance``), drawing through a
         :class:`~dmlsched.draws.Draws` (``RngDraws(np.random.default_rng(seed))``
         for a seeded instance, :class:`~dmlsched.fuzz.HypothesisDraws` in the
-        strategies); its keyword defaults are the hunt's caps ``hunt.default_size``.
+        strategies); its keyword defaults are the hunt's caps ``hunt.default_size``
+        (when the family has a hunt space).
     hunt
         The :class:`HuntSpace` of the hunt (``sample.HUNT``); ``None``: no hunt space.
     generators
@@ -203,6 +204,16 @@ class Family:
         (``generate.py``; every argument keyword-only, ``seed`` seeding every
         random draw; public paths ``dmlsched.generate.<family>:<setup>``).  Empty
         (the default): the family declares none.
+    baselines
+        The methods that are the paper's baselines: the algorithms the paper
+        compares its own with, each behaving as the paper (or the system it
+        names) describes it; readings of one baseline are listed each
+        (Hare's ``fifo`` and ``fifo-round``).  They are registered in the
+        family's ``baselines.py``, or in a module whose entry in the family's
+        ``__init__`` docstring opens with "(baseline" (Hare's ``allox.py``),
+        and every method ``baselines.py`` registers is listed (checked by
+        ``tests/test_template.py``).  Empty (the default): the paper compares
+        its algorithm with none.
     uses
         The other families this one depends on (their registry names): the only
         families whose modules the family's modules may import, or name in a
@@ -239,6 +250,7 @@ class Family:
     sample: Callable[..., dict] | None = None
     hunt: HuntSpace | None = None
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    baselines: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
 
     @property

@@ -455,6 +455,11 @@ def to_dict(instance: Any) -> dict:
     return out
 
 
+def solution_to_json(instance, solution) -> dict:
+    """The JSON form of ``solution`` (as printed by ``dmlsched solve --json``)."""
+    return problem_of(instance).solution_to_json(instance, solution)
+
+
 def loads(text: str) -> Any:
     """Parse an instance from JSON text (a key given twice in an object is an error)."""
     with _gc_paused():

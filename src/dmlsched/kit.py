@@ -216,10 +216,11 @@ class Run:
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline (``None``: no deadline)."""
-        return self.deadline.remaining()
+        return self.budget.remaining()
 
     def expired(self) -> bool:
-        return self.deadline.expired()
+        """Whether the wall-clock deadline has passed (work left is :meth:`Budget.stop`'s)."""
+        return self.budget.expired()
 
     def cut(self, what: str) -> None:
         """Record that the wall-clock deadline cut ``what`` (the result then
@@ -305,9 +306,9 @@ class Run:
 
     def solve_model(self, model: Any, *, work_limit: dict[str, Any] | None = None,
                     rel_gap: float | None = None, abs_gap: float | None = None,
-                    what: str = "the solver", deadline: Deadline | None = None,
+                    what: str = "the solver", budget: Budget | None = None,
                     guard_handoff: bool = False, defaults: dict[str, dict[str, Any]] | None = None) -> Any:
-        """Solve a Pyomo model by the remaining deadline (or ``deadline``);
+        """Solve a Pyomo model within the run's budget (or ``budget``, e.g. a share of it);
         see :func:`dmlsched.solvers.solve_model`.  A time limit that stops the
         solver is recorded with :meth:`cut`.  With ``guard_handoff`` (for a
         method that builds one large model, timed as the stage ``build``), the
@@ -320,7 +321,7 @@ class Run:
         mine = (defaults or {}).get(self.solver or "highs")
         if mine:
             extra = {**mine, **(extra or {})}
-        dl = deadline or self.deadline
+        dl = budget or self.budget
         rem = dl.remaining()
         built = self.details.get("stages", {}).get("build") if guard_handoff else None
         if rem is not None and built is not None and rem < HANDOFF_PER_BUILD * built:
@@ -789,7 +790,7 @@ def _call(spec: Any, kind: str, body: Callable[[Any, Run], Result], instance: An
     returns the best incumbent if there is one (a stop request is recorded);
     ``runtime_s`` is the time since the run's deadline started.
     """
-    problem, name, deadline = run.problem, run.method, run.deadline
+    problem, name, deadline = run.problem, run.method, run.budget
     run.details["reproducible"] = True
     why = spec.infeasible(instance) if spec.infeasible is not None else None
     if why:  # proven before any work: the same outcome in every method of the family

@@ -181,6 +181,19 @@ def _bell(n: int) -> int:
     return row[0]
 
 
+def _max_jobs(value: Any) -> int:
+    """harmony ``brute-force``'s old ``max_jobs=n`` (a positive integer) as ``max_candidates``:
+    :func:`_bell` of it."""
+    return _bell(Option("max_jobs", int, 0, "", minimum=1).coerce(value))
+
+
+def _typed(value: Any) -> str:
+    """gpu-grouping ``brute-force``'s old ``typed`` (a bool) as ``space``: ``"types"``
+    (counts of identical GPUs per group) for ``True``, ``"gpus"`` (set partitions of the
+    GPUs) for ``False``."""
+    return "types" if Option("typed", bool, True, "").coerce(value) else "gpus"
+
+
 @dataclass(frozen=True)
 class Rename:
     """An option renamed so that one concept has one name across families
@@ -196,7 +209,9 @@ class Rename:
         never had it.
     convert
         The old value's meaning under the new name, when it differs (harmony
-        ``brute-force``: ``max_jobs=k`` allowed Bell(k) groupings).
+        ``brute-force``: ``max_jobs=k`` allowed Bell(k) groupings; gpu-grouping
+        ``brute-force``: ``typed=False`` is ``space="gpus"``); it checks the old
+        value's type itself.
     alias
         ``False`` where ``old`` is still the current name of another concept
         elsewhere (rar ``exact-cp``'s ``scale`` counted progress units, while
@@ -207,11 +222,12 @@ class Rename:
     old: str
     new: str
     methods: tuple[str, ...]
-    convert: Callable[[int], int] | None = None
+    convert: Callable[[Any], Any] | None = None
     alias: bool = True
 
 
-#: every rename (PLAN-22 5.3 and the one it missed, hlas ``objective_cut``)
+#: every rename (PLAN-22 5.3, the one it missed (hlas ``objective_cut``) and gpu-grouping
+#: ``brute-force``'s ``typed``, one concept with cruise ``brute-force``'s ``space``)
 RENAMES: tuple[Rename, ...] = (
     Rename("gpu_symmetry", "symmetry", ("hare/exact", "hare/list", "hare/list-eft", "hare/list-queyranne",
                                         "hare/relaxation", "hlas/offline-mip", "moldable/exact-cp")),
@@ -219,12 +235,111 @@ RENAMES: tuple[Rename, ...] = (
     Rename("scale", "progress_scale", ("rar/exact-cp",), alias=False),
     Rename("limit", "max_candidates", ("cruise/brute-force",)),
     Rename("max_schedules", "max_candidates", ("rar/exact", "rar/exact-nd")),
-    Rename("max_jobs", "max_candidates", ("harmony/brute-force",), convert=_bell),
+    Rename("max_jobs", "max_candidates", ("harmony/brute-force",), convert=_max_jobs),
+    Rename("typed", "space", ("gpu-grouping/brute-force",), convert=_typed),
     Rename("kind", "relaxation", ("hare/relaxation",)),
     Rename("n_groups", "num_groups", ("harmony/harmony",)),
     Rename("use_upper", "incumbent_cut", ("cruise/exact",)),
     Rename("objective_cut", "incumbent_cut", ("hlas/offline-exact",)),
 )
+
+@dataclass(frozen=True)
+class Distinct:
+    """An option name kept apart from others that concern the same phenomenon,
+    because it is a different reading (or a different job), not a synonym: merging
+    the names would drop values or give a name values meaningless elsewhere.
+
+    Parameters
+    ----------
+    option
+        The name.
+    type
+        Its type on every method that declares it.
+    choices
+        ``"problem/method"`` -> the allowed values there (``()``: any value of
+        :attr:`type`); exactly the methods that declare the name.
+    group
+        The phenomenon the names of one group share.
+    reading
+        What the name means, with the paper's words where it is a reading.
+    reason
+        Why it is not the same name as the others of its group.
+    """
+
+    option: str
+    type: type
+    choices: dict[str, tuple[Any, ...]]
+    group: str
+    reading: str
+    reason: str
+
+
+def _same(choices: tuple[Any, ...], *keys: str) -> dict[str, tuple[Any, ...]]:
+    return {k: choices for k in keys}
+
+
+#: names that look alike across families but are kept apart (issue 22: "options
+#: named once per concept"; these are several concepts), checked against the
+#: registered options by ``tests/test_options.py``
+DISTINCT: tuple[Distinct, ...] = (
+    Distinct(
+        "backfill", bool, _same((), "hare/fifo", "hare/fifo-round", "hare/srtf", "hare/srtf-round"),
+        "backfilling",
+        "Hare's FIFO/SRTF baselines (job or round level): whether a later job that fits may "
+        "start when the first waiting job does not fit (off for FIFO, on for SRTF by default).",
+        "one yes/no over a queue of whole jobs; the other two names have values a bool cannot "
+        "express."),
+    Distinct(
+        "queue", str, _same(("first-fit", "strict", "easy"), "moldable/rigid-fcfs", "moldable/rigid-shortest"),
+        "backfilling",
+        "the batch scheduler the rigid baselines stand for (the paper's Section II and V-B): "
+        "first-fit, strict arrival order, or EASY backfilling with a reservation for the first "
+        "waiting task.",
+        "EASY's reservation is a third discipline, not a yes/no; the readings are the paper's, "
+        "recorded as claims' options (moldable/claims.py)."),
+    Distinct(
+        "gang", str, _same(("none", "block", "skip"), "hlas/2d-las", "hlas/fifo", "hlas/hlas", "hlas/hlas-l",
+                           "hlas/hlas-p", "hlas/srtf"),
+        "backfilling",
+        "HLAS's online policies: 'none' runs a job's rounds GPU by GPU with no gang condition; "
+        "'block' and 'skip' require min(tasks_per_round, GPUs) idle GPUs for a round to start, "
+        "with a job that does not fit blocking the later ones or skipped (backfilling).",
+        "'none' is not a queue discipline at all (no gang start), so neither backfill nor queue "
+        "can say it."),
+    Distinct(
+        "formulation", str,
+        {"cruise/exact": ("auto", "machines", "types"), "gpu-grouping/exact": ("typed", "binary"),
+         **_same((None, "decomposition", "oa", "miqcp"), "hare/list", "hare/list-eft", "hare/list-queyranne",
+                 "hare/relaxation")},
+        "model or search space",
+        "which model a solver is given for the same problem (per machine or per machine type; "
+        "Hare's relaxation by job decomposition, outer approximation or the MIQCP as written).",
+        "a model choice of an exact or relaxed solve; 'space' is what an enumeration visits."),
+    Distinct(
+        "space", str,
+        {"cruise/brute-force": ("auto", "machines", "types"), "gpu-grouping/brute-force": ("types", "gpus"),
+         "harmony/oracle": ("prefixes", "groups")},
+        "model or search space",
+        "what an enumeration visits: every machine (GPU) or counts per type (cruise, "
+        "gpu-grouping, whose old name was typed=True/False), or the oracle's static decisions "
+        "(harmony).",
+        "the brute force and the oracle give a model to no solver; their values are what they "
+        "enumerate."),
+)
+
+
+#: option names that are one concept everywhere but whose allowed values are each
+#: family's own readings (checked by ``tests/test_options.py``: a name declared with
+#: different choices on two methods must be here; a name's type is the same everywhere)
+PER_FAMILY_VALUES: dict[str, str] = {
+    "placement": "which GPU a task or job is placed on: Hare's two readings of Algorithm 1's "
+                 "line 12 (earliest-start, the proof's step (21); earliest-available, as "
+                 "printed); HLAS's idle group (the fastest for the job, or heterogeneity-"
+                 "oblivious, drawn at random)",
+    "formulation": "the model a solver is given (DISTINCT): per family, the models it has",
+    "space": "what an enumeration visits (DISTINCT): per family, what it enumerates",
+}
+
 
 #: old option name -> current name, for every old name still accepted (for one
 #: release) by the methods that declared it; :func:`check_options` maps them and
@@ -258,7 +373,7 @@ def _renamed(problem: str, method: str, declared: dict[str, Option], given: dict
         if r.new in given:
             raise OptionError(name, f"the old name of {r.new!r}: give {r.new!r} only, not both")
         if r.convert is not None:
-            value = r.convert(Option(name, int, 0, "", minimum=1).coerce(value))
+            value = r.convert(value)
         out[r.new] = value
         renamed[name] = r.new
     return out, renamed

@@ -5,6 +5,9 @@ method's own claims cross-checked.
 Shared by :func:`dmlsched.solve` and :meth:`dmlsched.kit.Run.delegate` (a
 method that runs another method gets a result checked exactly as ``solve``
 checks it).
+
+``validate`` and ``evaluate`` (re-exported as :func:`dmlsched.validate` and
+:func:`dmlsched.evaluate`) are the same two checks for a solution a user holds.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import time
 from typing import Any
 
 from .errors import InvalidSolutionError
+from .registry import problem_of
 from .result import Result, Status
 from .tolerance import geq, leq, slack
 
@@ -92,4 +96,28 @@ def finish(spec: Any, kind: str, method: str, instance: Any, res: Result, wall: 
     return res
 
 
-__all__ = ["check_result", "finish"]
+def validate(instance, solution) -> None:
+    """Check ``solution`` against every constraint of ``instance``'s model.
+
+    Raises :class:`InvalidSolutionError` naming the violated constraint.
+    """
+    problem_of(instance).validate(instance, solution)
+
+
+def evaluate(instance, solution) -> float:
+    """The objective of ``solution``, recomputed from the solution itself.
+
+    The solution is validated first: one that breaks the model (an index out
+    of range, arrays of the wrong length, a violated constraint) raises
+    :class:`InvalidSolutionError` naming what breaks, as :func:`validate`
+    does, rather than a value computed from nonsense.
+    """
+    spec = problem_of(instance)
+    spec.validate(instance, solution)
+    try:
+        return float(spec.evaluate(instance, solution))
+    except (IndexError, KeyError, ValueError, TypeError) as e:  # defensive: the validator let it through
+        raise InvalidSolutionError(f"the solution does not fit the instance: {type(e).__name__}: {e}") from None
+
+
+__all__ = ["check_result", "evaluate", "finish", "validate"]

@@ -9,7 +9,7 @@ same names in them (``tests/test_template.py`` checks every registered family):
 * ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``,
   ``gantt_bars`` (the bars ``dmlsched gantt`` draws);
 * ``models.py`` -- exact formulations (``exact``: a Pyomo MIP);
-* ``heuristics.py`` -- the paper's algorithm and baselines (``wspt``, ``random``);
+* ``heuristics.py`` -- the paper's algorithm (``wspt``);
 * ``strategies.py`` -- hypothesis strategies (``template_instances``);
 * ``__init__.py`` -- this file: declares the family (``FAMILY``, a
   :class:`dmlsched.family.Family`: its name, its package, and the functions of
@@ -18,7 +18,10 @@ same names in them (``tests/test_template.py`` checks every registered family):
 
 Optional modules, with names from one list
 (:data:`dmlsched.problems.OPTIONAL_MODULES`): here ``bounds.py`` (the claimed
-ratio, ``lower-bound``) and ``bruteforce.py`` (``brute-force``).  A module
+ratio, ``lower-bound``), ``bruteforce.py`` (``brute-force``) and
+``baselines.py`` (the paper's baselines, ``random``: each method registered
+there is named in ``Family.baselines``, and each name there is registered
+there or in a module whose entry here opens with "(baseline").  A module
 outside both lists is named in this docstring.  ``example.json`` is a bundled
 instance (a packaged family keeps its instances in ``instances/<family>/``).
 """
@@ -38,9 +41,10 @@ FAMILY = register_family(Family(
     sense="min", objective_name="total weighted completion time", default_reference="exact",
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
+    baselines=("random",),  # the methods the paper compares its algorithm with (baselines.py)
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
-from . import bounds, bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
+from . import baselines, bounds, bruteforce, heuristics, models  # noqa: E402,F401  (register the methods)
 
 __all__ = ["Job", "TemplateInstance", "TemplateSchedule", "completion_times"]

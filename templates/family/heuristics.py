@@ -1,4 +1,5 @@
-"""Template family heuristics: Smith's rule ``wspt`` and a seeded ``random`` baseline.
+"""Template family heuristics: the paper's algorithm, Smith's rule ``wspt`` (its
+baseline, ``random``, is in ``baselines.py``).
 
 The pattern to copy: the algorithm is a plain function of the instance (usable
 and testable without the registry); the method wraps it with
@@ -11,14 +12,12 @@ schedule.
 
 from __future__ import annotations
 
-import numpy as np
-
 from dmlsched.kit import Option, Run, method
 from dmlsched.result import Result
 
 from .bounds import smith_ratio
 from .instance import PROBLEM, TemplateInstance
-from .solution import TemplateSchedule, from_order
+from .solution import from_order
 
 
 def wspt_order(inst: TemplateInstance, *, ties: str = "index") -> list[int]:
@@ -34,12 +33,4 @@ def solve_wspt(inst: TemplateInstance, run: Run) -> Result:
     """Weighted shortest processing time first (Smith's rule), no idle time."""
     with run.stage("sort"):
         sol = from_order(inst, wspt_order(inst, ties=run.options["ties"]))
-    return run.result(solution=sol)
-
-
-@method(PROBLEM, "random", kind="heuristic", description="Baseline: a seeded random order, no idle time")
-def solve_random(inst: TemplateInstance, run: Run) -> Result:
-    """A uniformly random order drawn from the seed (a baseline without a claim)."""
-    rng = np.random.default_rng(run.seed)
-    sol: TemplateSchedule = from_order(inst, [int(j) for j in rng.permutation(inst.num_jobs)])
     return run.result(solution=sol)

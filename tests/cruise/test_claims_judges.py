@@ -9,7 +9,8 @@ from dmlsched.bench import run_sweep
 from dmlsched.claims import VERDICTS, all_claims, ceiling_violations, summary_word
 from dmlsched.generate.cruise import heterogeneous_cluster
 from dmlsched.problems.cruise import claims as C
-from dmlsched.problems.cruise.heuristics import _config, proportional, role_candidates
+from dmlsched.problems.cruise.baselines import proportional, role_candidates
+from dmlsched.problems.cruise.heuristics import _config
 from dmlsched.problems.cruise.solution import evaluate
 
 

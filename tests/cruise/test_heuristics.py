@@ -13,7 +13,8 @@ from dmlsched.generate.cruise import (
     homogeneous_cluster,
     random_instance,
 )
-from dmlsched.problems.cruise.heuristics import apportion, closed_form, proportional
+from dmlsched.problems.cruise.baselines import proportional
+from dmlsched.problems.cruise.heuristics import apportion, closed_form
 from dmlsched.problems.cruise.instance import CruiseInstance
 from dmlsched.problems.cruise.strategies import cruise_instances
 from dmlsched.tolerance import leq

@@ -17,6 +17,7 @@ from scipy.optimize import linear_sum_assignment
 
 import dmlsched
 from dmlsched.cli import main
+from dmlsched.draws import RngDraws
 from dmlsched.generate.hare import TESTBED, generate
 from dmlsched.problems.hare.allox import allox_matching, allox_slots
 from dmlsched.problems.hare.baselines import (
@@ -27,6 +28,7 @@ from dmlsched.problems.hare.baselines import (
 from dmlsched.problems.hare.bruteforce import brute_force
 from dmlsched.problems.hare.heuristics import list_schedule, priority_order
 from dmlsched.problems.hare.instance import HareInstance, HareJob
+from dmlsched.problems.hare.sample import random_instance
 from dmlsched.problems.hare.strategies import hare_instances
 
 BASELINES = ["fifo", "srtf", "fifo-round", "srtf-round", "homo", "allox"]
@@ -178,8 +180,8 @@ def test_priority_order_sorts_by_priority_and_keeps_rounds_in_sequence():
 
 def test_priority_order_matches_a_plain_sort_when_rounds_are_increasing():
     rng = np.random.default_rng(3)
-    jobs = [job(f"J{n}", rounds=int(rng.integers(1, 4)), k=int(rng.integers(1, 4))) for n in range(20)]
-    inst = inst_of(["V100"], *jobs)
+    inst = dmlsched.from_dict(random_instance(RngDraws(rng), jobs=20, min_jobs=20, gpus=1, types=1,
+                                              type_names=("V100",), rounds=3, tasks_per_round=3, tasks=None))
     pr = inst.task_round * 100.0 + rng.uniform(0, 50, inst.num_tasks)  # rounds strictly later
     assert priority_order(inst, pr).tolist() == np.lexsort((np.arange(inst.num_tasks), pr)).tolist()
 

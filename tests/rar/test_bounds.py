@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 import dmlsched
 from dmlsched import Status
 from dmlsched.generate.rar import generate, paper_instance, small
-from dmlsched.problems.rar import bounds
+from dmlsched.problems.rar import bounds, horizon
 from dmlsched.problems.rar.bounds import (
     best_lower_bound,
     energetic_infeasible,
@@ -106,7 +106,7 @@ def test_energetic_reasoning_s_shortcut_agrees_with_every_interval():
         N = int(np.ceil(float(G @ rho) / C))
         if float(G @ rho) == N * C:
             N += 1
-        assert not bounds._energetic_violated(G, rho, N, C), (G, rho, N, C)
+        assert not horizon._energetic_violated(G, rho, N, C), (G, rho, N, C)
         assert not bounds.energetic_infeasible(G, rho, N, C)
     # outside the shortcut's conditions the full check still decides (the case above rules C out)
     inst = _two_wide_jobs(3, 4)
@@ -121,7 +121,7 @@ def test_the_horizon_check_of_a_large_instance_computes_no_interval(monkeypatch)
     def no_intervals(*args):
         raise AssertionError("energetic reasoning computed its intervals")
 
-    monkeypatch.setattr(bounds, "_energetic_violated", no_intervals)
+    monkeypatch.setattr(horizon, "_energetic_violated", no_intervals)
     inst = generate(seed=0, num_jobs=600, num_servers=60)
     assert 2 * int(inst.rho_range[0].max()) <= inst.horizon
-    assert bounds.horizon_infeasible(inst) is None
+    assert horizon.horizon_infeasible(inst) is None

@@ -28,7 +28,8 @@ CORE_MODULES = ("__init__", "instance", "solution", "models", "heuristics", "str
 #: A method is registered in the module of its technique (``tests/test_template.py``,
 #: "module roles"): ``exact`` in ``models``, ``exact-cp`` in ``cp``, ``exact-dp`` in
 #: ``dp``, ``brute-force`` in ``bruteforce``, ``relaxation`` in ``relaxation``,
-#: ``lower-bound`` in ``bounds``, the paper's algorithm and policies in ``heuristics``
+#: ``lower-bound`` in ``bounds``, the paper's baselines (``Family.baselines``) in ``baselines``,
+#: the paper's algorithm and every other heuristic and policy in ``heuristics``
 OPTIONAL_MODULES = {
     "bounds": "the paper's claimed ratio and proven bounds, as functions of the instance; the "
               "solver-free or LP lower bounds (method lower-bound)",
@@ -37,7 +38,9 @@ OPTIONAL_MODULES = {
     "cp": "CP-SAT models (method exact-cp, and every other exact method on CP-SAT)",
     "dp": "dynamic programs (method exact-dp)",
     "relaxation": "a relaxation's bound (method relaxation)",
-    "baselines": "the baselines the paper compares with",
+    "baselines": "the paper's baselines, the methods its algorithm is compared with; each method registered "
+                 "here is named in Family.baselines, and each name there is registered here (or in a module "
+                 "whose entry in the __init__ docstring opens with '(baseline', as hare's allox.py)",
     "policies": "online policies' decision rules",
     "simulator": "the execution model that runs online policies",
     "guided": "the solver-guided hunt strategy (registered when dmlsched.hunt looks it up)",

@@ -7,8 +7,10 @@ Files: ``instance.py`` (machines, bandwidths, the job), ``solution.py``
 Figure 3.2, one variable per machine) and ``typemodel.py`` (its reformulation
 over machine types with counts) <- ``models.py`` (``exact``: either model over
 every number of workers, HiGHS/Gurobi), ``relaxation.py`` (``relaxation``: the
-continuous relaxation, equal bandwidths), ``heuristics.py`` (``closed-form``: (3.5), homogeneous clusters;
-``proportional``: Section 3.4.2's rule of the grid-search ground truth),
+continuous relaxation, equal bandwidths), ``heuristics.py`` (``closed-form``: (3.5), homogeneous clusters),
+``baselines.py`` (the dissertation's baselines, ``Family.baselines``: ``proportional``,
+Section 3.4.2's rule of the grid-search ground truth; ``static``, the static starting
+configurations of Sections 3.4.3 and 3.4.5),
 ``bruteforce.py`` (``brute-force``: enumeration over machines or machine
 types), ``bounds.py`` (``lower-bound``), ``sample.py`` (random small instances and the hunt's caps),
 ``generate.py`` (the dissertation's setups),
@@ -39,10 +41,11 @@ FAMILY = register_family(Family(
         "typed_cluster": generate.typed_cluster,
         "random_homogeneous": generate.random_homogeneous,
     },
+    baselines=("proportional", "static"),  # Sec. 3.4.2 (the grid-search ground truth), Secs. 3.4.3, 3.4.5
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
-from . import bounds, bruteforce, heuristics, models, relaxation  # noqa: E402,F401  (register methods)
+from . import baselines, bounds, bruteforce, heuristics, models, relaxation  # noqa: E402,F401  (register methods)
 from .bounds import continuous_lower_bound, lower_bound, lower_bound_for_workers  # noqa: E402
 
 __all__ = [

@@ -25,6 +25,8 @@ import math
 
 import numpy as np
 
+from ...kit import Run, method
+from ...result import Result
 from .instance import CruiseInstance
 
 
@@ -124,8 +126,6 @@ def continuous_lower_bound(inst: CruiseInstance) -> float:
 
 # ---------------------------------------------------------------------------
 # registration
-from ...kit import Run, method  # noqa: E402
-from ...result import Result  # noqa: E402
 
 
 @method(

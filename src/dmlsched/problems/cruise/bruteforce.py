@@ -36,8 +36,9 @@ from ...budget import Budget
 from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...result import Result, Status
+from .baselines import proportional
 from .bounds import lower_bound_for_workers, max_samples
-from .heuristics import apportion, proportional
+from .heuristics import apportion
 from .instance import CruiseInstance
 from .solution import CruiseConfig, evaluate
 

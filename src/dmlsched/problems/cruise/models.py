@@ -30,10 +30,10 @@ from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
 from ...normalize import SOLVER_RESOLUTION, pow2
 from ...result import Result, Status
+from .baselines import proportional
 from .bounds import lower_bound_for_workers
 from .bruteforce import has_repeated_types
 from .formulation import CONSTRAINT_NAMES, VARIABLE_NAMES, build_model, comm_upper_bound, extract_config
-from .heuristics import proportional
 from .instance import CruiseInstance
 from .solution import CruiseConfig, evaluate
 from .typemodel import (
@@ -134,11 +134,11 @@ def solve_by_counts(inst: CruiseInstance, run: Run, *, prune: bool = True, cuts:
             if run.expired():
                 run.cut("the enumeration of worker-count vectors")
                 break
-            share = run.deadline.share(1.0 / (len(todo) - q))
+            share = run.budget.share(1.0 / (len(todo) - q))
             ub = best_val if (use_upper and cuts and math.isfinite(best_val)) else None
             with run.stage("build"):
                 mdl = build_count_model(inst, x, cuts=cuts, upper=ub)
-            out = run.solve_model(mdl, deadline=share, what=f"the MIP of counts {x}")
+            out = run.solve_model(mdl, budget=share, what=f"the MIP of counts {x}")
             entry: dict = {"status": out.status.value, "solver_bound": out.bound, "runtime_s": out.runtime_s,
                            "pass": pass_no, "lower_bound": lbs[x]}
             if out.has_solution:
@@ -275,11 +275,11 @@ def solve_exact(inst: CruiseInstance, run: Run, *, symmetry: bool = True,
             if run.expired():
                 run.cut("the enumeration of worker counts")
                 break
-            share = run.deadline.share(1.0 / (len(todo) - q))  # the rest, evenly among the W left
+            share = run.budget.share(1.0 / (len(todo) - q))  # the rest, evenly among the W left
             ub = best_val if (use_upper and cuts and math.isfinite(best_val)) else None
             with run.stage("build"):
                 mdl = build_model(inst, W, symmetry=symmetry, cuts=cuts, upper=ub)
-            out = run.solve_model(mdl, deadline=share, what=f"the MIP with W = {W}")
+            out = run.solve_model(mdl, budget=share, what=f"the MIP with W = {W}")
             entry: dict = {"status": out.status.value, "solver_objective": out.objective,
                            "solver_bound": out.bound, "runtime_s": out.runtime_s, "pass": pass_no}
             if out.has_solution:

@@ -130,7 +130,9 @@ def brute_force_typed(inst: GroupingInstance) -> tuple[Grouping, float, int]:
     "brute-force",
     kind="exact",
     options=[
-        Option("typed", bool, True, "enumerate counts of identical GPUs per group instead of set partitions"),
+        Option("space", str, "types", "what to enumerate: 'types' (counts of identical GPUs per group, "
+               "type-count matrices) or 'gpus' (every set partition of the GPUs); the old "
+               "typed=True/False", choices=("types", "gpus")),
         Option("max_candidates", int, 2_000_000, "refuse (n/a) when more candidates would be enumerated",
                minimum=1),
     ],
@@ -140,7 +142,7 @@ def solve_brute(inst: GroupingInstance, run: Run) -> Result:
     """Exhaustive search; exact by construction.  Refuses, before enumerating,
     when the number of candidates exceeds ``max_candidates``."""
     types = inst.gpu_types
-    typed = run.options["typed"]
+    typed = run.options["space"] == "types"
     count = count_type_matrices(types.counts, inst.groups) if typed else stirling2(inst.num_gpus, inst.groups)
     if count > run.options["max_candidates"]:
         raise NotApplicable(

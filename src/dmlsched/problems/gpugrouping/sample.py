@@ -13,7 +13,7 @@ from ...family import HuntSpace
 
 def random_instance(draws: Draws, *, gpus: int = 6, jobs: int = 3, min_gpus: int = 2,
                     max_speed: float = 5.0, step: float = 0.25, max_groups: int | None = None,
-                    max_types: int | None = None) -> dict:
+                    max_types: int | None = None, min_jobs: int = 1, min_groups: int = 1) -> dict:
     """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
     The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
@@ -23,18 +23,18 @@ def random_instance(draws: Draws, *, gpus: int = 6, jobs: int = 3, min_gpus: int
     ----------
     draws
         Where the numbers come from.
-    gpus, min_gpus, jobs
-        ``min_gpus..gpus`` GPUs, ``1..jobs`` jobs.
+    gpus, min_gpus, jobs, min_jobs
+        ``min_gpus..gpus`` GPUs, ``min_jobs..jobs`` jobs.
     max_speed, step
         Speeds on the grid ``step`` in ``[step, max_speed]``.
-    max_groups
-        Groups drawn in ``1..min(max_groups, M)``; ``None``: ``1..max(1, M // 2)``.
+    max_groups, min_groups
+        Groups drawn in ``min_groups..min(max_groups, M)``; ``None``: ``min_groups..max(1, M // 2)``.
     max_types
         ``None``: every GPU's speed column is drawn on its own; else the GPUs are of
         ``1..max_types`` types (identical columns; drawn after the groups).
     """
     n = draws.integer(int(min_gpus), int(gpus))
-    rows = draws.integer(1, int(jobs))
+    rows = draws.integer(int(min_jobs), int(jobs))
     if max_types is None:
         speeds = [[draws.grid(step, max_speed, step) for _ in range(n)] for _ in range(rows)]
     else:
@@ -43,7 +43,7 @@ def random_instance(draws: Draws, *, gpus: int = 6, jobs: int = 3, min_gpus: int
         of = [draws.integer(0, k - 1) for _ in range(n)]
         speeds = [[cols[of[g]][j] for g in range(n)] for j in range(rows)]
     top = max(1, n // 2) if max_groups is None else min(int(max_groups), n)
-    groups = draws.integer(1, top)
+    groups = draws.integer(int(min_groups), top)
     return {"problem": "gpu-grouping", "speeds": speeds, "groups": groups}
 
 

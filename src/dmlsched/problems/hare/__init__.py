@@ -10,8 +10,9 @@ solution) <- ``relaxation.py`` (Hare_Sched_RL (9) or the Queyranne
 relaxation, method ``relaxation``; by default by ``decomposition.py`` with
 ``pricing.py`` and ``gpupoint.py``, ``models/hare-decomposition.md``) <- ``models.py`` (the exact MIP,
 ``exact``); ``heuristics.py`` (``list``, ``list-queyranne``, ``list-eft``,
-``smith-eft``); ``baselines.py`` (``fifo``, ``srtf``, ``fifo-round``,
-``srtf-round``, ``homo``) <- ``allox.py`` (``allox``); ``cp.py`` (``exact-cp``,
+``smith-eft``); ``baselines.py`` (the paper's baselines, ``Family.baselines``:
+``fifo``, ``srtf``, ``homo``, and the round-level readings ``fifo-round``,
+``srtf-round``) <- ``allox.py`` (baseline ``allox``, Sched_Allox: AlloX's matching); ``cp.py`` (``exact-cp``,
 ``models/hare-cp.md``); ``bounds.py`` (Theorem 4's ratio, the mended
 ratio, and ``lower-bound``); ``bruteforce.py`` (left-shifted timing
 and enumeration, the tests' reference); ``strategies.py`` (hypothesis);
@@ -43,6 +44,7 @@ FAMILY = register_family(Family(
         "testbed": generate.testbed,
         "simulation": generate.simulation,
     },
+    baselines=("fifo", "srtf", "homo", "allox", "fifo-round", "srtf-round"),  # Sec. 7.1; models/hare-baselines.md
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -511,7 +511,7 @@ def solve_exact_cp(inst: HareInstance, run: Run) -> Result:
             if share is None:
                 share = 0.6 if inst.num_tasks * len(inst.gpu_types) > LARGE_MODEL else 0.25
             horizon = float((inc.start + inst.tc[inst.task_job, inc.gpu]).max())
-            lb = best_lower_bound(inst, budget=run.deadline.share(min(share, 1.0)), horizon=horizon)
+            lb = best_lower_bound(inst, budget=run.budget.share(min(share, 1.0)), horizon=horizon)
         bounds.append(lb.value)
         lb_info = {"lower_bound_method": lb.name, "lower_bound_value": lb.value}
         if lb.cut:

@@ -384,7 +384,7 @@ def _solve(run: Run, details: dict[str, Any], model: Any, *, work_limit: dict | 
     """One solver call of a relaxation solve, through :meth:`Run.solve_model` (the run's solver,
     seed, threads, solver options and display; ``budget``, default the run's, as the deadline);
     a time or work limit that stops it is recorded in ``details``."""
-    out = run.solve_model(model, work_limit=work_limit, deadline=budget or run.budget, what=what)
+    out = run.solve_model(model, work_limit=work_limit, budget=budget or run.budget, what=what)
     if out.limit == "time":
         _cut(run, details, what)
     elif out.limit == "work":

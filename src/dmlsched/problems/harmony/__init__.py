@@ -4,8 +4,9 @@ maximise cluster utilisation (4.1)-(4.4).
 
 Files: ``instance.py``, ``solution.py`` (validator, evaluator: utilisation
 (4.4)), ``heuristics.py`` (``harmony``: Algorithms 1-2), ``baselines.py``
-(``oracle``: the dissertation's Oracle at scale, Section 4.4.7; ``isolated``:
-the dissertation's isolated baseline, Section 4.4.1),
+(the dissertation's baselines, ``Family.baselines``; ``oracle``: the
+dissertation's Oracle at scale, Section 4.4.7; ``isolated``: the
+dissertation's isolated baseline, Section 4.4.1),
 ``bruteforce.py`` (``brute-force``: every grouping, tiny instances),
 ``models.py`` (``exact``: MILP), ``bounds.py`` (the Fig. 4.17 claim as a
 ratio), ``simulator.py`` (the execution model's simulation: with
@@ -39,6 +40,7 @@ FAMILY = register_family(Family(
         "evaluation_workload": generate.evaluation_workload,
         "sample_workload": generate.sample_workload,
     },
+    baselines=("isolated", "oracle"),  # Sec. 4.4.1 (isolated; naively co-located is not implemented), Sec. 4.4.7
 ))
 SPEC = FAMILY  # the former name, kept for one release
 

@@ -36,10 +36,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import NotApplicable
+from ...kit import Option, Run, method
 from ...options import OptionError
+from ...result import Result
+from .bounds import FIG_4_17_RATIO, fig_4_17_ratio
 from .instance import HarmonyInstance
 from .simulator import Sim, simulate
-from .solution import HarmonySolution, group_stats
+from .solution import HarmonySolution, group_stats, metrics
 
 
 # ---------------------------------------------------------------------------
@@ -593,11 +597,6 @@ def _similar_bunch(inst: HarmonyInstance, job: int, waiting: list[int], m: int) 
 
 # ---------------------------------------------------------------------------
 # registration
-from ...errors import NotApplicable  # noqa: E402
-from ...kit import Option, Run, method  # noqa: E402
-from ...result import Result  # noqa: E402
-from .bounds import FIG_4_17_RATIO, fig_4_17_ratio  # noqa: E402
-from .solution import metrics  # noqa: E402
 
 #: the options every scheduler of the family shares (readings of the dissertation)
 GROUP_RULE = Option(

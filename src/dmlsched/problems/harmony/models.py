@@ -29,11 +29,13 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from ...kit import Run, method
 from ...modeling import ModelBuilder
 from ...normalize import SOLVER_RESOLUTION, pow2
+from ...result import Result
 from .heuristics import schedule
 from .instance import HarmonyInstance
-from .solution import HarmonySolution
+from .solution import HarmonySolution, metrics
 
 if TYPE_CHECKING:  # annotations only: pyomo stays lazy (imported in the functions that build)
     import pyomo.environ as pyo
@@ -285,9 +287,6 @@ def extract_solution(mdl: pyo.ConcreteModel) -> HarmonySolution:
 
 
 # ---------------------------------------------------------------------------
-from ...kit import Run, method  # noqa: E402
-from ...result import Result  # noqa: E402
-from .solution import metrics  # noqa: E402
 
 #: bytes a Pyomo model takes per variable or constraint (a generous estimate)
 BYTES_PER_COMPONENT = 4096

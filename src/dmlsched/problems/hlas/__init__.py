@@ -3,20 +3,22 @@ baselines simulated on the shared discrete-event engine.
 
 Files: ``instance.py``, ``solution.py`` (validator: a feasible Hare schedule;
 evaluator: average JCT), ``policies.py`` (priority rules), ``simulator.py``
-(the execution model), ``heuristics.py`` (the policies as methods),
+(the execution model), ``heuristics.py`` (the policies as methods: ``hlas``,
+``hlas-p``, ``hlas-l`` and the clairvoyant ceiling ``srtf``),
 ``cp.py`` (the clairvoyant offline optimum on CP-SAT, ``offline-exact``),
 ``models.py`` (the same on Hare's MIP, ``offline-mip``), ``bruteforce.py``
-(``brute-force``), ``baselines.py`` (the paper's Sched_Homo and Sched_Allo
-online, with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
+(``brute-force``), ``baselines.py`` (the paper's baselines, ``Family.baselines``:
+``fifo`` and ``2d-las`` on the execution model, Sched_Homo and Sched_Allo online
+with a unit job size), ``prediction.py`` (HLAS-L's loss-fitting predictions), ``bounds.py``
 (the contention-free ``lower-bound``: ours, the paper proves no bound for
 HLAS), ``generate.py`` (the paper's setup, and its GPU_Grouping instance
-``paper_grouping``), ``sample.py`` (the one random builder; no hunt space),
+``paper_grouping``), ``sample.py`` (the one random builder, ``FAMILY.sample``; no hunt space),
 ``strategies.py`` (hypothesis, through ``sample.py``), ``claims.py`` (the paper's claims).
 """
 
 from ...family import Family, Ref
 from ...registry import register_family
-from . import generate, instance, solution
+from . import generate, instance, sample, solution
 from .instance import HlasInstance, HlasJob
 from .solution import HlasRun, completion_times, jcts, metrics
 
@@ -28,7 +30,9 @@ FAMILY = register_family(Family(
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
+    sample=sample.random_instance, hunt=None,
     generators={"generate": generate.generate},
+    baselines=("fifo", "sched-homo", "sched-allo", "2d-las"),  # Sec. VI-D: "four other algorithms"
     uses=("hare", "gpu-grouping"),
 ))
 SPEC = FAMILY  # the former name, kept for one release

@@ -1,12 +1,15 @@
-"""The online policies as registered methods (kind ``"policy"``), and the
-"attained service" measures of Section IV-B (Figs. 9-10).
+"""The online policies as registered methods (kind ``"policy"``): the paper's
+``hlas``, ``hlas-p``, ``hlas-l`` and our clairvoyant ceiling ``srtf`` (the
+paper's baselines ``fifo`` and ``2d-las`` are registered in ``baselines.py``
+and run by :func:`run_policy` too), and the "attained service" measures of
+Section IV-B (Figs. 9-10).
 
 Every policy runs in the same execution model (:mod:`.simulator`); only the
 priority rule (:mod:`.policies`) and the grouping differ.  ``hlas`` and
 ``hlas-p`` run on GPU groups (the instance's explicit ``grouping``, or a
 grouping into ``groups`` groups computed by a GPU-grouping method); the
-baselines ``fifo``, ``2d-las`` and ``srtf`` schedule GPU by GPU (one group per
-GPU), as in the paper.  Option ``grouped`` overrides either default.
+baselines ``fifo`` and ``2d-las`` and the ceiling ``srtf`` schedule GPU by GPU
+(one group per GPU), as in the paper.  Option ``grouped`` overrides either default.
 
 Option ``group_mode`` chooses how a GPU group executes work (the paper leaves
 it open; ``models/hlas.md`` "Readings of the GPU group" discusses each):
@@ -279,19 +282,20 @@ def policy_options(*, gang: str = "none", placement: str = "fastest") -> tuple[O
     )
 
 
-def _policy_body(policy: str):
-    def body(inst: HlasInstance, run: Run) -> Result:
-        with run.stage("simulate"):
-            sim, details = simulate(inst, policy, readings=Readings.from_options(run.options), run=run)
-        if details.pop("grouping_cut", False):
-            run.cut("the grouping method")
-        return run.result(solution=sim, **details)
-
-    return body
+def run_policy(inst: HlasInstance, run: Run, policy: str) -> Result:
+    """The body of every policy method: :func:`simulate` ``policy`` with the run's readings
+    (the baselines of ``baselines.py`` call it too)."""
+    with run.stage("simulate"):
+        sim, details = simulate(inst, policy, readings=Readings.from_options(run.options), run=run)
+    if details.pop("grouping_cut", False):
+        run.cut("the grouping method")
+    return run.result(solution=sim, **details)
 
 
 def _register(policy: str, description: str, **defaults: str):
-    body = _policy_body(policy)
+    def body(inst: HlasInstance, run: Run) -> Result:
+        return run_policy(inst, run, policy)
+
     body.__name__ = body.__qualname__ = f"run_{policy.replace('-', '_')}"
     body.__doc__ = (
         f"{description}\n\nOptions (the readings of ``models/hlas.md``): ``grouped``, "
@@ -304,10 +308,6 @@ run_hlas = _register("hlas", "HLAS (Algorithms 1-3): MLFQ on attained rounds x a
 run_hlas_p = _register("hlas-p", "HLAS-P (Section V-B): HLAS with predicted rounds and sub-queues q^1, q^2")
 run_hlas_l = _register("hlas-l", "HLAS-L (Section VI-D): HLAS-P's scheduling with rounds predicted by fitting each "
                        "job's loss curve (Optimus [19]; models/hlas.md 'HLAS-L')")
-run_fifo = _register("fifo", "Gavel_FIFO: arrival order, fastest idle GPUs, a round waits for its GPUs (gang, "
-                     "blocking)", gang="block")
-run_2dlas = _register("2d-las", "2D-LAS (Tiresias): least attained task-GPU time first, gang, blocking, "
-                      "fastest idle GPUs", gang="block")
 run_srtf = _register("srtf", "SRTF (clairvoyant ceiling): shortest remaining rounds x T-bar first, relaxed, fastest "
                      "idle GPUs")
 
@@ -358,5 +358,5 @@ def group_round_times(inst: HlasInstance, job: int, groups: Sequence[Sequence[in
     return out
 
 
-__all__ = ["GROUP_MODES", "Readings", "group_round_times", "hlas_round_size", "list_schedule_round", "resolve_groups",
-           "simulate", "task_gpu_time"]
+__all__ = ["GROUP_MODES", "Readings", "group_round_times", "hlas_round_size", "list_schedule_round",
+           "policy_options", "resolve_groups", "run_policy", "simulate", "task_gpu_time"]

@@ -4,8 +4,8 @@
 form, through the :class:`~dmlsched.draws.Draws` protocol: the family's
 hypothesis strategies (``strategies.py``) call it through
 :class:`~dmlsched.fuzz.HypothesisDraws`, tests and scripts with
-:class:`~dmlsched.draws.RngDraws`.  HLAS has no hunt space (``Family.sample``
-and ``Family.hunt`` are not set), so the builder stays module-level.
+:class:`~dmlsched.draws.RngDraws`; it is the family's ``Family.sample``.  HLAS has
+no hunt space (``Family.hunt`` is ``None``), so its size defaults are no hunt's caps.
 """
 
 from __future__ import annotations

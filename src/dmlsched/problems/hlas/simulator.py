@@ -279,7 +279,7 @@ class HlasSimulator:
     into the loop (same order of events, instants and decisions).  How a policy
     plugs in: a :class:`Rule` (``policies.py``) turns what a non-clairvoyant
     policy may see into a priority key; :data:`policies.RULES` maps names to
-    rules and the registered methods (``heuristics.py``) pass one here.  The
+    rules and the registered methods (``heuristics.py``, ``baselines.py``) pass one here.  The
     rule is called at each arrival and round end, never per event.
 
     After :meth:`run`, ``gpu`` and ``start_time`` hold the

@@ -6,7 +6,9 @@ valid for preemptive schedules, and readers of real traces
 (:mod:`dmlsched.traces`; the converters in ``traces.py``).
 
 Files: ``instance.py`` (tasks, speedup curves), ``solution.py`` (validator,
-evaluator: total flow time), ``heuristics.py`` (the six policies as methods),
+evaluator: total flow time), ``heuristics.py`` (the paper's four policies as
+methods: Equipartition and Proportional, moldable and malleable), ``baselines.py``
+(the paper's baselines, ``Family.baselines``: ``rigid-fcfs``, ``rigid-shortest``),
 ``policies.py`` (their allocation rules), ``simulator.py`` (the
 discrete-event execution model), ``incremental.py`` (malleable
 Equipartition re-divided incrementally on whole-GPU instances, the same
@@ -41,10 +43,12 @@ FAMILY = register_family(Family(
         "openb": generate.openb,
         "batch": generate.batch,
     },
+    baselines=("rigid-fcfs", "rigid-shortest"),  # Sec. V-B: "As a baseline for comparison"
 ))
 SPEC = FAMILY  # the former name, kept for one release
 
 from . import (  # noqa: E402  (each module registers its methods on import)
+    baselines,  # noqa: F401  (registers "rigid-fcfs", "rigid-shortest")
     bounds,  # noqa: F401  (registers "preemptive-lb")
     cp,  # noqa: F401  (registers "exact-cp")
     heuristics,  # noqa: F401  (registers the policies)

@@ -1,15 +1,18 @@
-"""The paper's six online policies (Section IV and V-B) registered as methods
-of kind ``"policy"``: each simulates the policy on the instance and returns the
-recorded allocation timeline.
+"""The paper's own online policies (Section IV), Equipartition and
+Proportional, moldable and malleable, registered as methods of kind
+``"policy"``: each simulates the policy on the instance and returns the
+recorded allocation timeline.  The paper's baselines, Rigid FCFS and Rigid
+Shortest, are registered in ``baselines.py`` and run by :func:`run_policy` too.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from ...kit import Option, Run, method
 from ...result import Result
 from .bounds import edmonds_ratio
 from .instance import MoldableInstance
-from .policies import QUEUES, rigid
 from .simulator import simulate
 from .solution import metrics
 
@@ -19,12 +22,11 @@ EDMONDS = (
 )
 
 
-def _run(inst: MoldableInstance, run: Run, rule: str, malleable: bool) -> Result:
-    fn = rule
-    if rule.startswith("rigid"):
-        fn = rigid("arrival" if rule == "rigid-fcfs" else "volume", run.options["queue"])
+def run_policy(inst: MoldableInstance, run: Run, rule: str | Callable, malleable: bool) -> Result:
+    """The body of every policy method: :func:`~.simulator.simulate` the allocation ``rule``
+    (a name of :mod:`.policies` or a rule object) and return the timeline with the run's counters."""
     with run.stage("simulate"):
-        sched, stats = simulate(inst, fn, malleable=malleable, max_events=run.options["max_events"],
+        sched, stats = simulate(inst, rule, malleable=malleable, max_events=run.options["max_events"],
                                 current_first=run.options.get("first_found") == "current-first")
     return run.result(
         solution=sched,
@@ -37,12 +39,6 @@ def _run(inst: MoldableInstance, run: Run, rule: str, malleable: bool) -> Result
 
 
 MAX_EVENTS = Option("max_events", int, None, "stop with an error after this many simulation events", minimum=1)
-QUEUE = Option(
-    "queue", str, "first-fit",
-    "after a task that does not fit: first-fit (later tasks that fit start), strict (none overtakes), "
-    "easy (EASY backfilling with a reservation for the first blocked task)",
-    choices=QUEUES,
-)
 FIRST_FOUND = Option(
     "first_found", str, "lowest-index",
     "GPU a re-allocated task gets: lowest-index (the paper's first-found GPU) or current-first "
@@ -52,10 +48,10 @@ FIRST_FOUND = Option(
 
 
 def _register(name: str, rule: str, malleable: bool, doc: str, bound=None, bound_name=None):
-    options = [MAX_EVENTS] + ([QUEUE] if rule.startswith("rigid") else []) + ([FIRST_FOUND] if malleable else [])
+    options = [MAX_EVENTS] + ([FIRST_FOUND] if malleable else [])
 
     def body(instance: MoldableInstance, run: Run) -> Result:
-        return _run(instance, run, rule, malleable)
+        return run_policy(instance, run, rule, malleable)
 
     body.__doc__ = doc
     body.__name__ = body.__qualname__ = name.replace("-", "_")
@@ -63,14 +59,6 @@ def _register(name: str, rule: str, malleable: bool, doc: str, bound=None, bound
                   space=None if malleable else "non-preemptive", options=options)(body)
 
 
-rigid_fcfs = _register(
-    "rigid-fcfs", "rigid-fcfs", False,
-    "Rigid FCFS: p_req dedicated GPUs, arrival order (option queue: first-fit, strict, easy)",
-)
-rigid_shortest = _register(
-    "rigid-shortest", "rigid-shortest", False,
-    "Rigid Shortest: p_req dedicated GPUs, increasing volume (option queue: first-fit, strict, easy)",
-)
 moldable_equi = _register(
     "moldable-equi", "equi", False,
     "Moldable Equipartition (D'Hondt for vacant GPUs, fractional sharing); running tasks intact",

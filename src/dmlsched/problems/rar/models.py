@@ -378,7 +378,7 @@ def solve_ilp_bound(inst: RarInstance, run: Run) -> Result:
         run.cut("ILP (14)-(16) before the solver started")
         return run.result(bound=load, objective=load, status=Status.FEASIBLE, load_bound=load)
     # Pyomo hands the model over and reads it back after the solver's own limit: keep that time
-    out = run.solve_model(m, what="ILP (14)-(16)", deadline=run.budget.less(overhead))
+    out = run.solve_model(m, what="ILP (14)-(16)", budget=run.budget.less(overhead))
     bound = max(load, float(out.bound)) if out.bound is not None and math.isfinite(out.bound) else load
     status = Status.OPTIMAL if out.status == Status.OPTIMAL else Status.FEASIBLE
     extra = {"load_bound": load}
@@ -426,7 +426,7 @@ def _from_set(run: Run, inst: RarInstance, Y: ScheduleSet, *, complete: bool = F
         run.cut("ILP (10)-(13) before the solver started")
         return run.result(bound=[float(spans.min()), float(load_lower_bound(inst))],
                           ilp="not solved: no time left; the enumeration's minimum is the optimum over Y", **details)
-    out = run.solve_model(m, what="ILP (10)-(13)", deadline=run.budget.less(overhead))
+    out = run.solve_model(m, what="ILP (10)-(13)", budget=run.budget.less(overhead))
     sched = None
     if out.has_solution:
         with run.stage("extract"):
