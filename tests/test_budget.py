@@ -1,4 +1,5 @@
-"""The run budget (PLAN-22 4.1): wall deadline, deterministic work, sharing and cuts.
+"""The run budget (docs/architecture.rst, "Methods, runs and budgets"): wall deadline,
+deterministic work, sharing and cuts.
 
 Times are read from a patched monotonic clock, never from the machine's, so no
 test depends on the load."""

@@ -8,7 +8,14 @@ The graph is read from the source with :mod:`ast` (nothing is imported):
   ``if TYPE_CHECKING:`` count only for the "imports ``dmlsched.cli``" rule;
 * importing ``a.b.c`` also runs the ``__init__`` of ``a.b`` and ``a``: each
   import adds edges to the target's parent packages, except those the
-  importing module already sits in (they are running or ran).
+  importing module already sits in (they are running or ran);
+* a :class:`dmlsched.family.Ref` whose target is known from the source (a
+  string constant ``Ref("pkg.mod:attr")``, or an f-string made only of
+  ``__name__`` and constants, ``Ref(f"{__name__}.claims:CLAIMS")``) is an
+  edge like an import (``where="ref"``: the import is deferred to its first
+  use, which hides no circle and skips no layer), for the circle, layer and
+  family rules; a ``Ref`` of a computed target (a user's suite reference)
+  cannot be read and is not an edge.
 
 The rules (PLAN-22 section 8.1; step A1 made them ratchets, step G1 strict):
 
@@ -29,7 +36,9 @@ The rules (PLAN-22 section 8.1; step A1 made them ratchets, step G1 strict):
 The checker functions are also run on packages written to ``tmp_path`` with
 a planted circle, a library module importing ``pkg.cli``, a function-level
 import, an upward import, an undeclared cross-family import, a module with no
-layer and a dynamic import, where each check must fail.
+layer, a dynamic import, a circle, an upward import and an undeclared
+cross-family import made through a ``Ref``, and a ``Ref`` of a computed
+target, where each check must fail.
 """
 
 from __future__ import annotations
@@ -77,8 +86,8 @@ LAYERS: dict[str, int] = {
 }
 
 #: the declared imports between families (package names under ``dmlsched/problems``): HLAS runs on
-#: Hare's instances and schedules and groups its GPUs with gpu-grouping.  ``Family`` has no field
-#: for it (no ``uses``), so the list is here
+#: Hare's instances and schedules and groups its GPUs with gpu-grouping.  The AST checks read this
+#: copy (nothing is imported); a test below checks it against each ``Family.uses``
 CROSS_FAMILY: dict[str, frozenset[str]] = {"hlas": frozenset({"hare", "gpugrouping"})}
 
 #: the functions that may import a module by name (``module``, ``qualified function name``): the
@@ -90,6 +99,16 @@ DYNAMIC_LOADERS: frozenset[tuple[str, str]] = frozenset({
 })
 
 
+#: the functions that may build a ``Ref`` of a computed target (no edge can be drawn for it): a
+#: user's plugins and suite references, and the hunt's interim lookup of a family's ``guided.py``.
+#: Not checked for stale entries (a family part found through ``Family`` leaves its entry unused)
+COMPUTED_REFS: frozenset[tuple[str, str]] = frozenset({
+    ("dmlsched.suites", "import_plugins"),
+    ("dmlsched.suites", "resolve_callable"),
+    ("dmlsched.hunt.search", "guided_strategies"),
+})
+
+
 @dataclass(frozen=True)
 class Edge:
     """One (import statement, target module) pair."""
@@ -98,7 +117,7 @@ class Edge:
     target: str
     path: str
     line: int
-    where: str  # "module", "function" or "type_checking"
+    where: str  # "module", "function", "type_checking" or "ref" (a Ref's constant target)
     implicit: bool = False  # an edge to a parent package of the named target
 
 
@@ -173,8 +192,51 @@ def _parents(target: str, source: str) -> list[str]:
     return out
 
 
+def _ref_text(node: ast.Call, module: str) -> str | None:
+    """The target of a ``Ref(...)`` call when the source says it: a string constant, or an f-string of
+    constants and ``__name__`` (``module``); ``None`` for anything else."""
+    arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "target"), None)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr):
+        parts = []
+        for v in arg.values:
+            if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                parts.append(v.value)
+            elif (isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) and v.value.id == "__name__"
+                  and v.conversion == -1 and v.format_spec is None):
+                parts.append(module)
+            else:
+                return None
+        return "".join(parts)
+    return None
+
+
+def _ref_target(node: ast.AST, module: str) -> str | None:
+    """The module a ``Ref(...)`` call names (``None``: not a ``Ref``, a target the source does not
+    give, or a Python file outside the package)."""
+    if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Ref"):
+        return None
+    text = _ref_text(node, module)
+    target = text.partition(":")[0] if text else None
+    return None if target is None or target.endswith(".py") else target
+
+
+def ref_edges(tree: ast.AST, module: str, modules: dict[str, Path], rel: str) -> list[Edge]:
+    """The edges of the ``Ref`` s of one module whose target the source gives (and its parent packages)."""
+    edges = []
+    for node in ast.walk(tree):
+        name = _ref_target(node, module)
+        t = _known(name, modules) if name else None
+        if t and t != module:
+            edges.append(Edge(module, t, rel, node.lineno, "ref"))
+            edges += [Edge(module, p, rel, node.lineno, "ref", implicit=True) for p in _parents(t, module)]
+    return edges
+
+
 def import_edges(src: Path, package: str) -> list[Edge]:
-    """Every import edge between modules of ``package`` (a folder under ``src``)."""
+    """Every import edge between modules of ``package`` (a folder under ``src``), the targets of its
+    ``Ref`` s included (:func:`ref_edges`)."""
     modules = module_names(src, package)
     edges: list[Edge] = []
     for module, path in modules.items():
@@ -197,6 +259,7 @@ def import_edges(src: Path, package: str) -> list[Edge]:
                 edges.append(Edge(module, t, rel, node.lineno, where))
                 for p in _parents(t, module):
                     edges.append(Edge(module, p, rel, node.lineno, where, implicit=True))
+        edges += ref_edges(tree, module, modules, rel)
     return edges
 
 
@@ -346,6 +409,29 @@ def stray_loaders(calls: list[tuple[str, str, str]], allowed: frozenset[tuple[st
     return [f"{qual} in {module} ({where})" for module, qual, where in calls if (module, qual) not in allowed]
 
 
+def computed_refs(src: Path, package: str) -> list[tuple[str, str, str]]:
+    """``(module, qualified function or "<module>", path:line)`` of every ``Ref(...)`` whose target
+    the source does not give (:func:`_ref_text`), so that no edge can be drawn for it."""
+    found = []
+    for module, path in module_names(src, package).items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        rel = path.relative_to(src).as_posix()
+
+        def visit(node: ast.AST, qual: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    visit(child, f"{qual}.{child.name}" if qual else child.name)
+                    continue
+                name = getattr(child, "func", None)
+                if (isinstance(child, ast.Call) and getattr(name, "id", getattr(name, "attr", None)) == "Ref"
+                        and _ref_text(child, module) is None):
+                    found.append((module, qual or "<module>", f"{rel}:{child.lineno}"))
+                visit(child, qual)
+
+        visit(tree, "")
+    return sorted(found)
+
+
 # --------------------------------------------------------------------------- the rules on dmlsched
 
 EDGES = import_edges(SRC, "dmlsched")
@@ -406,6 +492,13 @@ def test_one_dynamic_loader():
     assert {(m, q) for m, q, _ in calls} == DYNAMIC_LOADERS  # each allowed loader exists (no stale entry)
 
 
+def test_every_ref_target_is_read_from_the_source():
+    """A ``Ref`` names its target in the source (an edge of the graph above), except where a
+    user's or a family's name is only known at run time (:data:`COMPUTED_REFS`)."""
+    bad = stray_loaders(computed_refs(SRC, "dmlsched"), COMPUTED_REFS)
+    assert not bad, f"Refs whose target is computed (write it as a constant, the graph cannot see it): {bad}"
+
+
 def test_the_graph_is_read():
     """The reader sees the package: a known module-level edge and every module."""
     assert {"dmlsched", "dmlsched.api", "dmlsched.cli", "dmlsched.kit"} <= set(MODULES)
@@ -413,6 +506,9 @@ def test_the_graph_is_read():
     assert layer_of("dmlsched.problems.hare.guided", LAYERS) == 8 and layer_of("dmlsched.problems.hare", LAYERS) == 6
     assert layer_of("dmlsched.generate", LAYERS) == 1 and layer_of("dmlsched.generate.hare", LAYERS) == 7
     assert layer_of("dmlsched.bench.__main__", LAYERS) == 9
+    # a Ref with a constant target, and one built from __name__, are edges
+    assert any(e.source == "dmlsched.problems.hare" and e.target == "dmlsched.problems.hare.claims"
+               and e.where == "ref" for e in EDGES)
 
 
 # --------------------------------------------------------------------------- the checks can fail
@@ -506,6 +602,43 @@ def test_planted_dynamic_imports_are_caught(tmp_path):
     assert stray_loaders(calls, frozenset({("pkg.registry", "load_families")})) == [
         "<module> in pkg.search (pkg/search.py:8)", "Finder.find in pkg.search (pkg/search.py:5)",
         "load in pkg.search (pkg/search.py:7)"]
+
+
+def test_planted_ref_problems_are_caught(tmp_path):
+    """A circle closed by a ``Ref`` (constant, keyword, or ``__name__`` f-string), a ``Ref`` up a
+    layer, a ``Ref`` to an undeclared family, and a ``Ref`` of a computed target."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/family.py": "class Ref:\n    def __init__(self, target):\n        self.target = target\n",
+        "pkg/api.py": "from . import low\n",
+        "pkg/low.py": "from .family import Ref\nSOLVE = Ref('pkg.api:solve')\n",  # L1 -> L7, and a circle
+        "pkg/fams/__init__.py": "",
+        "pkg/fams/a/__init__.py": (
+            "from pkg.family import Ref\nfrom . import gen\nC = Ref(target=f'{__name__}.claims:CLAIMS')\n"),
+        "pkg/fams/a/gen.py": "from pkg import family\nB = family.Ref('pkg.fams.b.gen:make')\n",
+        "pkg/fams/a/claims.py": "CLAIMS = []\n",
+        "pkg/fams/b/__init__.py": "from . import gen\n",
+        "pkg/fams/b/gen.py": "from ..a import gen\n",  # b uses a; a reaches b through a Ref
+        "pkg/user.py": (
+            "from .family import Ref\ndef load(p):\n    return Ref(p)\n"
+            "X = Ref(f'pkg.{1}')\nY = Ref('plugin.py:f')\n"),
+    })
+    layers = {"pkg": 7, "pkg.family": 0, "pkg.low": 1, "pkg.api": 7, "pkg.fams": 6, "pkg.fams.*": 6,
+              "pkg.user": 8}
+    edges = import_edges(tmp_path, "pkg")
+    refs = {(e.source, e.target) for e in edges if e.where == "ref" and not e.implicit}
+    assert refs == {("pkg.low", "pkg.api"), ("pkg.fams.a", "pkg.fams.a.claims"),
+                    ("pkg.fams.a.gen", "pkg.fams.b.gen")}
+    assert strongly_connected(edges) == [frozenset({"pkg.api", "pkg.low"}),
+                                         frozenset({"pkg.fams.a", "pkg.fams.a.gen", "pkg.fams.b", "pkg.fams.b.gen"})]
+    assert upward_imports(edges, layers) == ["pkg.low (L1) -> pkg.api (L7) at pkg/low.py:2"]
+    assert cross_family_imports(edges, "pkg.fams", {"b": frozenset({"a"})}) == [
+        "pkg.fams.a.gen -> pkg.fams.b at pkg/fams/a/gen.py:2 (family a does not declare b)",
+        "pkg.fams.a.gen -> pkg.fams.b.gen at pkg/fams/a/gen.py:2 (family a does not declare b)"]
+    assert function_level_imports(edges) == []  # a Ref is not an import statement
+    assert [(m, q) for m, q, _ in computed_refs(tmp_path, "pkg")] == [("pkg.user", "<module>"), ("pkg.user", "load")]
+    assert stray_loaders(computed_refs(tmp_path, "pkg"), frozenset({("pkg.user", "load")})) == [
+        "<module> in pkg.user (pkg/user.py:4)"]
 
 
 def test_a_package_init_circle_is_caught(tmp_path):

@@ -34,7 +34,7 @@ def test_a_method_streams_its_incumbents_to_the_installed_sink(tiny_hare_dict):
 
 
 def test_the_channel_lives_in_incumbents_only():
-    """The kit uses the channel (layer L4, PLAN-22 section 2) but does not export it:
+    """The kit uses the channel (layer L4, docs/architecture.rst) but does not export it:
     importers name dmlsched.incumbents (the private context variable has left the kit)."""
     assert not hasattr(kit, "_SINK")
     assert incumbents.__all__ == ["IncumbentSink", "current_sink", "incumbent_sink"]

@@ -238,6 +238,11 @@ def test_template_errors_name_the_field_and_the_constraint(template):
         dmlsched.validate(inst, sched((-1.0, 3.0, 8.0, 9.0)))
     dmlsched.validate(inst, sched((1.0, 8.0, 0.0, 4.0)))  # c, a, d, b: Smith's order
     assert dmlsched.evaluate(inst, sched((1.0, 8.0, 0.0, 4.0))) == 38.0
+    data = json.loads(json.dumps(template.solution.to_json(inst, sched((1.0, 8.0, 0.0, 4.0)))))
+    assert template.FAMILY.solution_from_json(inst, data) == sched((1.0, 8.0, 0.0, 4.0))
+    del data["start"]["a"]
+    with pytest.raises(InstanceError, match=r"start\.a: missing"):
+        template.FAMILY.solution_from_json(inst, data)
 
 
 # ---------------------------------------------------------------------------
@@ -270,10 +275,13 @@ def _check_layout(pkg: ModuleType, folder: Path) -> None:
     assert registry.family(spec.package_name) is spec, f"{where}: the package name does not find FAMILY"
     wired = {"from_dict": inst_mod.from_dict, "to_dict": inst_mod.to_dict, "size": inst_mod.size,
              "validate": sol_mod.validate, "evaluate": sol_mod.evaluate, "solution_to_json": sol_mod.to_json,
-             "key_count": getattr(inst_mod, "key_count", None)}
+             "key_count": getattr(inst_mod, "key_count", None),
+             "solution_from_json": getattr(sol_mod, "from_json", None)}
     for field, fn in wired.items():
         assert getattr(spec, field) is fn, (
             f"{where}: FAMILY.{field} is not {getattr(fn, '__module__', '')}.{getattr(fn, '__name__', fn)}")
+    assert (spec.solution_from_json is None) == bool(spec.no_solution_from_json), (
+        f"{where}: FAMILY.solution_from_json is None without a no_solution_from_json reason (or both given)")
     has_claims = (folder / "claims.py").is_file()
     assert (spec.claims is not None) == has_claims, (
         f"{where}: FAMILY.claims is {spec.claims}, and the family {'has' if has_claims else 'has no'} claims.py")
@@ -465,8 +473,6 @@ def test_family_sample_loads_and_keeps_within_the_caps(family):
 SETUP_ARGS = {("moldable", "gpu_workload"): {"num_tasks": 20, "num_jobs": 4}}
 TRACE_SETUPS = {("moldable", "swf"), ("moldable", "openb")}
 SETUPS = [(f, s) for f in FAMILIES for s in registry.family(f).generators]
-#: setups a family takes from a family it uses (``Family.uses``): the public path is the other family's function
-DELEGATED_SETUPS = {("gpugrouping", "paper_grouping")}
 
 
 def test_every_family_but_the_template_has_setups():
@@ -475,9 +481,9 @@ def test_every_family_but_the_template_has_setups():
 
 @pytest.mark.parametrize("family, setup", SETUPS, ids=[f"{f}.{s}" for f, s in SETUPS])
 def test_family_generators_give_the_familys_instances(family, setup):
-    """``Family.generators[setup](seed=0, ...)`` builds an instance of the family,
-    the same one for the same seed (the public path ``dmlsched.generate.<f>:<setup>``
-    is the same function)."""
+    """``Family.generators[setup](seed=0, ...)`` builds an instance of the family (or
+    of a family it uses: HLAS's ``paper_grouping`` is gpu-grouping's), the same one for
+    the same seed (the public path ``dmlsched.generate.<f>:<setup>`` is the same function)."""
     spec = registry.family(family)
     fn = spec.generators[setup]
     public = "hlas" if family == "gpugrouping" else family  # the grouping setups' public module (generate/hlas.py)
@@ -487,13 +493,9 @@ def test_family_generators_give_the_familys_instances(family, setup):
     except TracesNotFound as e:
         assert (family, setup) in TRACE_SETUPS
         pytest.skip(f"needs the shared traces: {e}")
-    assert isinstance(inst, spec.instance_type), type(inst)
+    assert dmlsched.problem_of(inst).name in (spec.name, *spec.uses), type(inst)
     assert dmlsched.to_dict(fn(seed=0, **kw)) == dmlsched.to_dict(inst)
-    if (family, setup) in DELEGATED_SETUPS:  # built by a family it uses: the same instance as the public path
-        assert dmlsched.to_dict(resolve_callable(f"dmlsched.generate.{public}:{setup}")(seed=0, **kw)) \
-            == dmlsched.to_dict(inst)
-    else:
-        assert resolve_callable(f"dmlsched.generate.{public}:{setup}") is fn
+    assert resolve_callable(f"dmlsched.generate.{public}:{setup}") is fn
 
 
 def _reached_families(package: str, files: dict[str, str]) -> dict[str, list[str]]:
@@ -553,12 +555,11 @@ def test_family_imports_only_the_families_it_uses(family):
 
 def test_family_uses_are_declared_where_measured():
     """The dependencies between the bundled families, as declared (HLAS's instances
-    are Hare's, it groups GPUs with gpu-grouping; gpu-grouping's paper setup is
-    built by HLAS's generator); every other family stands alone."""
+    are Hare's, it groups GPUs with gpu-grouping, whose paper instance is an HLAS
+    setup); every other family stands alone."""
     uses = {f.name: set(f.uses) for f in registry.bundled_families()}
     assert uses["hlas"] == {"hare", "gpu-grouping"}
-    assert uses["gpu-grouping"] == {"hlas"}
-    assert not any(uses[f] for f in uses if f not in ("hlas", "gpu-grouping"))
+    assert not any(uses[f] for f in uses if f != "hlas")
 
 
 def test_uses_check_can_fail():
@@ -675,7 +676,7 @@ def test_loading_every_family_imports_nothing_heavy():
 
 
 # ---------------------------------------------------------------------------
-# (c) module roles (PLAN-22 5.4): a method is registered in the module of the
+# (c) module roles (docs/architecture.rst, "A family's folder"): a method is registered in the module of the
 # technique that computes it
 
 #: the module of each canonical method role (a method named so has that role)
@@ -776,7 +777,7 @@ def test_role_check_can_fail(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# (d) the paper's baselines (PLAN-22 3.2 and 8.2 "Names in Family.baselines live in baselines"):
+# (d) the paper's baselines (issue 22: "Names in Family.baselines live in baselines"):
 # a method listed in ``Family.baselines`` is registered in ``baselines.py``, or in a module whose
 # entry in the family's ``__init__`` docstring opens with "(baseline" (hare's ``allox.py``); every
 # method such a module registers is listed; every other heuristic or policy is in ``heuristics.py``
@@ -879,7 +880,7 @@ def test_baseline_check_can_fail(tmp_path, template):
 
 
 # ---------------------------------------------------------------------------
-# (e) one model shape (issue 22, PLAN-22 5.2 and 8.2 "Model shape")
+# (e) one model shape (issue 22; docs/architecture.rst, "Models")
 
 #: families whose Pyomo and CP-SAT models are all ModelBuilder classes (issue 22, step F3)
 BUILDER_FAMILIES = ("gpu-grouping", "cruise", "rar", "moldable", "hlas", "harmony", "hare")
@@ -1001,7 +1002,7 @@ def test_model_shape_check_can_fail():
 
 
 # ---------------------------------------------------------------------------
-# (f) one option name per concept (issue 22, PLAN-22 5.3 and 8.2 "Option names")
+# (f) one option name per concept (issue 22; docs/architecture.rst, "Methods, runs and budgets")
 
 #: no method declares an old name (the aliases of dmlsched.options.RENAMED map them)
 FORBIDDEN = frozenset(RENAMED)
@@ -1095,7 +1096,7 @@ def _choice_refusals(problem: str) -> list[str]:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_value_outside_the_choices_is_refused_before_the_body(family):
-    """The kit refuses it, so no method re-checks ``choices`` inside (PLAN-22 5.3)."""
+    """The kit refuses it, so no method re-checks ``choices`` inside (issue 22)."""
     pkg = importlib.import_module(f"dmlsched.problems.{family}")
     assert _choice_refusals(pkg.SPEC.name) == []
     assert any(o.choices for m in registry.methods(pkg.SPEC.name) for o in m.options) or family == "gpu-grouping"

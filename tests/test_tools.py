@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import dmlsched
+from dmlsched import registry
 from dmlsched.bench import load_suite, materialize, read_records
 from dmlsched.cli import main
 from dmlsched.generate import hare, rar
@@ -47,6 +49,62 @@ def test_generate_lists_families_and_setups(capsys):
     o = capsys.readouterr().out
     names = [ln.split(":")[0].strip() for ln in o.splitlines()[1:] if ln.startswith("  ") and not ln.startswith("   ")]
     assert names == ["generate", "simulation", "testbed"] and "num_jobs=200" in o  # helpers are not setups
+
+
+def _listed(text: str) -> dict[str, list[str]]:
+    """``dmlsched generate``'s listing: family -> its setups."""
+    rows = [ln.split(None, 1) for ln in text.splitlines()[1:] if ln.startswith("  ")]
+    return {fam: rest.split(", ") for fam, rest in rows}
+
+
+def _setups_of(text: str) -> list[str]:
+    """``dmlsched generate FAMILY``'s listing: the setups (up to the setups of other families)."""
+    lines = text.splitlines()[1:]
+    lines = lines[:next((k for k, ln in enumerate(lines) if not ln.startswith(" ")), len(lines))]
+    return [ln.split(":")[0].strip() for ln in lines if ln.startswith("  ") and not ln.startswith("   ")]
+
+
+def test_generate_lists_what_the_families_declare(capsys):
+    """The listing is every registered family's ``Family.generators`` (gpu-grouping's
+    included), each setup under the family declaring it only."""
+    declared = {f.name: sorted(s.replace("_", "-") for s in f.generators)
+                for f in dmlsched.families() if f.generators}
+    assert {"cruise", "gpu-grouping", "hare", "harmony", "hlas", "moldable", "rar"} <= set(declared)
+    assert main(["generate"]) == 0
+    assert _listed(capsys.readouterr().out) == declared
+    for fam, names in declared.items():
+        assert main(["generate", fam]) == 0
+        assert _setups_of(capsys.readouterr().out) == names, fam
+    # gpu-grouping's paper instance is HLAS's setup (HLAS uses gpu-grouping): named after its own setups
+    assert main(["generate", "gpu-grouping"]) == 0
+    o = capsys.readouterr().out
+    assert o.splitlines()[-2:][0] == "gpu-grouping instances from setups of the families that use it:"
+    assert o.splitlines()[-1].startswith("  dmlsched generate hlas paper-grouping: The GPU_Grouping instance")
+    assert main(["generate", "gpu-grouping", "grouping", "num_jobs=2", "num_gpus=3", "num_groups=2",
+                 "--out", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert dmlsched.from_dict(json.loads(out)).speeds and "gpu-grouping instance" in err
+
+
+def test_a_planted_familys_setup_is_found(monkeypatch, capsys, tmp_path: Path):
+    """A family registered with ``generators`` (a plugin) is listed and generated
+    from, with no list of families to edit."""
+    def pair(*, seed: int = 0, num_jobs: int = 2):
+        """Two (or ``num_jobs``) Hare jobs on two GPUs."""
+        return hare.generate(seed=seed, num_jobs=num_jobs, num_gpus=2)
+
+    planted = dataclasses.replace(registry.family("hare"), name="planted", package=None,
+                                  generators={"pair_setup": pair})
+    monkeypatch.setitem(registry._PROBLEMS, "planted", planted)
+    assert main(["generate"]) == 0
+    assert _listed(capsys.readouterr().out)["planted"] == ["pair-setup"]
+    assert main(["generate", "planted"]) == 0
+    assert _setups_of(capsys.readouterr().out) == ["pair-setup"]
+    out = tmp_path / "p.json"
+    assert main(["generate", "planted", "pair-setup", "num_jobs=3", "--seed", "4", "--out", str(out)]) == 0
+    assert dmlsched.to_dict(dmlsched.load(out)) == dmlsched.to_dict(pair(seed=4, num_jobs=3))
+    assert main(["generate", "planted", "nope", "--out", str(tmp_path / "x.json")]) == 2
+    assert "choose from pair-setup" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -136,6 +194,30 @@ def test_keep_solutions_and_gantt_of_a_recorded_run(tmp_path: Path, capsys):
     assert "--keep-solutions" in capsys.readouterr().err
     assert main(["gantt", files[0], "-m", "srtf", "--results", str(plain), "--out", str(tmp_path / "n.png")]) == 2
     assert not (tmp_path / "n.png").exists()
+
+
+def _smallest_instance(name: str) -> Path:
+    return min((ROOT / "instances" / name).glob("*.json"), key=lambda p: (p.stat().st_size, p.name))
+
+
+@pytest.mark.parametrize("family", [f.name for f in registry.bundled_families()])
+def test_solutions_are_read_back_through_the_family(family):
+    """``tools.solution_from_json`` is ``Family.solution_from_json``: the default
+    reference's solution of the family's smallest bundled instance, written as JSON
+    and read back, validates and evaluates to the same objective; a family that
+    cannot read its solutions says why, and ``None`` comes back."""
+    spec = registry.family(family)
+    inst = dmlsched.load(_smallest_instance(family))
+    res = dmlsched.solve(inst, spec.default_reference, seed=0)
+    assert res.solution is not None, res.status
+    data = json.loads(json.dumps(spec.solution_to_json(inst, res.solution)))
+    sol = solution_from_json(inst, data)
+    if spec.solution_from_json is None:
+        assert sol is None and spec.no_solution_from_json
+        return
+    spec.validate(inst, sol)
+    assert spec.evaluate(inst, sol) == pytest.approx(res.objective, rel=1e-9)
+    assert spec.solution_to_json(inst, sol) == data
 
 
 def test_suite_sources_are_relative_to_the_suite_folder(tmp_path: Path):

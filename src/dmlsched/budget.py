@@ -142,7 +142,7 @@ class Budget:
         return f"Budget({wall})" if left is None else f"Budget({wall}, {left:g} work left)"
 
 
-#: the former name (kept until the call sites use :class:`Budget`, PLAN-22 step G1)
+#: the former name (kept for one release; the library's own code says :class:`Budget`)
 Deadline = Budget
 
 __all__ = ["Budget", "Deadline"]

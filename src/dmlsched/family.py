@@ -190,6 +190,16 @@ class Family:
         are the ``"tasks"`` of the solution's JSON.
     no_gantt
         Why the family's solutions cannot be drawn, when :attr:`gantt` is ``None``.
+    solution_from_json
+        ``solution_from_json(instance, data) -> solution``: the inverse of
+        :attr:`solution_to_json` (``solution.from_json``), raising
+        :class:`~dmlsched.errors.InstanceError` naming the field on bad input;
+        ``dmlsched gantt --results`` rebuilds a recorded schedule with it, and
+        the family's validator checks it.  ``None``: the family cannot read its
+        solutions back, and :attr:`no_solution_from_json` says why.
+    no_solution_from_json
+        Why the family's solutions cannot be read back, when
+        :attr:`solution_from_json` is ``None``.
     sample
         ``sample(draws, **size) -> dict``: the family's one builder of random
         instances (JSON form; ``sample.random_instance``), drawing through a
@@ -202,8 +212,11 @@ class Family:
     generators
         The paper's setups: setup name -> ``f(*, seed=0, **params) -> instance``
         (``generate.py``; every argument keyword-only, ``seed`` seeding every
-        random draw; public paths ``dmlsched.generate.<family>:<setup>``).  Empty
-        (the default): the family declares none.
+        random draw; public paths ``dmlsched.generate.<family>:<setup>``), listed
+        and run by ``dmlsched generate``.  A setup writes an instance of the
+        family or of a family it uses (HLAS's ``paper_grouping``: the
+        GPU_Grouping instance of its own setup).  Empty (the default): the
+        family declares none.
     baselines
         The methods that are the paper's baselines: the algorithms the paper
         compares its own with, each behaving as the paper (or the system it
@@ -217,11 +230,10 @@ class Family:
     uses
         The other families this one depends on (their registry names): the only
         families whose modules the family's modules may import, or name in a
-        :class:`Ref` (checked by ``tests/test_template.py``).  HLAS uses Hare (its
-        instances and schedules are Hare's) and gpu-grouping (its grouping step);
-        gpu-grouping uses HLAS for its paper setup only, through a :class:`Ref`
-        resolved on call (HLAS imports gpu-grouping when it loads, so the reverse
-        stays lazy and the import graph has no circle).  Empty: none.
+        :class:`Ref` (checked by ``tests/test_template.py``; a :class:`Ref` is an
+        import edge like any other, so two families never use each other).  HLAS
+        uses Hare (its instances and schedules are Hare's) and gpu-grouping (its
+        grouping step).  Empty: none.
     strategies
         The family's hypothesis strategies: a :class:`Ref` to its
         ``strategies`` module (``Ref("dmlsched.problems.hare.strategies")``),
@@ -247,6 +259,8 @@ class Family:
     strategies: Ref | None = None
     gantt: Callable[[Any, Any], GanttChart] | None = None
     no_gantt: str | None = None
+    solution_from_json: Callable[[Any, Any], Any] | None = None
+    no_solution_from_json: str | None = None
     sample: Callable[..., dict] | None = None
     hunt: HuntSpace | None = None
     generators: Mapping[str, Callable[..., Any]] = field(default_factory=dict)

@@ -7,7 +7,7 @@ family's validator accepted to :func:`current_sink`, so a run that has to be
 killed is recorded with its last incumbent.  The channel is a context
 variable: a sink installed in one thread or task is not seen by another.
 
-PLAN-22 layer L4, beside :mod:`dmlsched.kit`; it imports nothing of dmlsched.
+layer L4 (docs/architecture.rst, "Layers"), beside :mod:`dmlsched.kit`; it imports nothing of dmlsched.
 """
 
 from __future__ import annotations

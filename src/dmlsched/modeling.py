@@ -1,4 +1,4 @@
-"""The one shape of every Pyomo and CP-SAT model builder (issue 22, PLAN-22 section 5.2).
+"""The one shape of every Pyomo and CP-SAT model builder (issue 22; docs/architecture.rst, "Models").
 
 A family's model is a subclass of :class:`ModelBuilder`:
 

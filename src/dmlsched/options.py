@@ -197,7 +197,7 @@ def _typed(value: Any) -> str:
 @dataclass(frozen=True)
 class Rename:
     """An option renamed so that one concept has one name across families
-    (PLAN-22 5.3).
+    (docs/architecture.rst, "Methods, runs and budgets").
 
     Parameters
     ----------
@@ -226,7 +226,7 @@ class Rename:
     alias: bool = True
 
 
-#: every rename (PLAN-22 5.3, the one it missed (hlas ``objective_cut``) and gpu-grouping
+#: every rename (issue 22's table, the one it missed (hlas ``objective_cut``) and gpu-grouping
 #: ``brute-force``'s ``typed``, one concept with cruise ``brute-force``'s ``space``)
 RENAMES: tuple[Rename, ...] = (
     Rename("gpu_symmetry", "symmetry", ("hare/exact", "hare/list", "hare/list-eft", "hare/list-queyranne",

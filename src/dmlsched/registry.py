@@ -109,8 +109,8 @@ def register_family(
     The older form ``register_family(name, instance_module, solution_module,
     instance_type=..., ...)`` is kept for plugins: ``instance_module`` provides
     ``from_dict``, ``to_dict``, ``size`` (and ``key_count`` if it has one);
-    ``solution_module`` provides ``validate``, ``evaluate`` and ``to_json``;
-    the package is the instance module's (``infeasible``: see
+    ``solution_module`` provides ``validate``, ``evaluate`` and ``to_json`` (and
+    ``from_json`` if it has one); the package is the instance module's (``infeasible``: see
     :class:`~dmlsched.family.Family`).
 
     Raises
@@ -136,6 +136,7 @@ def register_family(
             validate=solution_module.validate,
             evaluate=solution_module.evaluate,
             solution_to_json=solution_module.to_json,
+            solution_from_json=getattr(solution_module, "from_json", None),
             sense=sense,
             objective_name=objective_name,
             size=instance_module.size,

@@ -6,16 +6,19 @@ moldable instance file); and the lookup of a schedule kept in a results file
 Kept apart from :mod:`dmlsched.cli` (which only wires them in) so that they
 move as they are when the command line becomes a package.
 
-``generate FAMILY SETUP [--seed N] [KEY=VALUE]... --out FILE``: ``SETUP`` is a
-function of :mod:`dmlsched.generate.<FAMILY>` taking keyword arguments only
-(with ``seed``); ``KEY=VALUE`` are its arguments, values read as JSON when
-they parse (``rounds=[2,5]``, ``heterogeneity=low``).  ``dmlsched generate``
-lists the families, ``dmlsched generate FAMILY`` its setups with their
+``generate FAMILY SETUP [--seed N] [KEY=VALUE]... --out FILE``: ``SETUP`` is
+one of the setups the family declares (:attr:`dmlsched.family.Family.generators`,
+found through the registry: a bundled family or a plugin, no list here), a
+function taking keyword arguments only (with ``seed``; its public path is
+``dmlsched.generate.<module>:<setup>``); ``KEY=VALUE`` are its arguments,
+values read as JSON when they parse (``rounds=[2,5]``,
+``heterogeneity=low``).  ``dmlsched generate`` lists the families that
+declare setups, ``dmlsched generate FAMILY`` its setups with their
 arguments.  ``--out -`` prints the instance on standard output.
 
 ``convert-trace FORMAT TRACE [KEY=VALUE]... --out FILE``: ``FORMAT`` ``swf``
-(Standard Workload Format, :func:`dmlsched.traces.swf_to_moldable`) or
-``openb`` (Alibaba GPU pods, :func:`dmlsched.traces.openb_to_moldable`);
+(Standard Workload Format, :func:`dmlsched.problems.moldable.traces.swf_to_moldable`) or
+``openb`` (Alibaba GPU pods, :func:`dmlsched.problems.moldable.traces.openb_to_moldable`);
 ``TRACE`` a file, or a file name inside the shared traces folder
 (:func:`dmlsched.traces.traces_dir`); ``KEY=VALUE`` the converter's
 arguments (``gpus=64 limit=500``).
@@ -28,26 +31,25 @@ import inspect
 import json
 import math
 import sys
+import typing
 from pathlib import Path
 from typing import Any, Callable
 
-from . import io, traces
+from . import io, registry
 from .bench.store import latest_records
-from .errors import DmlschedError
+from .errors import DmlschedError, UnknownMethodError
 from .family import Ref
 from .formats import FAMILIES, schema
 from .io import from_dict, to_dict
 from .registry import problem_of
 from .suites import instance_hash
-from .traces import traces_dir
+from .traces import read_openb, read_swf, traces_dir
 
-#: generator modules of :mod:`dmlsched.generate`, by family
-GENERATOR_FAMILIES = ("cruise", "hare", "harmony", "hlas", "moldable", "rar")
-
-#: trace formats: (converter, reader, folder inside the shared traces folder)
+#: trace formats: (converter, reader, folder inside the shared traces folder); the converters are the
+#: moldable family's, imported on first use (the command line loads no family when it starts)
 TRACE_FORMATS = {
-    "swf": ("swf_to_moldable", "read_swf", "swf"),
-    "openb": ("openb_to_moldable", "read_openb", "alibaba-openb"),
+    "swf": (Ref("dmlsched.problems.moldable.traces:swf_to_moldable"), read_swf, "swf"),
+    "openb": (Ref("dmlsched.problems.moldable.traces:openb_to_moldable"), read_openb, "alibaba-openb"),
 }
 
 
@@ -81,21 +83,28 @@ def parse_params(pairs: list[str], where: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------
 # generate
+def generator_families() -> list[str]:
+    """The registered families that declare setups (:attr:`~dmlsched.family.Family.generators`
+    not empty), by name: every bundled family, and any plugin's."""
+    return [f.name for f in registry.families() if f.generators]
+
+
 def setups(family: str) -> dict[str, Callable[..., Any]]:
-    """The instance generators of ``dmlsched.generate.<family>``: functions of
-    its ``__all__`` whose every parameter is keyword-only, ``seed`` among them."""
-    if family not in GENERATOR_FAMILIES:
-        raise ToolError(f"generate: unknown family {family!r} (choose from {', '.join(GENERATOR_FAMILIES)})")
-    mod = Ref(f"dmlsched.generate.{family}").get()
-    out = {}
-    for name, fn in inspect.getmembers(mod, inspect.isfunction):
-        if name not in mod.__all__:
-            continue
-        params = inspect.signature(fn).parameters.values()
-        if "seed" in inspect.signature(fn).parameters and all(
-                p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in params):
-            out[name.replace("_", "-")] = fn
-    return out
+    """The setups ``family`` declares (:attr:`~dmlsched.family.Family.generators`), by
+    their command-line name (``paper-grouping`` for ``paper_grouping``), in name order.
+
+    Raises
+    ------
+    ToolError
+        ``family`` is not a registered family, or declares no setup.
+    """
+    try:
+        spec = registry.family(family)
+    except UnknownMethodError:
+        spec = None
+    if spec is None or not spec.generators:
+        raise ToolError(f"generate: unknown family {family!r} (choose from {', '.join(generator_families())})")
+    return {name.replace("_", "-"): spec.generators[name] for name in sorted(spec.generators)}
 
 
 def _signature_text(fn: Callable[..., Any]) -> str:
@@ -114,15 +123,36 @@ def list_setups(family: str | None) -> str:
     """The text ``dmlsched generate [FAMILY]`` prints."""
     if family is None:
         lines = ["families (dmlsched generate FAMILY lists its setups):"]
-        for fam in GENERATOR_FAMILIES:
-            lines.append(f"  {fam:<9} {', '.join(setups(fam))}")
+        names = generator_families()
+        width = max(map(len, names), default=0)
+        for fam in names:
+            lines.append(f"  {fam:<{width}} {', '.join(setups(fam))}")
         return "\n".join(lines)
+    found = setups(family)
+    spec = registry.family(family)
+    family = spec.name
     lines = [f"setups of {family} (dmlsched generate {family} SETUP [--seed N] [KEY=VALUE]... --out FILE):"]
-    for name, fn in setups(family).items():
-        doc = (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
-        lines.append(f"  {name}: {doc}")
-        lines.append(f"      {_signature_text(fn)}")
+    for name, fn in found.items():
+        lines += [f"  {name}: {_summary(fn)}", f"      {_signature_text(fn)}"]
+    also = [(g.name, name, fn) for g in registry.families() if spec.name in g.uses and g.generators
+            for name, fn in setups(g.name).items() if _returns(fn) is spec.instance_type]
+    if also:
+        lines.append(f"{family} instances from setups of the families that use it:")
+        lines += [f"  dmlsched generate {g} {name}: {_summary(fn)}" for g, name, fn in also]
     return "\n".join(lines)
+
+
+def _summary(fn: Callable[..., Any]) -> str:
+    """The first paragraph of a setup's docstring, on one line."""
+    return (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
+
+
+def _returns(fn: Callable[..., Any]) -> Any:
+    """The type a setup's return annotation names (``None`` if it names none or does not resolve)."""
+    try:
+        return typing.get_type_hints(fn).get("return")
+    except (NameError, TypeError, AttributeError):
+        return None
 
 
 def generate(family: str, setup: str, seed: int, params: dict[str, Any]) -> Any:
@@ -180,15 +210,16 @@ def convert_trace(fmt: str, path: str, params: dict[str, Any], *, skip_bad: bool
     """
     if fmt not in TRACE_FORMATS:
         raise ToolError(f"convert-trace: unknown format {fmt!r} (choose from {', '.join(TRACE_FORMATS)})")
-    conv_name, read_name, _ = TRACE_FORMATS[fmt]
-    conv = getattr(traces, conv_name)
+    ref, read, _ = TRACE_FORMATS[fmt]
+    conv = ref.get()
+    conv_name = conv.__name__
     sig = inspect.signature(conv).parameters
     allowed = [n for n, p in sig.items() if p.kind is p.KEYWORD_ONLY]
     for k in params:
         if k not in allowed:
             raise ToolError(f"convert-trace {fmt}: {k}: not an argument of {conv_name} "
                             f"(its arguments: {', '.join(allowed)})")
-    trace = getattr(traces, read_name)(trace_file(fmt, path), skip_bad=skip_bad)
+    trace = read(trace_file(fmt, path), skip_bad=skip_bad)
     if isinstance(params.get("speedup"), list):
         params = {**params, "speedup": tuple(tuple(x) for x in params["speedup"])}
     try:
@@ -218,8 +249,7 @@ def _describe(inst: Any) -> str:
 
 def add_generate_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``dmlsched generate``."""
-    p.add_argument("family", nargs="?", help=f"generator family: {', '.join(GENERATOR_FAMILIES)} "
-                                             "(none: list them)")
+    p.add_argument("family", nargs="?", help="a family that declares setups (none: list them with their setups)")
     p.add_argument("setup", nargs="?", help="the setup (a generator function; none: list the family's)")
     p.add_argument("params", nargs="*", metavar="KEY=VALUE",
                    help="generator arguments, values read as JSON when they parse (num_jobs=20 rounds=[2,5])")
@@ -283,14 +313,10 @@ def cli_convert_trace(args: argparse.Namespace) -> int:
 # schedules kept in results files
 def solution_from_json(instance: Any, data: Any) -> Any:
     """Rebuild a solution from its JSON form with the family's
-    ``solution.from_json``; ``None`` when the family has none."""
+    :attr:`~dmlsched.family.Family.solution_from_json`; ``None`` when the family
+    has none (:attr:`~dmlsched.family.Family.no_solution_from_json` says why)."""
     spec = problem_of(instance)
-    try:
-        mod = Ref(f"dmlsched.problems.{spec.name.replace('-', '')}.solution").get()
-    except ImportError:
-        return None
-    fn = getattr(mod, "from_json", None)
-    return None if fn is None else fn(instance, data)
+    return None if spec.solution_from_json is None else spec.solution_from_json(instance, data)
 
 
 def recorded_run(results: str, instance: Any, method: str, seed: int | None = None) -> dict:

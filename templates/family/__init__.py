@@ -7,7 +7,7 @@ same names in them (``tests/test_template.py`` checks every registered family):
 
 * ``instance.py`` -- the instance dataclass; ``from_dict``, ``to_dict``, ``size``;
 * ``solution.py`` -- the solution type; ``validate``, ``evaluate``, ``to_json``,
-  ``gantt_bars`` (the bars ``dmlsched gantt`` draws);
+  ``from_json`` (its inverse), ``gantt_bars`` (the bars ``dmlsched gantt`` draws);
 * ``models.py`` -- exact formulations (``exact``: a Pyomo MIP);
 * ``heuristics.py`` -- the paper's algorithm (``wspt``);
 * ``strategies.py`` -- hypothesis strategies (``template_instances``);
@@ -38,6 +38,7 @@ FAMILY = register_family(Family(
     name=instance.PROBLEM, package=__name__, instance_type=TemplateInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    solution_from_json=solution.from_json,
     sense="min", objective_name="total weighted completion time", default_reference="exact",
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,

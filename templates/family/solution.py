@@ -4,7 +4,8 @@ A schedule gives the start time ``S_j`` of every job.  The pattern to copy:
 :func:`validate` checks every constraint of the model in plain code, with no
 call into a method (it is the referee of every method's answer);
 :func:`evaluate` recomputes the objective ``sum_j w_j (S_j + p_j)`` from the
-solution alone; :func:`to_json` is what ``dmlsched solve --json`` prints.
+solution alone; :func:`to_json` is what ``dmlsched solve --json`` prints, and
+:func:`from_json` reads it back (``dmlsched gantt --results``).
 ``dmlsched.solve`` calls the first two on every solution a method returns.
 """
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 from dmlsched.errors import InvalidSolutionError
 from dmlsched.gantt import GanttChart
+from dmlsched.io import Reader
 from dmlsched.tolerance import time_tolerance  # the one tolerance of every family's validator
 
 from .instance import TemplateInstance
@@ -66,6 +69,17 @@ def to_json(inst: TemplateInstance, sol: TemplateSchedule) -> dict:
         "completion": {j.id: float(c) for j, c in zip(inst.jobs, completion_times(inst, sol))},
         "order": [inst.jobs[j].id for j in sol.order()],
     }
+
+
+def from_json(inst: TemplateInstance, data: Any) -> TemplateSchedule:
+    """Rebuild a schedule from :func:`to_json` output: the start time of every job, by id
+    (an :class:`~dmlsched.errors.InstanceError` names a missing or unknown job)."""
+    start = Reader(data)["start"]
+    ids = {j.id for j in inst.jobs}
+    for jid, _ in start.entries():
+        if jid not in ids:
+            raise start.error(f"unknown job {jid!r}", jid)
+    return TemplateSchedule(tuple(start.number(j.id) for j in inst.jobs))
 
 
 def gantt_bars(inst: TemplateInstance, sol: TemplateSchedule) -> GanttChart:

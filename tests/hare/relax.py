@@ -1,4 +1,4 @@
-"""The relaxation as a library caller solves it: through a standalone run (PLAN-22, step D5)."""
+"""The relaxation as a library caller solves it: through a standalone run (issue 22)."""
 
 from __future__ import annotations
 

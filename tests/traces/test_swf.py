@@ -121,14 +121,14 @@ def test_rigid_fcfs_allocates_the_requested_processors(tmp_path):
     assert max(len(eq.gpus_of(j)) for j in range(eq.num_segments)) == 8
 
 
-def test_the_converters_former_paths_still_resolve():
-    """The converters moved to the moldable family (issue 22, E5); ``dmlsched.traces``
-    resolves their former names on first use, to the same functions, and names
-    nothing else it does not have."""
-    assert traces.swf_to_moldable is converters.swf_to_moldable
-    assert traces.openb_to_moldable is converters.openb_to_moldable
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        traces.nope  # noqa: B018
+def test_the_converters_are_the_moldable_familys_only():
+    """The converters moved to the moldable family (issue 22, E5); the one-release
+    aliases ``dmlsched.traces.swf_to_moldable`` / ``openb_to_moldable`` are gone
+    (their one user, ``dmlsched convert-trace``, names the family's converters), so the readers
+    reach no family."""
+    assert converters.__all__ == ["openb_to_moldable", "swf_to_moldable"]
+    for name in ("swf_to_moldable", "openb_to_moldable", "MOVED"):
+        assert not hasattr(traces, name), name
     # importing the readers alone does not load the moldable family
     code = "import sys, dmlsched.traces; print('dmlsched.problems.moldable' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -11,28 +11,12 @@ Malformed rows raise :class:`TraceError` naming the file and line; with
 
 The converters to moldable instances are the moldable family's:
 :mod:`dmlsched.problems.moldable.traces` (``swf_to_moldable``,
-``openb_to_moldable``).  The names ``dmlsched.traces.swf_to_moldable`` and
-``dmlsched.traces.openb_to_moldable`` still resolve, on first use, for one
-release (a module-level import would make a circle: the family imports the
-readers).
+``openb_to_moldable``).
 """
 
-from typing import Any
-
-from ..family import Ref
 from .common import TraceError, TracesNotFound, trace_path, traces_dir
 from .openb import OpenbTrace, read_openb
 from .swf import SWFTrace, read_swf
-
-#: the converters' former paths, resolved on first use (kept for one release)
-MOVED = {name: Ref(f"dmlsched.problems.moldable.traces:{name}") for name in ("openb_to_moldable", "swf_to_moldable")}
-
-
-def __getattr__(name: str) -> Any:
-    if name in MOVED:
-        return MOVED[name].get()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 __all__ = [
     "OpenbTrace",

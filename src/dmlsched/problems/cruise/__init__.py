@@ -29,6 +29,7 @@ FAMILY = register_family(Family(
     name="cruise", package=__name__, instance_type=CruiseInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    solution_from_json=solution.from_json,
     sense="min", objective_name="epoch time", default_reference="exact",
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),

@@ -1,35 +1,20 @@
-"""The family's setups (``Family.generators``): seeded random GPU_Grouping
-instances (:func:`grouping`, public path ``dmlsched.generate.hlas:grouping``) and
-the paper's instance (:func:`paper_grouping`).
+"""The family's setup (``Family.generators``): seeded random GPU_Grouping
+instances (:func:`grouping`, public path ``dmlsched.generate.hlas:grouping``).
 
-The paper's GPU_Grouping instance, the speeds of HLAS's jobs on its setup's
-GPUs, is built by HLAS's generator (:func:`dmlsched.problems.hlas.generate.paper_grouping`,
-public path ``dmlsched.generate.hlas:paper_grouping``).  It is a setup of this
-family (a researcher asking for gpu-grouping's setups finds it here), declared
-with ``Family.uses = ("hlas",)``; HLAS imports this family when it loads, so
-HLAS's generator is imported on the first call, through a :class:`~dmlsched.family.Ref`.
+The paper's GPU_Grouping instance, the speeds of HLAS's jobs on the GPUs of
+HLAS's simulation setup (Section VI-A, Table II), is a setup of HLAS, the
+family whose preparation phase solves it: HLAS's generator builds it
+(:func:`dmlsched.problems.hlas.generate.paper_grouping`, public path
+``dmlsched.generate.hlas:paper_grouping``, ``dmlsched generate hlas
+paper-grouping``).  This family uses no other family.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...family import Ref
 from ...generate._check import Args
 from .instance import GroupingInstance
-
-#: HLAS's generator of the paper's GPU_Grouping instance (imported on first use)
-_PAPER_GROUPING = Ref("dmlsched.problems.hlas.generate:paper_grouping")
-
-
-def paper_grouping(*, seed: int = 0, num_gpus: int = 60, num_groups: int = 10,
-                   gpu_mix: dict[str, float] | None = None, num_jobs: int = 40,
-                   name: str | None = None) -> GroupingInstance:
-    """The GPU_Grouping instance HLAS solves on the paper's setup: HLAS's
-    :func:`~dmlsched.problems.hlas.generate.paper_grouping` (the same arguments and
-    defaults), the same instance for the same arguments."""
-    return _PAPER_GROUPING.get()(seed=seed, num_gpus=num_gpus, num_groups=num_groups, gpu_mix=gpu_mix,
-                                 num_jobs=num_jobs, name=name)
 
 
 def grouping(
@@ -68,4 +53,4 @@ def grouping(
                                          f"{'distinct' if types is None else f'{types}t'}-s{seed}")
 
 
-__all__ = ["grouping", "paper_grouping"]
+__all__ = ["grouping"]

@@ -33,6 +33,7 @@ FAMILY = register_family(Family(
     name="hare", package=__name__, instance_type=HareInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    solution_from_json=solution.from_json,
     sense="min", objective_name="total weighted completion time", default_reference="exact-cp",
     key_count=instance.key_count,
     claims=Ref(f"{__name__}.claims:CLAIMS"),

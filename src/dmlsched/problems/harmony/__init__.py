@@ -31,6 +31,7 @@ FAMILY = register_family(Family(
     name="harmony", package=__name__, instance_type=HarmonyInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    solution_from_json=solution.from_json,
     sense="max", objective_name="cluster utilisation U (4.4)", default_reference="brute-force",
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),

@@ -26,12 +26,15 @@ FAMILY = register_family(Family(
     name="hlas", package=__name__, instance_type=HlasInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    no_solution_from_json="no reader of a run's JSON is written (above solution.JSON_MAX_TASKS tasks it omits "
+                          "the task list, so a run cannot always be rebuilt); gantt --results draws the "
+                          "recorded task bars as they are",
     sense="min", objective_name="average job completion time", default_reference="offline-exact",
     claims=Ref(f"{__name__}.claims:CLAIMS"),
     strategies=Ref(f"{__name__}.strategies"),
     gantt=solution.gantt_bars,
     sample=sample.random_instance, hunt=None,
-    generators={"generate": generate.generate},
+    generators={"generate": generate.generate, "paper_grouping": generate.paper_grouping},
     baselines=("fifo", "sched-homo", "sched-allo", "2d-las"),  # Sec. VI-D: "four other algorithms"
     uses=("hare", "gpu-grouping"),
 ))

@@ -52,7 +52,7 @@ import math
 import numpy as np
 
 from ...generate._check import Args
-from ..gpugrouping import from_hlas
+from ..gpugrouping import GroupingInstance, from_hlas
 from ..hare.generate import DOMAINS, GPU_TYPES, JOB_TYPES, job_times
 from .instance import HlasInstance, HlasJob
 
@@ -204,7 +204,8 @@ def generate(
 
 
 def paper_grouping(*, seed: int = 0, num_gpus: int = 60, num_groups: int = 10,
-                   gpu_mix: dict[str, float] | None = None, num_jobs: int = 40, name: str | None = None):
+                   gpu_mix: dict[str, float] | None = None, num_jobs: int = 40,
+                   name: str | None = None) -> GroupingInstance:
     """The GPU_Grouping instance HLAS solves on the paper's setup: the speeds of
     :func:`generate`'s jobs (8 job types of Table II) on ``num_gpus`` GPUs of the
     four types in ``gpu_mix`` (default equal shares), ``num_groups`` groups."""

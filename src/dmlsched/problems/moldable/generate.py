@@ -154,7 +154,7 @@ def swf(
 
     One instance serves every policy: each task carries its requested
     processors ``p_req`` (what Rigid FCFS / Shortest allocate) and the moldable
-    range ``(1, cap)`` (see :func:`dmlsched.traces.swf_to_moldable`).
+    range ``(1, cap)`` (see :func:`dmlsched.problems.moldable.traces.swf_to_moldable`).
 
     Parameters
     ----------
@@ -334,7 +334,7 @@ def openb(
     preemption_min_remaining: float = 300.0,
 ) -> MoldableInstance:
     """The Alibaba openb GPU pods (``alibaba-openb/`` in the traces folder) as a
-    moldable instance (:func:`dmlsched.traces.openb_to_moldable`): every pod
+    moldable instance (:func:`dmlsched.problems.moldable.traces.openb_to_moldable`): every pod
     keeps its request ``p_req`` for the rigid policies, and ``moldable_max``
     (default 4, like the paper's ``p_max = 4`` for its own GPU trace) widens
     the moldable range.  ``num_gpus`` defaults to the peak recorded demand (66).

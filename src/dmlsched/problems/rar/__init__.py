@@ -29,6 +29,7 @@ FAMILY = register_family(Family(
     name="rar", package=__name__, instance_type=RarInstance,
     from_dict=instance.from_dict, to_dict=instance.to_dict, size=instance.size,
     validate=solution.validate, evaluate=solution.evaluate, solution_to_json=solution.to_json,
+    solution_from_json=solution.from_json,
     sense="min", objective_name="makespan (slots)", default_reference="exact-cp",
     infeasible=horizon_infeasible,
     claims=Ref(f"{__name__}.claims:CLAIMS"),
