@@ -219,7 +219,7 @@ def test_cpsat_wrapper_maps_statuses_and_work_limit():
     w = [(7 * i) % 23 + 1 for i in range(40)]
     m.Add(sum(wi * xi for wi, xi in zip(w, x)) <= 97)
     m.Maximize(sum(((5 * i) % 17 + 1) * xi for i, xi in enumerate(x)))
-    out = solve_cpsat(m, time_limit=30)
+    out = solve_cpsat(m, work_limit=30)  # deterministic seconds: a net no load reaches
     assert out.status == Status.OPTIMAL and out.limit is None and out.objective == out.bound
     # a multi-dimensional knapsack that presolve does not close
     r = random.Random(1)

@@ -1,6 +1,7 @@
 """Appends to a results file leave whole lines only (issue 24): a write that
-fails part-way (a full disk) is undone, and a torn last line left by a kill is
-removed when the file is next opened for appending."""
+fails part-way (a full disk) is undone, a whole line stays whatever stops the
+fsync after it, and a torn last line left by a kill is removed when the file is
+next opened for appending."""
 
 from __future__ import annotations
 
@@ -48,6 +49,37 @@ def test_a_failed_write_is_cut_back(tmp_path: Path, monkeypatch):
     store.close()
     assert out.read_bytes() == before and len(calls) == 2
     assert [r["key"] for r in _whole_lines(out)] == ["a"]
+
+
+def test_an_interrupt_keeps_a_whole_line_and_undoes_a_half_one(tmp_path: Path, monkeypatch):
+    """Ctrl-C in the fsync after a whole line (the sweep stopped as a run's record was
+    synced): the record stays, the interrupt is raised; Ctrl-C in the middle of a write
+    (half a line written): the half is removed."""
+    out = tmp_path / "r.jsonl"
+    store = ResultStore(out)
+    store.append({"key": "a", "status": "optimal"})
+
+    def interrupted(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.append({"key": "b", "status": "optimal"})
+    monkeypatch.undo()
+    assert [r["key"] for r in _whole_lines(out)] == ["a", "b"]
+    before = out.read_bytes()
+    real_write = os.write
+
+    def half_then_interrupted(fd: int, data) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "write", half_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.append({"key": "c", "status": "optimal"})
+    monkeypatch.undo()
+    store.close()
+    assert out.read_bytes() == before
 
 
 def test_a_torn_tail_is_removed_on_resume(tmp_path: Path):

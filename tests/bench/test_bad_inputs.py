@@ -118,7 +118,7 @@ def test_a_sweep_that_fails_to_start_leaves_no_empty_results_file(one_hare: Path
             pass
 
     out = tmp_path / "r.jsonl"
-    s = Suite(sources=[Source("path", pattern=str(one_hare))], methods=["fifo"], time_limit=5)
+    s = Suite(sources=[Source("path", pattern=str(one_hare))], methods=["fifo"], time_limit=None)
     with pytest.raises(RuntimeError):
         run_sweep(s, out=str(out), engine=Broken(), progress=False)
     assert not out.exists()

@@ -18,7 +18,7 @@ from .conftest import hare_dict
 def test_bench_cli_summary_progress_and_file(hare_dir: Path, tmp_path: Path, capsys):
     out = tmp_path / "r.jsonl"
     code = main(["bench", str(hare_dir), "--methods", "list,fifo", "--reference", "exact",
-                 "--time-limit", "20", "--out", str(out), "--workers", "0"])
+                 "--time-limit", "none", "--out", str(out), "--workers", "0"])
     o, e = capsys.readouterr()
     assert code == 0, e
     # progress on stderr (not a terminal): one summary line, not one per run
@@ -33,7 +33,7 @@ def test_bench_cli_summary_progress_and_file(hare_dir: Path, tmp_path: Path, cap
     assert len(recs) == 9
     # rerun: nothing to do, same summary rows
     code = main(["bench", str(hare_dir), "--methods", "list,fifo", "--reference", "exact",
-                 "--time-limit", "20", "--out", str(out), "--workers", "0"])
+                 "--time-limit", "none", "--out", str(out), "--workers", "0"])
     o2, _ = capsys.readouterr()
     assert code == 0 and "0 run now, 9 already done" in o2
     assert len(read_records(out)) == 9
@@ -70,7 +70,7 @@ def test_bench_suite_file_and_report(tmp_path: Path, capsys):
 name = "t"
 methods = ["list", "fifo", "relaxation"]
 reference = "exact"
-time_limit = 20
+time_limit = "none"
 out = "res.jsonl"
 [[instances]]
 glob = "inst/*.json"
@@ -103,7 +103,7 @@ def test_dmlsched_command_subprocess(hare_dir: Path, tmp_path: Path):
     exe = Path(sys.executable).parent / "dmlsched"
     cmd = [str(exe)] if exe.exists() else [
         sys.executable, "-c", "import sys; from dmlsched.cli import main; sys.exit(main())"]
-    p = subprocess.run(cmd + ["bench", str(hare_dir), "--methods", "fifo", "--time-limit", "20", "--out", str(out),
+    p = subprocess.run(cmd + ["bench", str(hare_dir), "--methods", "fifo", "--time-limit", "none", "--out", str(out),
                               "--workers", "2"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "fifo" in p.stdout and "error(s)" not in p.stdout and len(read_records(out)) == 3 * 2

@@ -30,7 +30,7 @@ def test_dask_local_cluster_matches_local_engine(hare_dir: Path, toy_plugin, tmp
     tdir = tmp_path / "toy"
     write_toy(tdir, "slow", [1, 2], sleep=60)
     hare = Suite(sources=[Source("path", pattern=str(hare_dir))], methods=["list", "fifo", "srtf"],
-                 reference="exact", time_limit=20)
+                 reference="exact", time_limit=None)  # tiny: no wall clock to cut a run
     local = run_sweep(hare, out=str(tmp_path / "local.jsonl"), workers=2, progress=False)
 
     eng = DaskEngine("local", workers=2)  # one LocalCluster of two workers for both sweeps
@@ -59,7 +59,7 @@ def test_dask_worker_killed_mid_sweep_loses_nothing(toy_plugin, tmp_path: Path):
         write_toy(d, f"i{i}", [i + 1, 2 * i + 1], sleep=0.4)
     out = tmp_path / "r.jsonl"
     suite = Suite(sources=[Source("path", pattern=str(d))], methods=["sleep"], reference="none",
-                  time_limit=10, plugins=[toy_plugin])
+                  time_limit=None, plugins=[toy_plugin])
     eng = DaskEngine("local", workers=2)
     killed = []
 

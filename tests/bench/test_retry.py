@@ -19,7 +19,7 @@ from .conftest import write_toy
 def _suite(d: Path, plugin: str, **kw) -> Suite:
     kw.setdefault("methods", ["flaky", "first"])
     kw.setdefault("reference", "exact")
-    return Suite(sources=[Source("path", pattern=str(d))], plugins=[plugin], time_limit=5, **kw)
+    return Suite(sources=[Source("path", pattern=str(d))], plugins=[plugin], time_limit=None, **kw)
 
 
 def test_retry_errors_reruns_and_the_newest_line_counts(toy_plugin, tmp_path: Path, monkeypatch):

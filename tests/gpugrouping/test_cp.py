@@ -47,7 +47,8 @@ def test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound():
     inst = random_grouping(num_jobs=8, num_gpus=24, num_groups=6, seed=4)
     res = dmlsched.solve(inst, "exact-cp", time_limit=1.0)
     assert res.status in (Status.FEASIBLE, Status.OPTIMAL) and res.solution is not None
-    assert res.details["wall_s"] < 10.0  # the deadline plus building and validation
+    # how long past the deadline it returns is measured by benchmarks/deadlines.py (the
+    # gpu-grouping/exact-cp rows of deadlines.md), not asserted here: a busy machine stretches any time
     if res.status == Status.FEASIBLE:
         assert res.reproducible is False and "CP-SAT" in res.details["deadline_cut"]
     assert res.bound is not None and res.bound <= res.objective + 1e-9
@@ -55,6 +56,6 @@ def test_exact_cp_returns_by_its_deadline_with_incumbent_and_bound():
 
 def test_exact_cp_work_limit_is_reproducible():
     inst = random_grouping(num_jobs=8, num_gpus=24, num_groups=6, seed=4)
-    a = dmlsched.solve(inst, "exact-cp", work_limit=0.2, time_limit=60)
-    b = dmlsched.solve(inst, "exact-cp", work_limit=0.2, time_limit=60)
+    a = dmlsched.solve(inst, "exact-cp", work_limit=0.2)
+    b = dmlsched.solve(inst, "exact-cp", work_limit=0.2)
     assert a.reproducible and (a.objective, a.bound) == (b.objective, b.bound)

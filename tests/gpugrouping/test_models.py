@@ -85,7 +85,7 @@ def test_highs_and_gurobi_agree(solver):
         inst = dmlsched.load(path)
         for form in ("binary", "typed"):
             try:
-                res = dmlsched.solve(inst, "exact", solver=solver, time_limit=20, formulation=form)
+                res = dmlsched.solve(inst, "exact", solver=solver, formulation=form)
             except SolverLimitError:
                 pytest.skip("model exceeds Gurobi's size-limited licence")
             assert res.status == Status.OPTIMAL
@@ -97,8 +97,8 @@ def test_typed_model_proves_a_paper_setup_instance():
     CP-SAT model prove the same optimum; the binary MILP only bounds it."""
     inst = paper_grouping(num_gpus=30, num_groups=5, gpu_mix={"V100": 8, "T4": 4, "K80": 1, "M60": 2})
     assert inst.gpu_types.counts == (16, 8, 2, 4)
-    cp = dmlsched.solve(inst, "exact-cp", time_limit=30)
-    mip = dmlsched.solve(inst, "exact", time_limit=30)
+    cp = dmlsched.solve(inst, "exact-cp", work_limit=20.0)  # CP-SAT deterministic seconds
+    mip = dmlsched.solve(inst, "exact")
     assert cp.status == mip.status == Status.OPTIMAL
     assert cp.objective == pytest.approx(mip.objective, abs=1e-6)
     assert dmlsched.solve(inst, "greedy").objective >= cp.objective - 1e-9

@@ -62,9 +62,8 @@ def test_property_bounds_at_most_optimum(inst):
 @pytest.mark.parametrize("seed, load", [(1, 0.9), (3, 0.9), (4, 0.9), (2, 100.0), (5, 100.0)])
 def test_bounds_at_most_proven_optimum_on_the_testbed(seed, load):
     inst = generate(seed=seed, num_jobs=5, gpus=list(TESTBED), load=load)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20, lower_bound=False)
-    if res.status != Status.OPTIMAL:
-        pytest.skip("exact-cp did not prove optimality in 20 s here")
+    res = dmlsched.solve(inst, "exact-cp", work_limit=20.0, lower_bound=False)  # CP-SAT deterministic s
+    assert res.status == Status.OPTIMAL
     for name, v in _bounds(inst).items():
         assert _le(v, res.objective), (name, v, res.objective)
 
@@ -78,7 +77,7 @@ def test_fluid_lp_beats_the_critical_path_when_jobs_compete():
     c = lb.critical_path_bound(inst)
     f = lb.fluid_lp_bound(inst, eps=0.02, max_slots=300)
     assert f.solved and f.value > 1.3 * c
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=20.0)  # CP-SAT deterministic s
     assert res.status == Status.OPTIMAL and _le(f.value, res.objective)
     if opt is not None:
         assert _le(f.value, opt)

@@ -26,6 +26,9 @@ from dmlsched.problems.hare.strategies import hare_instances
 from .bruteforce import brute_force, count_candidates, random_instance
 
 REL = 1e-6
+#: CP-SAT deterministic seconds (exact-cp's work_limit): a net that stops a run gone wrong at the
+#: same point at any load, where a wall-clock limit would cut a busy machine's run short
+WORK = 20.0
 
 
 def _close(a: float, b: float, rel: float = REL) -> bool:
@@ -149,7 +152,7 @@ def test_exact_cp_equals_brute_force(seed):
     if count_candidates(inst) > 200_000:
         pytest.skip("too many candidates for brute force")
     opt, _ = brute_force(inst)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert res.status == Status.OPTIMAL, res.details
     assert _close(res.objective, opt), (res.objective, opt)
     assert _le(res.bound, opt)
@@ -160,7 +163,7 @@ def test_exact_cp_equals_brute_force(seed):
 def test_exact_cp_property_equals_brute_force(inst):
     assume(count_candidates(inst) <= 60_000)
     opt, _ = brute_force(inst, max_candidates=60_000)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert res.status == Status.OPTIMAL
     assert _close(res.objective, opt)
     validate(inst, res.solution)
@@ -169,19 +172,17 @@ def test_exact_cp_property_equals_brute_force(inst):
 @pytest.mark.parametrize("seed", range(8))
 def test_exact_cp_equals_the_mip_highs(seed):
     inst = random_instance(100 + seed, max_tasks=8, gpus=(2, 4), jobs=(2, 3))
-    mip = dmlsched.solve(inst, "exact", solver="highs", time_limit=20)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
-    assume_both = mip.status == Status.OPTIMAL and res.status == Status.OPTIMAL
-    if not assume_both:
-        pytest.skip("one of them did not prove optimality in 20 s")
+    mip = dmlsched.solve(inst, "exact", solver="highs")  # tiny: no limit
+    res = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
+    assert mip.status == Status.OPTIMAL and res.status == Status.OPTIMAL
     assert _close(res.objective, mip.objective)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_exact_cp_equals_the_mip_gurobi(seed, gurobi):
     inst = random_instance(200 + seed, max_tasks=6, gpus=(2, 3), jobs=(2, 3))
-    mip = dmlsched.solve(inst, "exact", solver="gurobi", time_limit=20)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    mip = dmlsched.solve(inst, "exact", solver="gurobi")  # tiny: no limit
+    res = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert mip.status == Status.OPTIMAL and res.status == Status.OPTIMAL
     assert _close(res.objective, mip.objective)
 
@@ -191,7 +192,7 @@ def test_one_gpu_type_and_capacity_one_types():
     for gpus in (("V100",), ("V100", "V100"), ("V100", "K80"), ("V100", "V100", "K80")):
         inst = _instance([1.0, 2.5], [0.5, 0.0], gpus=gpus, jobs=2, rounds=2, tasks=1)
         opt, _ = brute_force(inst)
-        res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+        res = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
         assert res.status == Status.OPTIMAL and _close(res.objective, opt), gpus
 
 
@@ -204,7 +205,7 @@ def test_coarse_scale_gives_a_valid_bound_and_a_feasible_schedule(scale):
     inst = _instance([0.7, 1.3], [0.15, 0.35], gpus=("V100", "K80"), jobs=2, rounds=2, tasks=1,
                      arrivals=(0.0, 0.35))
     opt, _ = brute_force(inst)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20, scale=scale, lower_bound=False)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=WORK, scale=scale, lower_bound=False)
     assert res.details["exact_scale"] is False
     assert res.solution is not None and _le(opt, res.objective)
     assert _le(res.bound, opt)
@@ -220,7 +221,7 @@ def test_any_denominator_is_a_grid():
     inst = _instance([0.7 / 3, 1.3 / 7], [0.15 / 3, 0.35 / 11], gpus=("V100", "K80"), jobs=2, rounds=2, tasks=1,
                      arrivals=(0.0, 1 / 13))
     opt, _ = brute_force(inst)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert res.details["exact_scale"] is True and res.details["scale"] % (3 * 7 * 11 * 13) == 0
     assert res.status == Status.OPTIMAL and _close(res.objective, opt)
 
@@ -229,7 +230,7 @@ def test_fine_default_scale_proves_off_grid_data():
     inst = _instance([math.pi / 10, math.e / 10], [math.sqrt(2) / 20, math.sqrt(3) / 30], gpus=("V100", "K80"),
                      jobs=2, rounds=2, tasks=1, arrivals=(0.0, math.log(2) / 10))
     opt, _ = brute_force(inst)
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert res.details["exact_scale"] is False and res.details["scale"] >= 10**6
     assert res.status == Status.OPTIMAL and _close(res.objective, opt)
     assert res.details["solver_status"].endswith("(rounded-down model)")
@@ -241,8 +242,8 @@ def test_fine_default_scale_proves_off_grid_data():
 
 def test_work_limit_is_reproducible_and_deadline_keeps_an_incumbent():
     inst = generate(seed=3, num_jobs=8, gpus=list(TESTBED))
-    a = dmlsched.solve(inst, "exact-cp", time_limit=60, work_limit=0.3)
-    b = dmlsched.solve(inst, "exact-cp", time_limit=60, work_limit=0.3)
+    a = dmlsched.solve(inst, "exact-cp", work_limit=0.3)
+    b = dmlsched.solve(inst, "exact-cp", work_limit=0.3)
     assert a.reproducible and b.reproducible
     assert (a.status, a.objective, a.bound) == (b.status, b.objective, b.bound)
     quick = dmlsched.solve(inst, "exact-cp", time_limit=0.05)
@@ -259,10 +260,10 @@ def test_refuses_before_building_when_memory_is_short():
 def test_lower_bound_is_folded_into_the_bound():
     inst = generate(seed=5, num_jobs=8, gpus=list(TESTBED), load=100)
     lb = dmlsched.solve(inst, "lower-bound")
-    res = dmlsched.solve(inst, "exact-cp", time_limit=30, work_limit=0.2)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=0.2)
     assert res.bound >= lb.objective - 1e-9
     assert res.details["lower_bound_value"] == pytest.approx(lb.objective)
-    off = dmlsched.solve(inst, "exact-cp", time_limit=30, work_limit=0.2, lower_bound=False)
+    off = dmlsched.solve(inst, "exact-cp", work_limit=0.2, lower_bound=False)
     assert "lower_bound_value" not in off.details
 
 

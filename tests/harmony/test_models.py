@@ -119,7 +119,7 @@ def test_files_expected_values(path):
 
 def _milp_equals_brute_force(inst, solver):
     try:
-        res = dmlsched.solve(inst, "exact", solver=solver, time_limit=60)
+        res = dmlsched.solve(inst, "exact", solver=solver)  # small: no limit
     except SolverLimitError:
         pytest.skip("model exceeds Gurobi's size-limited licence")
     assert res.status == dmlsched.Status.OPTIMAL
@@ -156,10 +156,10 @@ def test_gurobi_agrees_with_highs(inst):
     if not solver_available("gurobi"):
         pytest.skip("gurobi not available")
     try:
-        g = dmlsched.solve(inst, "exact", solver="gurobi", time_limit=30)
+        g = dmlsched.solve(inst, "exact", solver="gurobi")
     except SolverLimitError:
         pytest.skip("model exceeds Gurobi's size-limited licence")
-    h = dmlsched.solve(inst, "exact", solver="highs", time_limit=30)
+    h = dmlsched.solve(inst, "exact", solver="highs")
     assert g.objective == pytest.approx(h.objective, abs=1e-6)
 
 

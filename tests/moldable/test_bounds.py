@@ -65,7 +65,7 @@ def test_below_every_policy(inst):
 @settings(max_examples=40, deadline=None)
 @given(moldable_instances(max_gpus=3, max_tasks=4, max_volume=50))
 def test_below_the_non_preemptive_optimum(inst):
-    res = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=20.0)  # CP-SAT deterministic s
     assume(res.status == dmlsched.Status.OPTIMAL)
     assert preemptive_lower_bound(inst) <= res.objective * (1 + 1e-9) + 1e-9
     assert res.details["whole_space_bound"] == pytest.approx(preemptive_lower_bound(inst))

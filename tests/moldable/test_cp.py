@@ -23,6 +23,9 @@ from dmlsched.problems.moldable.solution import MoldableSchedule, evaluate, vali
 from dmlsched.problems.moldable.strategies import moldable_instances
 
 ROOT = Path(__file__).resolve().parents[2] / "instances"
+#: CP-SAT deterministic seconds (exact-cp's work_limit): a net that stops a run gone wrong at the
+#: same point at any load, where a wall-clock limit would cut a busy machine's run short
+WORK = 20.0
 BUNDLED = sorted(ROOT.glob("moldable/*.json")) + sorted(ROOT.glob("counterexamples/moldable-*.json"))
 
 
@@ -74,8 +77,8 @@ def test_bundled_instances_agree_with_the_mip():
         inst = dmlsched.load(path)
         if not grid_exact(inst):
             continue
-        mip = dmlsched.solve(inst, "exact", time_limit=20)
-        cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
+        mip = dmlsched.solve(inst, "exact")
+        cp = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
         assert mip.status == cp.status == Status.OPTIMAL, path.name
         assert cp.objective == pytest.approx(mip.objective), path.name
         assert cp.details["exact_scale"] and cp.bound == pytest.approx(cp.objective)
@@ -86,8 +89,8 @@ def test_bundled_instances_agree_with_the_mip():
 def test_agrees_with_the_mip_on_grid_instances(inst):
     """On integer data the integer-start MIP is exact, so both prove the same optimum."""
     assume(inst.num_tasks >= 2)
-    cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
-    mip = dmlsched.solve(inst, "exact", time_limit=20)
+    cp = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
+    mip = dmlsched.solve(inst, "exact")
     assert cp.status == Status.OPTIMAL and cp.details["exact_scale"]
     assume(mip.status == Status.OPTIMAL)
     assert cp.objective == pytest.approx(mip.objective, rel=1e-9, abs=1e-9)
@@ -101,7 +104,7 @@ def test_agrees_with_brute_force_on_real_data(inst):
     optimum of the rounded-down model meets its bound and equals the brute force."""
     assume(inst.num_tasks >= 2)
     assume(max(t.pmin_den for t in inst.tasks) <= 3 and inst.gpus <= 2)
-    cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    cp = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     bf = brute_force_real(inst)
     assert cp.status == Status.OPTIMAL
     assert cp.objective == pytest.approx(bf, rel=1e-6)
@@ -117,7 +120,7 @@ def test_brute_force_detects_a_better_schedule():
     inst = MoldableInstance(gpus=2, gpu_memory=10.0, speedup=curve, tasks=tasks, preemption_min_remaining=0.0)
     assert not grid_exact(inst)
     bf = brute_force_real(inst)
-    cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    cp = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert cp.status == Status.OPTIMAL and cp.objective == pytest.approx(bf, rel=1e-6)
     for m in ("rigid-fcfs", "moldable-equi", "moldable-prop"):
         assert dmlsched.solve(inst, m).objective >= bf - 1e-9
@@ -155,9 +158,9 @@ def test_issue17_paper_like_seven_tasks_proven():
     MIP grew past 24 GiB, is proven by exact-cp (about 2 s here)."""
     inst = paper_like(num_gpus=8, num_users=2, num_bags=3, tasks_per_bag=(2, 4), seed=3)
     assert inst.num_tasks == 7
-    mip = dmlsched.solve(inst, "exact", time_limit=5)
+    mip = dmlsched.solve(inst, "exact")  # refused by memory, before any build
     assert mip.status == Status.NOT_APPLICABLE and "GiB" in mip.details["error"]
-    res = dmlsched.solve(inst, "exact-cp", time_limit=60)
+    res = dmlsched.solve(inst, "exact-cp", work_limit=3 * WORK)
     assert res.status == Status.OPTIMAL
     assert res.objective == pytest.approx(5361.2917, abs=1e-3)
     assert res.objective <= min(dmlsched.solve(inst, m).objective
@@ -168,11 +171,12 @@ def test_refuses_what_it_cannot_hold_before_allocating():
     tasks = tuple(MoldableTask(f"t{k}", "u", float(k), 100.0, 1, 4, 0.0) for k in range(3000))
     inst = MoldableInstance(gpus=64, gpu_memory=1.0, speedup=SpeedupCurve.linear(64), tasks=tasks)
     assert estimate_bytes(inst) > 4 * 2**30
-    res = dmlsched.solve(inst, "exact-cp", time_limit=5)
+    res = dmlsched.solve(inst, "exact-cp")
     assert res.status == Status.NOT_APPLICABLE and res.details["refused"] == "memory"
     assert "would need about" in res.details["error"] and "3000 tasks x 64 GPUs" in res.details["error"]
-    mip = dmlsched.solve(inst, "exact", time_limit=5)
-    assert mip.status == Status.NOT_APPLICABLE and "time-indexed MIP" in mip.details["error"]
+    mip = dmlsched.solve(inst, "exact")
+    assert mip.status == Status.NOT_APPLICABLE and mip.details["refused"] == "memory"
+    assert "time-indexed MIP" in mip.details["error"]
 
 
 def test_mip_refuses_when_building_would_eat_the_deadline():

@@ -86,7 +86,7 @@ def test_check_reports_ratio_against_exact_and_ilp_bound(inst):
     verdict "holds" exactly when the ratio to the optimum is within n_g phi u / l."""
     res = dmlsched.solve(inst, "sjf-bco")
     assume(res.solution is not None)
-    ex = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    ex = dmlsched.solve(inst, "exact-cp", work_limit=20.0)  # CP-SAT deterministic seconds
     assume(ex.status == dmlsched.Status.OPTIMAL)
     lb = dmlsched.solve(inst, "ilp-bound")
     r_ex = dmlsched.compare(inst, res, ex)

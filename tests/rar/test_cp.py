@@ -21,12 +21,15 @@ from .brute import brute_force
 ROOT = Path(__file__).resolve().parents[2] / "instances"
 FILES = sorted((ROOT / "rar").glob("*.json")) + sorted((ROOT / "counterexamples").glob("rar-*.json"))
 SMALL = [p for p in FILES if p.stat().st_size < 20000]
+#: CP-SAT deterministic seconds (the method's work_limit): a net that stops a run gone wrong at the
+#: same point at any load, where a wall-clock limit would cut a busy machine's run short
+WORK = 20.0
 
 
 @pytest.mark.parametrize("path", SMALL, ids=lambda p: p.name)
 def test_recorded_optima(path):
     inst = dmlsched.load(path)
-    r = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    r = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert r.status == Status.OPTIMAL and r.objective == inst.expected["optimum"] == r.bound
 
 
@@ -49,7 +52,7 @@ def _ultra_tiny(draw):
 @given(inst=_ultra_tiny())
 def test_equals_independent_brute_force(inst):
     """Against every GPU subset x every start vector, judged by validate/evaluate only."""
-    r = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    r = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assume(r.status != Status.INFEASIBLE)
     assert r.status == Status.OPTIMAL
     assert brute_force(inst, int(r.objective)) == r.objective
@@ -62,12 +65,12 @@ def test_equals_the_enumeration_where_it_answers(inst):
     without symmetry breaking or cuts, and the contention-free relaxation bounds it."""
     ex = dmlsched.solve(inst, "exact", max_candidates=60_000)
     assume(ex.status == Status.OPTIMAL)
-    cp = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    cp = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert cp.status == Status.OPTIMAL and cp.objective == ex.objective
-    plain = dmlsched.solve(inst, "exact-cp", time_limit=20, symmetry=False, fluid_cuts=False, dp=False)
+    plain = dmlsched.solve(inst, "exact-cp", work_limit=WORK, symmetry=False, fluid_cuts=False, dp=False)
     assert plain.objective == ex.objective
     rx = build_cp(inst, int(ex.objective), relax=True)
-    out = dmlsched.cpsat.solve_cpsat(rx.model, time_limit=10)
+    out = dmlsched.cpsat.solve_cpsat(rx.model, work_limit=WORK)
     assert out.status == Status.OPTIMAL and out.objective <= ex.objective
 
 
@@ -78,14 +81,14 @@ def test_full_model_on_a_contended_instance():
     re-simulate to at most their model value.  With the DP phase it closes there."""
     inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,),
                  iterations=(150, 450))
-    r = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0, dp=False)
+    r = dmlsched.solve(inst, "exact-cp", work_limit=3 * WORK, seed=0, dp=False)
     assert r.status == Status.OPTIMAL and r.objective == 17
     assert r.details["relaxation"]["bound"] == 16 == r.details["lower_bounds"]["fluid"]
     assert "closed" not in r.details and r.details["model"]["timed_jobs"] == 3
-    withdp = dmlsched.solve(inst, "exact-cp", time_limit=60, seed=0)
+    withdp = dmlsched.solve(inst, "exact-cp", work_limit=3 * WORK, seed=0)
     assert withdp.objective == 17 and withdp.details["closed"].startswith("the dynamic program")
     cp = build_cp(inst, int(r.objective), lb=0)
-    out = dmlsched.cpsat.solve_cpsat(cp.model, time_limit=30)
+    out = dmlsched.cpsat.solve_cpsat(cp.model, work_limit=WORK)
     starts, vecs = extract(cp, out.engine)
     s = as_schedule(inst, starts, vecs)
     assert dmlsched.evaluate(inst, s) <= out.objective
@@ -95,7 +98,7 @@ def test_incumbent_and_bound_when_the_model_is_refused():
     """A model beyond the memory limit is refused before it is built; the incumbent
     and the proven bound still come back (status feasible unless they meet)."""
     inst = dmlsched.load(ROOT / "rar" / "paper-seed0.json")
-    r = dmlsched.solve(inst, "exact-cp", time_limit=20)
+    r = dmlsched.solve(inst, "exact-cp", work_limit=WORK)
     assert r.status == Status.FEASIBLE and r.solution is not None
     assert "not built" in r.details["model"] and "x 10^" in r.details["model"]
     assert r.bound == dmlsched.solve(inst, "lower-bound").objective <= r.objective
@@ -138,7 +141,7 @@ def test_dp_full_search_equals_the_enumeration(inst):
     assume(ex.status == Status.OPTIMAL)
     out = solve_dp(inst, inst.horizon + 1, [], max_states=10**6)
     assert out["complete"] and out["best"] == ex.objective
-    r = dmlsched.solve(inst, "exact-dp", time_limit=20)
+    r = dmlsched.solve(inst, "exact-dp")
     assert r.status == Status.OPTIMAL and r.objective == ex.objective
 
 
@@ -153,7 +156,7 @@ def test_dp_equals_independent_brute_force(inst):
 def test_dp_on_the_contended_instance_and_its_work_limit():
     inst = small(seed=11, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(3,),
                  iterations=(150, 450))
-    r = dmlsched.solve(inst, "exact-dp", time_limit=60)
+    r = dmlsched.solve(inst, "exact-dp")
     assert r.status == Status.OPTIMAL and r.objective == 17 and r.details["states"] > 0
     cut = dmlsched.solve(inst, "exact-dp", max_states=3)
     assert cut.status == Status.FEASIBLE and "max_states" in cut.details["stopped"] and cut.reproducible
@@ -164,7 +167,7 @@ def test_dp_proves_what_the_time_indexed_model_leaves_open():
     """Three jobs on three 2-GPU servers with strong contention: the fluid bound is 282,
     the heuristic 283; the CP-SAT model did not close it in 60 s, the DP proves 283."""
     inst = small(seed=4, num_jobs=3, servers=(2, 2, 2), horizon=400, exchange_share=0.4, sizes=(1, 2, 3))
-    r = dmlsched.solve(inst, "exact-dp", time_limit=60)
+    r = dmlsched.solve(inst, "exact-dp")
     assert r.status == Status.OPTIMAL and r.objective == 283 and r.details["lower_bounds"]["fluid"] == 282
 
 

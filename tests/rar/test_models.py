@@ -92,10 +92,10 @@ def test_gurobi_agrees_with_highs(method, gurobi):
     for name in ["rar/tiny-mixed.json", "rar/delay-beats-nondelay.json", "counterexamples/rar-theorem5-lemma4.json"]:
         inst = _load(name)
         try:
-            g = dmlsched.solve(inst, method, solver="gurobi", time_limit=20)
+            g = dmlsched.solve(inst, method, solver="gurobi")
         except SolverLimitError:
             pytest.skip("model beyond Gurobi's size-limited licence")
-        h = dmlsched.solve(inst, method, solver="highs", time_limit=20)
+        h = dmlsched.solve(inst, method, solver="highs")
         assert g.status == h.status and g.objective == pytest.approx(h.objective)
 
 
@@ -139,11 +139,11 @@ def test_check_uses_the_best_available_bound_at_paper_scale():
     """The default reference exact-cp cannot build its model at 160 jobs; it returns the
     best lower bound and its incumbent, so check gives a verdict backed by the bound."""
     inst = _load("rar/paper-seed0.json")
-    rep = dmlsched.check(inst, "sjf-bco", time_limit=30)
+    rep = dmlsched.check(inst, "sjf-bco")
     assert rep.reference == "exact-cp" and rep.reference_status == "feasible"
     assert rep.reference_bound == dmlsched.solve(inst, "lower-bound").objective
     assert rep.verdict == "holds" and rep.ratio_to_bound > 1.5
-    assert dmlsched.check(inst, "ff", time_limit=30).verdict == "no_bound"  # ff claims nothing
+    assert dmlsched.check(inst, "ff").verdict == "no_bound"  # ff claims nothing
 
 
 def test_exact_skips_capacity_breaking_combinations_with_zero_progress():

@@ -223,9 +223,12 @@ def _lock(fh, path: Path) -> None:
 def append_line(fd: int, data: bytes) -> None:
     """Append one whole line to the file open (for appending) on ``fd``, then fsync.
 
-    A write that fails part-way (a full disk, a file-size limit) is undone:
-    the file is cut back to its length before the line, so it never ends
-    with half a record, and the error is raised.
+    The line is whole or absent.  A write that fails or is interrupted
+    part-way (a full disk, a file-size limit, Ctrl-C) is undone: the file is
+    cut back to its length before the line, so it never ends with half a
+    record, and the error is raised.  Once every byte is in the file the
+    line stays, even when the fsync that follows fails or is interrupted
+    (the error is raised): it is a whole record of a finished run.
     """
     start = os.lseek(fd, 0, os.SEEK_END)
     try:
@@ -236,7 +239,8 @@ def append_line(fd: int, data: bytes) -> None:
         os.fsync(fd)
     except BaseException:
         try:
-            os.ftruncate(fd, start)
+            if os.fstat(fd).st_size != start + len(data):  # not whole: cut back
+                os.ftruncate(fd, start)
         except OSError:  # pragma: no cover - then the reader skips the torn line
             pass
         raise
