@@ -14,7 +14,7 @@ import pytest
 import dmlsched
 from dmlsched.cli import main
 from dmlsched.kit import Run
-from dmlsched.options import DISTINCT, PER_FAMILY_VALUES, RENAMED, RENAMES, OptionError, _bell
+from dmlsched.options import DISTINCT, PER_FAMILY_VALUES, RENAMED, RENAMES, OptionError, bell_number
 from dmlsched.problems.harmony.bruteforce import bell
 from dmlsched.registry import load_families, methods
 
@@ -85,8 +85,8 @@ def test_harmony_max_jobs_k_is_max_candidates_bell_k():
     assert dmlsched.solve(inst, "brute-force", max_jobs=2).status == dmlsched.Status.OPTIMAL
     assert dmlsched.solve(inst, "brute-force", max_candidates=bell(2)).status == dmlsched.Status.OPTIMAL
     assert dmlsched.solve(inst, "brute-force", max_candidates=bell(2) - 1).status == dmlsched.Status.NOT_APPLICABLE
-    assert [_bell(n) for n in range(13)] == [bell(n) for n in range(13)]
-    assert _bell(9) == 21_147
+    assert [bell_number(n) for n in range(13)] == [bell(n) for n in range(13)]
+    assert bell_number(9) == 21_147
     with pytest.raises(OptionError, match="'max_jobs'"):
         dmlsched.solve(inst, "brute-force", max_jobs=0)
     with pytest.raises(OptionError, match="'max_jobs'"):

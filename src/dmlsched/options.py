@@ -169,9 +169,10 @@ def options_from_signature(fn: Callable[..., Any]) -> tuple[Option, ...]:
     return tuple(out)
 
 
-def _bell(n: int) -> int:
-    """Bell(n), the number of groupings (set partitions) of ``n`` jobs: what
-    harmony ``brute-force``'s old ``max_jobs=n`` allowed it to enumerate."""
+def bell_number(n: int) -> int:
+    """Bell(n), the number of set partitions of ``n`` items (Bell's triangle): the groupings of
+    ``n`` jobs that harmony ``brute-force``'s old ``max_jobs=n`` allowed it to enumerate, and
+    harmony's own count of its candidates (:func:`dmlsched.problems.harmony.bruteforce.bell`)."""
     row = [1]
     for _ in range(n):
         nxt = [row[-1]]
@@ -183,8 +184,8 @@ def _bell(n: int) -> int:
 
 def _max_jobs(value: Any) -> int:
     """harmony ``brute-force``'s old ``max_jobs=n`` (a positive integer) as ``max_candidates``:
-    :func:`_bell` of it."""
-    return _bell(Option("max_jobs", int, 0, "", minimum=1).coerce(value))
+    :func:`bell_number` of it."""
+    return bell_number(Option("max_jobs", int, 0, "", minimum=1).coerce(value))
 
 
 def _typed(value: Any) -> str:

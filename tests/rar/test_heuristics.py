@@ -214,19 +214,22 @@ def test_greedy_is_seeded_and_meets_the_bound_at_paper_scale():
     assert a.objective < dmlsched.solve(inst, "sjf-bco").objective
 
 
+class StopAfter(Budget):
+    """A budget that says stop at its ``n``-th question (deterministic: no clock)."""
+
+    def __init__(self, n):
+        super().__init__(None)
+        self.asked, self.n = 0, n
+
+    def stop(self):
+        self.asked += 1
+        return self.asked >= self.n
+
+
 def test_greedy_and_bisection_stop_inside_a_run_when_the_budget_says_so():
     """The list scheduler asks the budget at every completion event and the bisection's
     later probes before every job: a stop ends the search with what finished runs found,
     reported as a cut (a budget stopping at its n-th question: deterministic)."""
-    class StopAfter(Budget):
-        def __init__(self, n):
-            super().__init__(None)
-            self.asked, self.n = 0, n
-
-        def stop(self):
-            self.asked += 1
-            return self.asked >= self.n
-
     inst = generate(seed=3, num_jobs=40, num_servers=6)
     free = greedy_search(inst, GREEDY_RULES, 0, 0)
     assert not free["cut"] and free["runs"] == len(GREEDY_RULES)
@@ -247,15 +250,6 @@ def test_a_search_the_budget_did_not_stop_reports_no_cut(monkeypatch):
     after the last question the search needs (as a deadline passing just after it) cuts
     nothing, so nothing is reported (it used to be reported as a cut, and the exact methods
     were marked not reproducible)."""
-
-    class StopAfter(Budget):
-        def __init__(self, n):
-            super().__init__(None)
-            self.asked, self.n = 0, n
-
-        def stop(self):
-            self.asked += 1
-            return self.asked >= self.n
 
     inst = generate(seed=3, num_jobs=40, num_servers=6, horizon=200)  # every rule's run ends after T
     r = inst.rho_range[0].astype(float)

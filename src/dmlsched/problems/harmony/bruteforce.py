@@ -28,6 +28,7 @@ import numpy as np
 from ...budget import Budget
 from ...errors import NotApplicable
 from ...kit import Option, Run, fmt_count, method
+from ...options import bell_number
 from ...result import Result, Status
 from .instance import HarmonyInstance
 from .solution import HarmonySolution, metrics
@@ -123,14 +124,8 @@ def best_allocation(values: list[np.ndarray], machines: int) -> tuple[float, lis
 
 
 def bell(n: int) -> int:
-    """The number of set partitions of ``n`` items."""
-    row = [1]
-    for _ in range(n):
-        nxt = [row[-1]]
-        for x in row:
-            nxt.append(nxt[-1] + x)
-        row = nxt
-    return row[0]
+    """The number of set partitions of ``n`` items (:func:`dmlsched.options.bell_number`)."""
+    return bell_number(n)
 
 
 def bell_within(n: int, cap: int) -> bool:
