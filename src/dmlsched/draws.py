@@ -2,7 +2,9 @@
 
 Every family has ONE builder of random instances, ``sample.random_instance(draws, **size)``;
 it asks for its numbers through the small :class:`Draws` protocol, so one builder
-serves every user:
+serves every user.  Every builder's draws are fixed: with :class:`RngDraws`, a seed and
+the same arguments give the same instance in every release (``tests/test_draws.py`` pins
+the hunt's stream by sha256).  Its users:
 
 * :class:`RngDraws` over a :class:`numpy.random.Generator`: the hunt, the tests'
   seeded instances, benchmarks and the proofs scripts

@@ -19,9 +19,6 @@ def random_instance(draws: Draws, *, machines: int = 5, dataset: int = 40, min_m
                     homogeneous: bool = False, max_types: int | None = None, max_per_type: int = 3) -> dict:
     """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
-    arguments give the same instance in every release.
-
     Parameters
     ----------
     draws

@@ -16,9 +16,6 @@ def random_instance(draws: Draws, *, gpus: int = 6, jobs: int = 3, min_gpus: int
                     max_types: int | None = None, min_jobs: int = 1, min_groups: int = 1) -> dict:
     """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
-    arguments give the same instance in every release.
-
     Parameters
     ----------
     draws

@@ -19,9 +19,6 @@ def random_instance(draws: Draws, *, jobs: int = 5, machines: int = 4, iteration
                     with_iterations: bool | None = True, random_weights: bool = False) -> dict:
     """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
-    arguments give the same instance in every release.
-
     Parameters
     ----------
     draws

@@ -97,10 +97,8 @@ def random_instance(draws: Draws, *, tasks: int = 4, gpus: int = 3, speedup_expo
                     preemption_min_remainings: Sequence[float] | None = None) -> dict:
     """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
-    arguments give the same instance in every release.  The shape arguments after
-    ``max_volume`` draw nothing at their defaults (the hunt's stream is the one
-    ``tests/test_draws.py`` pins).
+    The shape arguments after ``max_volume`` draw nothing at their defaults (the hunt's
+    stream is the one ``tests/test_draws.py`` pins).
 
     Parameters
     ----------

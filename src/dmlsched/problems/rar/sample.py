@@ -34,9 +34,6 @@ def random_instance(
 ) -> dict:
     """A random small instance (JSON form); the defaults are the hunt's caps (``HUNT.default_size``).
 
-    The draws are fixed: with :class:`~dmlsched.draws.RngDraws`, a seed and the same
-    arguments give the same instance in every release.
-
     Parameters
     ----------
     draws
